@@ -1,0 +1,32 @@
+# Third-party dependencies: all from Debian packages (scripts/install-deps.sh installs them).
+find_package(Threads REQUIRED)
+find_package(Boost 1.74 REQUIRED)            # header-only: Spirit X3
+find_package(CLI11 CONFIG QUIET)
+if(NOT CLI11_FOUND)
+  find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)
+  add_library(CLI11::CLI11 INTERFACE IMPORTED)
+  target_include_directories(CLI11::CLI11 INTERFACE ${CLI11_INCLUDE_DIR})
+endif()
+find_package(nlohmann_json 3.10 REQUIRED)
+
+if(PTXKIT_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(PTXKIT_BUILD_BENCHMARKS)
+  find_package(benchmark QUIET)
+  if(NOT benchmark_FOUND)
+    message(STATUS "Google Benchmark not found: benchmarks are not built")
+    set(PTXKIT_BUILD_BENCHMARKS OFF)
+  endif()
+endif()
+
+# ptxas is optional: without it only the ptxas checks are skipped (and say so).
+find_program(PTXKIT_PTXAS ptxas HINTS ENV PTXAS /usr/local/cuda/bin)
+if(PTXKIT_PTXAS)
+  message(STATUS "ptxas: ${PTXKIT_PTXAS}")
+else()
+  message(WARNING "ptxas not found: ptxas validation tests will be skipped")
+endif()
+find_program(PTXKIT_FILECHECK NAMES FileCheck-14 FileCheck HINTS /usr/lib/llvm-14/bin)
+find_file(PTXKIT_LIT_PY lit.py HINTS /usr/lib/llvm-14/build/utils/lit)
+find_package(Python3 COMPONENTS Interpreter REQUIRED)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, whatever ptxkit's build and tests need that this machine lacks.
+# Idempotent: a package already installed is not touched, and nothing runs when all are present.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ clang-14 libclang-rt-14-dev llvm-14-tools libcli11-dev libboost-dev
+          nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    $sudo apt-get update -q
+    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+# The CUDA toolkit is not a Debian package here: it is expected at /usr/local/cuda.
+if ! command -v ptxas >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/ptxas ] && [ -z "${PTXAS:-}" ]; then
+  echo "install-deps: WARNING: ptxas not found (PATH, \$PTXAS, /usr/local/cuda/bin): ptxas checks will be skipped"
+fi
