@@ -1,0 +1,21 @@
+// printer.h: ast.h Module -> canonical PTX text (what `ptxkit fmt` prints).
+//
+// Canonical form: one statement per line, a tab of indentation per block level, one space after
+// the opcode and after each comma, no comments, module header first. It is idempotent
+// (print(parse(print(m))) == print(m)), re-parsing it gives an equal tree, and ptxas accepts it
+// wherever it accepted the input.
+#pragma once
+
+#include "ptxkit/verifier/ast.h"
+
+#include <string>
+
+namespace ptxkit::verifier {
+
+std::string print(const Module& module);
+// One instruction / operand in canonical spelling, without indentation or ';' for operands
+// (for diagnostics of other passes).
+std::string print_instruction(const Instruction& inst);
+std::string print_operand(const Operand& op);
+
+}  // namespace ptxkit::verifier
