@@ -1,0 +1,100 @@
+// context.h: RAII owners of the device's primary context, of streams and of events.
+//
+// A Context retains the device's primary context (the one the CUDA runtime and PyTorch share,
+// so ptxkit cooperates with them in one process) and releases it when the last object that
+// needs it is gone: streams, events, buffers and modules hold the context's shared state, so
+// destroying them in any order is safe.
+#pragma once
+
+#include <memory>
+
+#include "ptxkit/runtime/device.h"
+#include "ptxkit/runtime/driver.h"
+#include "ptxkit/runtime/error.h"
+
+namespace ptxkit::runtime {
+
+// The oldest driver the runtime accepts (CUDA 12.0): every entry point it uses exists there.
+inline constexpr int kMinimumDriverVersion = 12000;
+
+namespace detail {
+// Shared by a Context and everything made from it; releases the primary context last.
+struct ContextState {
+  std::shared_ptr<Driver> driver;
+  cu::Device device = 0;
+  cu::Context context = nullptr;
+  DeviceInfo info;
+  ContextState() = default;
+  ContextState(const ContextState&) = delete;
+  ContextState& operator=(const ContextState&) = delete;
+  ~ContextState();
+};
+}  // namespace detail
+
+class Context {
+public:
+  // cuInit, checks the driver version and device ordinal, reads the device's limits, retains the
+  // primary context and makes it current on this thread. No device / no driver / a driver too
+  // old are errors of the "unavailable" kinds (Error::is_unavailable()).
+  static Expected<Context> open(std::shared_ptr<Driver> driver, int ordinal = 0);
+  // load_cuda_driver() then open().
+  static Expected<Context> open_default(int ordinal = 0);
+
+  const DeviceInfo& device() const { return state_->info; }
+  Driver& driver() const { return *state_->driver; }
+  cu::Context handle() const { return state_->context; }
+
+  // Makes this context current on the calling thread (each thread that uses it must).
+  Expected<void> make_current() const;
+  Expected<void> synchronize() const;
+
+  const std::shared_ptr<detail::ContextState>& state() const { return state_; }
+
+private:
+  explicit Context(std::shared_ptr<detail::ContextState> s) : state_(std::move(s)) {}
+  std::shared_ptr<detail::ContextState> state_;
+};
+
+class Stream {
+public:
+  // A new non-blocking stream (it does not synchronize with the legacy default stream).
+  static Expected<Stream> create(const Context& ctx);
+  Stream(Stream&& other) noexcept;
+  Stream& operator=(Stream&& other) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream();
+
+  cu::Stream handle() const { return stream_; }
+  Driver& driver() const { return *state_->driver; }
+  Expected<void> synchronize() const;
+
+private:
+  Stream(std::shared_ptr<detail::ContextState> s, cu::Stream h)
+      : state_(std::move(s)), stream_(h) {}
+  std::shared_ptr<detail::ContextState> state_;
+  cu::Stream stream_ = nullptr;
+};
+
+class Event {
+public:
+  static Expected<Event> create(const Context& ctx);
+  Event(Event&& other) noexcept;
+  Event& operator=(Event&& other) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event();
+
+  cu::Event handle() const { return event_; }
+  Expected<void> record(const Stream& stream);
+  Expected<void> synchronize() const;
+  // Milliseconds between two recorded events (cuEventElapsedTime); `end` must have completed.
+  static Expected<float> elapsed_ms(const Event& start, const Event& end);
+
+private:
+  Event(std::shared_ptr<detail::ContextState> s, cu::Event h) : state_(std::move(s)), event_(h) {}
+  std::shared_ptr<detail::ContextState> state_;
+  cu::Event event_ = nullptr;
+};
+
+}  // namespace ptxkit::runtime

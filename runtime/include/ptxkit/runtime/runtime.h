@@ -1,0 +1,15 @@
+// runtime.h: the whole public runtime API in one include.
+//
+// Load verified PTX and launch it, checked: Context::open_default() -> KernelCache::get() ->
+// Module::function() -> Function::launch(). See docs/runtime.md.
+#pragma once
+
+#include "ptxkit/runtime/buffer.h"
+#include "ptxkit/runtime/context.h"
+#include "ptxkit/runtime/device.h"
+#include "ptxkit/runtime/driver.h"
+#include "ptxkit/runtime/error.h"
+#include "ptxkit/runtime/kernel_cache.h"
+#include "ptxkit/runtime/launch.h"
+#include "ptxkit/runtime/module.h"
+#include "ptxkit/runtime/ptx_compat.h"
