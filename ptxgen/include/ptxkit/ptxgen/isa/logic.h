@@ -1,0 +1,137 @@
+// isa/logic.h: bit operations, shifts, comparisons and selection: and or xor not shl shr setp selp.
+//
+// `and`, `or`, `xor` and `not` are C++ alternative tokens, so the builder spells them and_, or_,
+// xor_, not_. Bit operations print their .b type (and.b32) whatever the integer's signedness;
+// shr keeps it (shr.s32 is arithmetic, shr.u32 logical). Shift amounts are u32, as in PTX.
+#pragma once
+
+#include "ptxkit/ptxgen/isa/common.h"
+#include "ptxkit/ptxgen/isa/modifiers.h"
+
+#include <type_traits>
+
+namespace ptxkit::ptxgen {
+
+template <class B>
+class LogicOps {
+public:
+  // and.type / or.type / xor.type: pred or b16/b32/b64 (integers print as their .b type)
+  template <class A, class C>
+  auto and_(const A& a, const C& c, Loc loc = Loc::current()) {
+    return bitwise(Op::kAnd, a, c, loc);
+  }
+  template <class A, class C>
+  auto or_(const A& a, const C& c, Loc loc = Loc::current()) {
+    return bitwise(Op::kOr, a, c, loc);
+  }
+  template <class A, class C>
+  auto xor_(const A& a, const C& c, Loc loc = Loc::current()) {
+    return bitwise(Op::kXor, a, c, loc);
+  }
+  // not.type d, a
+  template <class A>
+  auto not_(const A& a, Loc loc = Loc::current()) {
+    detail::check_operand<A>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(PredType<T> || IntegralType<T>, "PTX: not takes .pred or b16/b32/b64");
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(Op::kNot, {}, {bit_type<T>()}, {Emitter::reg_op(d), Emitter::op(a)}, loc);
+    return d;
+  }
+  // shl.bN d, a, amount (amount: u32)
+  template <class A, class S>
+  auto shl(const A& a, const S& amount, Loc loc = Loc::current()) {
+    return shift(Op::kShl, a, amount, loc);
+  }
+  // shr.type d, a, amount: .s types shift arithmetically, .u/.b logically
+  template <class A, class S>
+  auto shr(const A& a, const S& amount, Loc loc = Loc::current()) {
+    return shift(Op::kShr, a, amount, loc);
+  }
+
+  // setp.cmp{.ftz}.type p, a, b
+  template <Comparison K, class A, class C, ModSet M = NoMods>
+  Reg<Pred> setp(K, const A& a, const C& c, M = {}, Loc loc = Loc::current()) {
+    detail::check_operand<A>();
+    detail::check_operand<C>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(std::is_same_v<T, detail::operand_or_void_t<C>>,
+                  "PTX: setp compares two operands of the same type (use cvt first)");
+    static_assert(!PredType<T> && !std::is_same_v<T, F16x2> && !std::is_same_v<T, BF16x2>,
+                  "PTX: setp compares b/u/s integers or scalar floats (use and_/or_ for .pred)");
+    static_assert(!K::float_only || AnyFloatType<T>,
+                  "PTX: unordered comparisons (equ neu ltu leu gtu geu num nan) are for floats");
+    static_assert(!K::ordering || !BitsType<T>,
+                  "PTX: .b types compare with eq/ne only; use a .u or .s type to order");
+    static_assert(M::rnd == Rnd::kNone && M::precision == Precision::kDefault && !M::sat,
+                  "PTX: setp takes only .ftz");
+    static_assert(!M::ftz || std::is_same_v<T, F32> || std::is_same_v<T, F16>,
+                  "PTX: setp .ftz applies to f32 and f16 only");
+    if constexpr (is_bf16_v<T>) self().require_sm(90, "setp.bf16", loc);
+    Reg<Pred> p = self().template new_reg<Pred>();
+    std::vector<Mod> mods{K::mod};
+    append_mods<M>(mods);
+    self().emit_op(
+        Op::kSetp, std::move(mods), {T::id},
+        {Emitter::reg_op(p), detail::source(self(), a, loc), detail::source(self(), c, loc)}, loc);
+    return p;
+  }
+
+  // selp.type d, a, b, p: d = p ? a : b
+  template <class A, class C>
+  auto selp(const A& a, const C& c, Reg<Pred> p, Loc loc = Loc::current()) {
+    detail::check_operand<A>();
+    detail::check_operand<C>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(std::is_same_v<T, detail::operand_or_void_t<C>>,
+                  "PTX: selp selects between two operands of the same type");
+    static_assert(IntegralType<T> || FloatType<T>, "PTX: selp takes b/u/s 16-64 bit, f32, f64");
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(Op::kSelp, {}, {T::id},
+                   {Emitter::reg_op(d), Emitter::op(a), Emitter::op(c), Emitter::reg_op(p)}, loc);
+    return d;
+  }
+
+private:
+  B& self() { return static_cast<B&>(*this); }
+
+  template <class T>
+  static constexpr TypeId bit_type() {
+    if constexpr (PredType<T>) {
+      return TypeId::kPred;
+    } else {
+      return bits_of_t<T>::id;
+    }
+  }
+
+  template <class A, class C>
+  auto bitwise(Op op, const A& a, const C& c, const Loc& loc) {
+    detail::check_operand<A>();
+    detail::check_operand<C>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(std::is_same_v<T, detail::operand_or_void_t<C>>,
+                  "PTX: both and/or/xor operands must have the same type");
+    static_assert(PredType<T> || IntegralType<T>, "PTX: and/or/xor take .pred or b16/b32/b64");
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(op, {}, {bit_type<T>()}, {Emitter::reg_op(d), Emitter::op(a), Emitter::op(c)},
+                   loc);
+    return d;
+  }
+
+  template <class A, class S>
+  auto shift(Op op, const A& a, const S& amount, const Loc& loc) {
+    detail::check_operand<A>();
+    detail::check_operand<S>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(IntegralType<T>, "PTX: shl/shr shift b/u/s 16-64 bit integers");
+    static_assert(std::is_same_v<detail::operand_or_void_t<S>, U32>,
+                  "PTX: the shift amount is a .u32 operand");
+    Reg<T> d = self().template new_reg<T>();
+    TypeId t = T::id;
+    if (op == Op::kShl || BitsType<T>) t = bits_of_t<T>::id;
+    self().emit_op(op, {}, {t}, {Emitter::reg_op(d), Emitter::op(a), Emitter::op(amount)}, loc);
+    return d;
+  }
+};
+
+} // namespace ptxkit::ptxgen
