@@ -1,0 +1,64 @@
+// cmd_fmt.cpp: `ptxkit fmt FILE`: parse PTX and print it back in canonical form (CLI.md).
+//
+// Why a command: the canonical form makes diffs of PTX from different compilers readable, and it
+// exposes the parser to users: a parse error is `path:line:col: error: ...` with the source line
+// and a caret, exit 2. `-` reads standard input; `-o FILE` writes atomically.
+#include "command_registry.h"
+#include "diagnostics.h"
+#include "output_file.h"
+
+#include "ptxkit/verifier/parser.h"
+#include "ptxkit/verifier/printer.h"
+
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+namespace ptxkit::cli {
+namespace {
+
+struct FmtOptions {
+  std::string file;
+  std::string output;
+};
+
+int run_fmt(const FmtOptions& opt) {
+  std::string text;
+  std::string error;
+  if (opt.file == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else if (!read_file(opt.file, text, error)) {
+    return usage_error(error);
+  }
+  auto parsed = verifier::parse_owned(std::move(text), opt.file == "-" ? "<stdin>" : opt.file);
+  if (!parsed) {
+    const verifier::ParseError& e = parsed.error();
+    located_error(e.path, e.loc.line, e.loc.col, e.message);
+    std::cerr << e.source_line << '\n';
+    std::string caret;
+    for (std::uint32_t i = 1; i < e.loc.col && i - 1 < e.source_line.size(); ++i)
+      caret += e.source_line[i - 1] == '\t' ? '\t' : ' ';
+    std::cerr << caret << "^\n";
+    return kExitBadInput;
+  }
+  std::string out = verifier::print(*parsed);
+  if (opt.output.empty()) {
+    std::cout << out;
+    std::cout.flush();
+    return std::cout ? kExitOk : usage_error("cannot write to standard output");
+  }
+  if (!write_file_atomically(opt.output, out, error)) return usage_error(error);
+  return kExitOk;
+}
+
+const CommandRegistration reg{"fmt", [](CLI::App& app, CommandResult& result) {
+  auto opt = std::make_shared<FmtOptions>();
+  CLI::App* sub = app.add_subcommand("fmt", "Parse PTX and print it in canonical form");
+  sub->add_option("FILE", opt->file, "PTX file ('-' for standard input)")->required();
+  sub->add_option("-o,--output", opt->output, "Write to this file (atomically) instead of stdout");
+  sub->callback([opt, &result] { result.exit_code = run_fmt(*opt); });
+}};
+
+}  // namespace
+}  // namespace ptxkit::cli

@@ -1,0 +1,108 @@
+// parser_impl_p.h: the hand-written statement dispatcher of the PTX parser (class Parser).
+//
+// Why hand-written above the X3 lexemes: PTX statements are dispatched on one leading token
+// (`.directive`, `@guard`, `label:`, opcode), which a switch does in linear time with exact
+// "expected X, found Y" messages, an explicit bound on `{ }` nesting (no stack exhaustion on
+// hostile input), and no backtracking over large bodies. Errors unwind with the private Failure
+// exception, caught in parse() and turned into a ParseError value: nothing escapes the library.
+#pragma once
+
+#include "ptxkit/verifier/parser.h"
+#include "parse/parser_p.h"
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace ptxkit::verifier::detail {
+
+struct Failure {};
+
+class Parser {
+public:
+  Parser(Storage& storage, std::string path);
+  Module parse_module();
+  ParseError& error() { return error_; }
+
+private:
+  struct Mark {
+    const char* p;
+    std::uint32_t line;
+    const char* line_start;
+  };
+  static constexpr std::uint32_t kMaxOperandDepth = 4;
+  static constexpr std::uint32_t kMaxExprDepth = 64;
+
+  // ---- cursor (parser.cpp) ----
+  void skip_ws();
+  SourceLoc here() const;
+  Mark mark() const { return {p_, line_, line_start_}; }
+  void reset(const Mark& m) {
+    p_ = m.p;
+    line_ = m.line;
+    line_start_ = m.line_start;
+  }
+  bool at_end() {
+    skip_ws();
+    return p_ >= end_;
+  }
+  bool accept(char c);
+  void expect(char c);
+  // Next token is `.name` (whole modifier lexeme); does not consume.
+  bool peek_directive(std::string_view& name);
+  bool accept_directive(std::string_view name);
+  std::string_view expect_identifier(const char* what);
+  std::uint64_t expect_uint(const char* what);
+  std::uint32_t expect_u32(const char* what);
+  [[noreturn]] void fail_expected(std::string_view what);
+  [[noreturn]] void fail_here(std::string message);
+  std::string describe_found();
+
+  // ---- module level (parser.cpp) ----
+  void parse_function(Module& m, Linkage linkage, SourceLoc loc);
+  void parse_params(std::vector<VarDecl>& out);
+  void parse_file(Module& m, SourceLoc loc);
+  void parse_section(Module& m, SourceLoc loc);
+  Directive parse_directive_args(SourceLoc loc, std::string_view name, std::string_view label,
+                                 bool strings);
+
+  // ---- declarations and statements (statements.cpp) ----
+  // After the linkage words: `.space attrs type name[<N>][dims][= init] (, name...)*`.
+  // Appends one VarDecl per name. `single`: parameter (one name, no `;`, no init).
+  void parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc loc, bool single);
+  void parse_block(Block& block, std::uint32_t depth);
+  void parse_statement_at_label(std::vector<Statement>& out, std::string_view label, SourceLoc loc);
+  Instruction parse_instruction(SourceLoc loc);
+  CallPrototype parse_callprototype(std::string_view label, SourceLoc loc);
+
+  // ---- operands and expressions (operands.cpp) ----
+  Operand parse_operand(std::uint32_t level);
+  Operand parse_simple_operand(std::uint32_t level);
+  void parse_address(Operand& op, std::uint32_t level);
+  const InitValue* parse_init(std::uint32_t depth);
+  InitValue parse_init_value(std::uint32_t depth);
+  // A constant expression (numbers, symbols, `.section` names, + - * / << >> & | ^ ~ ( )),
+  // returned with its whitespace removed.
+  std::string_view parse_expression(bool allow_dot_names);
+  void parse_expr_term(std::string& out, bool allow_dot_names, std::uint32_t depth);
+  std::string_view intern(std::string_view s, const char* begin, const char* end);
+  Span<std::string_view> modifiers_for(std::string_view key,
+                                       const std::vector<std::string_view>& mods);
+
+  Storage& storage_;
+  Arena& arena_;
+  std::string path_;
+  const char* begin_;
+  const char* p_;
+  const char* end_;
+  std::uint32_t line_ = 1;
+  const char* line_start_;
+  ParseError error_;
+  std::array<std::vector<Operand>, kMaxOperandDepth + 2> scratch_;
+  std::vector<std::string_view> mod_scratch_;
+  std::unordered_map<std::string_view, Span<std::string_view>> mod_cache_;
+};
+
+}  // namespace ptxkit::verifier::detail

@@ -1,0 +1,261 @@
+// statements.cpp: PTX function bodies: blocks, labels, declarations, instructions, .loc, .pragma,
+// .branchtargets/.calltargets and .callprototype.
+//
+// Why: the body is where 100 MB inputs spend their bytes, so this dispatcher looks at one leading
+// character to pick the statement kind, keeps operand and modifier arrays in the module's arena
+// (identical modifier lists are shared), and bounds `{ }` nesting by kMaxBlockDepth.
+#include "parse/parser_impl_p.h"
+
+namespace ptxkit::verifier::detail {
+namespace {
+
+StateSpace space_from_name(std::string_view s) {
+  if (s == "reg") return StateSpace::kReg;
+  if (s == "sreg") return StateSpace::kSreg;
+  if (s == "const") return StateSpace::kConst;
+  if (s == "global") return StateSpace::kGlobal;
+  if (s == "local") return StateSpace::kLocal;
+  if (s == "param") return StateSpace::kParam;
+  if (s == "shared") return StateSpace::kShared;
+  if (s == "tex") return StateSpace::kTex;
+  return StateSpace::kNone;
+}
+
+bool is_decl_space(std::string_view s) {
+  StateSpace sp = space_from_name(s);
+  return sp != StateSpace::kNone && sp != StateSpace::kSreg;
+}
+
+}  // namespace
+
+void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc loc, bool single) {
+  VarDecl d;
+  d.loc = loc;
+  d.linkage = linkage;
+  std::string_view dir;
+  if (!peek_directive(dir) || !is_decl_space(dir)) fail_expected("a state space");
+  d.space = space_from_name(dir);
+  p_ += 1 + dir.size();
+  bool in_ptr = false;
+  while (peek_directive(dir)) {
+    ScalarType t = scalar_type_from_name(dir);
+    if (t != ScalarType::kUnknown) {
+      if (d.type != ScalarType::kUnknown) fail_here("more than one type in a declaration");
+      d.type = t;
+    } else if (dir == "align") {
+      p_ += 1 + dir.size();
+      std::uint32_t a = expect_u32("an alignment");
+      if (a == 0 || (a & (a - 1)) != 0) fail_here("alignment must be a power of two");
+      (in_ptr ? d.ptr_align : d.align) = a;
+      continue;
+    } else if (dir == "v2" || dir == "v4" || dir == "v8") {
+      d.vector_width = static_cast<std::uint8_t>(dir[1] - '0');
+    } else if (dir == "ptr") {
+      if (d.space != StateSpace::kParam) fail_here(".ptr is only allowed on .param");
+      d.is_ptr = true;
+      in_ptr = true;
+    } else if (in_ptr && (dir == "global" || dir == "shared" || dir == "const" || dir == "local")) {
+      d.ptr_space = space_from_name(dir);
+    } else {
+      fail_expected("a type, '.align' or '.vN'");
+    }
+    p_ += 1 + dir.size();
+  }
+  if (d.type == ScalarType::kUnknown) fail_expected("a type (.b32, .u64, .f32, .pred, ...)");
+  std::vector<std::uint64_t> dims;
+  for (;;) {
+    VarDecl v = d;
+    skip_ws();
+    v.loc = out.empty() || single ? loc : here();
+    if (p_ < end_ && *p_ == '_' && (p_ + 1 >= end_ || !is_ident_char(p_[1]))) {
+      v.name = {p_, 1};
+      ++p_;
+    } else {
+      v.name = expect_identifier("a name");
+    }
+    if (accept('<')) {
+      v.has_range = true;
+      v.range = expect_u32("a register count");
+      expect('>');
+    }
+    dims.clear();
+    while (accept('[')) {
+      if (accept(']')) {
+        dims.push_back(kUnknownDim);
+        continue;
+      }
+      std::uint64_t n = expect_uint("an array size");
+      if (n == kUnknownDim) fail_here("array size out of range");
+      dims.push_back(n);
+      expect(']');
+    }
+    v.dims = arena_.copy(dims);
+    if (!single && accept('=')) v.init = parse_init(0);
+    out.push_back(v);
+    if (single || !accept(',')) break;
+  }
+  if (!single) expect(';');
+}
+
+Span<std::string_view> Parser::modifiers_for(std::string_view key,
+                                             const std::vector<std::string_view>& mods) {
+  auto it = mod_cache_.find(key);
+  if (it != mod_cache_.end()) return it->second;
+  Span<std::string_view> span = arena_.copy(mods);
+  mod_cache_.emplace(key, span);
+  return span;
+}
+
+Instruction Parser::parse_instruction(SourceLoc loc) {
+  Instruction inst;
+  inst.loc = loc;
+  if (accept('@')) {
+    inst.guard_negated = accept('!');
+    skip_ws();
+    inst.guard = expect_identifier("a predicate register");
+  }
+  skip_ws();
+  const char* op_start = p_;
+  if (p_ >= end_ || !((*p_ >= 'a' && *p_ <= 'z') || (*p_ >= 'A' && *p_ <= 'Z')))
+    fail_expected("an instruction");
+  if (!lex_identifier(p_, end_, inst.opcode)) fail_expected("an instruction");
+  (void)op_start;
+  const char* mods_start = p_;
+  mod_scratch_.clear();
+  while (p_ < end_ && *p_ == '.') {
+    ++p_;
+    std::string_view m;
+    if (!lex_modifier(p_, end_, m)) fail_expected("an instruction modifier");
+    mod_scratch_.push_back(m);
+  }
+  if (!mod_scratch_.empty())
+    inst.modifiers =
+        modifiers_for({mods_start, static_cast<std::size_t>(p_ - mods_start)}, mod_scratch_);
+  std::vector<Operand>& ops = scratch_[0];
+  ops.clear();
+  skip_ws();
+  if (p_ < end_ && *p_ != ';') {
+    do {
+      ops.push_back(parse_operand(1));
+    } while (accept(','));
+  }
+  expect(';');
+  inst.operands = arena_.copy(ops);
+  return inst;
+}
+
+CallPrototype Parser::parse_callprototype(std::string_view label, SourceLoc loc) {
+  CallPrototype cp;
+  cp.loc = loc;
+  cp.label = label;
+  if (accept('(')) parse_params(cp.returns);
+  skip_ws();
+  if (!(p_ < end_ && *p_ == '_')) fail_expected("'_'");
+  ++p_;
+  if (accept('(')) parse_params(cp.params);
+  if (accept_directive("noreturn")) cp.noreturn = true;
+  expect(';');
+  return cp;
+}
+
+void Parser::parse_statement_at_label(std::vector<Statement>& out, std::string_view label,
+                                      SourceLoc loc) {
+  std::string_view dir;
+  if (peek_directive(dir)) {
+    if (dir == "branchtargets" || dir == "calltargets") {
+      p_ += 1 + dir.size();
+      out.push_back(Statement{parse_directive_args(loc, dir, label, false)});
+      return;
+    }
+    if (dir == "callprototype") {
+      p_ += 1 + dir.size();
+      out.push_back(Statement{parse_callprototype(label, loc)});
+      return;
+    }
+  }
+  out.push_back(Statement{Label{loc, label}});
+}
+
+void Parser::parse_block(Block& block, std::uint32_t depth) {
+  // Called after '{'.
+  if (depth > kMaxBlockDepth)
+    fail_here("blocks nested deeper than " + std::to_string(kMaxBlockDepth) + " levels");
+  std::vector<Statement> stmts;
+  std::vector<VarDecl> decls;
+  for (;;) {
+    skip_ws();
+    if (p_ >= end_) fail_expected("'}'");
+    SourceLoc loc = here();
+    char c = *p_;
+    if (c == '}') {
+      ++p_;
+      break;
+    }
+    if (c == '{') {
+      ++p_;
+      Block inner;
+      inner.loc = loc;
+      parse_block(inner, depth + 1);
+      stmts.push_back(Statement{std::move(inner)});
+      continue;
+    }
+    if (c == '@') {
+      stmts.push_back(Statement{parse_instruction(loc)});
+      continue;
+    }
+    if (c == '.') {
+      std::string_view dir;
+      if (!peek_directive(dir)) fail_expected("a statement");
+      if (is_decl_space(dir)) {
+        decls.clear();
+        parse_decl(decls, Linkage::kNone, loc, false);
+        for (const auto& d : decls) stmts.push_back(Statement{d});
+      } else if (dir == "loc") {
+        p_ += 1 + dir.size();
+        skip_ws();
+        LocArgs a;
+        if (!lex_loc_args(p_, end_, a)) fail_expected("'.loc' arguments FILE LINE COLUMN");
+        LocDirective l;
+        l.loc = loc;
+        l.file = a.file;
+        l.line = a.line;
+        l.col = a.col;
+        l.function_name = a.function_name;
+        l.has_inlined_at = a.has_inlined_at;
+        l.inlined_file = a.inlined_file;
+        l.inlined_line = a.inlined_line;
+        l.inlined_col = a.inlined_col;
+        stmts.push_back(Statement{l});
+      } else if (dir == "pragma") {
+        p_ += 1 + dir.size();
+        stmts.push_back(Statement{parse_directive_args(loc, dir, {}, true)});
+      } else if (dir == "extern") {
+        // `.extern .shared` inside a body is not PTX; `.extern` is module scope only.
+        fail_expected("a statement");
+      } else {
+        fail_expected("a statement");
+      }
+      continue;
+    }
+    if (is_ident_start(c)) {
+      Mark m = mark();
+      std::string_view name;
+      if (lex_identifier(p_, end_, name)) {
+        skip_ws();
+        if (p_ < end_ && *p_ == ':' && !(p_ + 1 < end_ && p_[1] == ':')) {
+          ++p_;
+          parse_statement_at_label(stmts, name, loc);
+          continue;
+        }
+      }
+      reset(m);
+      stmts.push_back(Statement{parse_instruction(loc)});
+      continue;
+    }
+    fail_expected("a statement");
+  }
+  stmts.shrink_to_fit();
+  block.statements = std::move(stmts);
+}
+
+}  // namespace ptxkit::verifier::detail
