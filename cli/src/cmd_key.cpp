@@ -1,0 +1,60 @@
+// cmd_key.cpp: `ptxkit key KERNEL [--set FIELD=VALUE]... [--target sm_XX] [--explain]`: the cache
+// key of one kernel instance, derived from every baked field (key.h gives the scheme).
+#include "command_registry.h"
+#include "diagnostics.h"
+#include "kernel_args.h"
+
+#include <ptxkit/kernels/key.h>
+#include <ptxkit/kernels/registry.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ptxkit::cli {
+namespace {
+
+struct KeyOptions {
+  std::string kernel;
+  std::vector<std::string> sets;
+  std::string target = kDefaultTarget;
+  bool explain = false;
+};
+
+int run_key(const KeyOptions& o) {
+  auto kernel = find_kernel(o.kernel);
+  if (!kernel) return usage_error(kernel.error().to_string());
+  auto values = config_from_cli(**kernel, o.sets);
+  if (!values) return usage_error(values.error().to_string());
+  auto target = target_from_cli(o.target);
+  if (!target) return usage_error(target.error().to_string());
+  std::string tname(target->name());
+  std::cout << kernels::cache_key(**kernel, *values, tname) << "\n";
+  if (o.explain) {
+    std::cout << "# key material (FNV-1a 64 of these lines):\n";
+    std::cout << kernels::key_material(**kernel, *values, tname);
+    for (const auto& f : (*kernel)->fields())
+      if (!f.spec.baked)
+        std::cout << "# not in the key: " << f.name << ": " << f.spec.exempt_reason << "\n";
+  }
+  return kExitOk;
+}
+
+const CommandRegistration reg{"key", [](CLI::App& app, CommandResult& result) {
+  auto o = std::make_shared<KeyOptions>();
+  auto* sub = app.add_subcommand(
+      "key", "Print the cache key of a kernel instance: NAME-<16 hex>, a hash of every baked "
+             "field, the target and the generator version");
+  sub->add_option("KERNEL", o->kernel, "Kernel name (see `ptxkit list`)")->required();
+  sub->add_option("--set", o->sets, "Set a config field, FIELD=VALUE (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  sub->add_option("--target", o->target, std::string("Target GPU (default ") + kDefaultTarget + ")");
+  sub->add_flag("--explain", o->explain,
+                "Also print the hashed key material and each field left out with its reason");
+  sub->callback([o, &result] { result.exit_code = run_key(*o); });
+}};
+
+}  // namespace
+}  // namespace ptxkit::cli

@@ -1,0 +1,99 @@
+// batched_incremental_attention.h: seed 003's batched decode attention (config, launch contract,
+// reference).
+//
+// Grid (num_heads, batch_size), one warp per (head, slot). Slot s attends its query
+// q[s, head, :] over positions [0, seq_lens[s]) of its own K/V cache, reached through the pointer
+// arrays k_ptrs[s] / v_ptrs[s]; each cache is laid out [num_kv_heads, max_seq_len, head_dim]
+// (f32). GQA: query head h reads KV head h / (num_heads / num_kv_heads). The softmax is online
+// (Milakov & Gimelshein) in the log2 domain: scale * log2(e) is folded into one baked immediate
+// and exponentials are ex2. The rescale snapshots the running max with an explicit read before
+// the in-place max update (the seed's `let old_max = max_score;` aliasing bug cannot be written
+// with ptxgen's Var), and the shfl.down dot-product reduction is broadcast from lane 0 with
+// shfl.idx before any lane uses it (PAR-118).
+//
+// Each lane owns elements lane, lane+32, ... of the head, so head_dim must be a multiple of 32 and
+// at most 128 (at most 4 elements per lane, all in registers): no lane guards, no partial loads.
+// seq_lens[s] is clamped to max_seq_len in the kernel, so a bad length never reads past the
+// cache; seq_lens[s] == 0 gives a zero output row.
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct BatchedIncrementalAttentionConfig {
+  std::uint32_t head_dim = 128;
+  std::uint32_t num_heads = 12;
+  std::uint32_t num_kv_heads = 2;
+  std::uint32_t max_seq_len = 2048;
+  float scale = 0.0f;
+  std::uint32_t batch_size = 4;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("head_dim", c.head_dim,
+            FieldSpec{.doc = "elements per head; one warp holds a head, head_dim/32 per lane",
+                      .min = 32.0,
+                      .max = 128.0,
+                      .multiple_of = 32});
+    v.field("num_heads", c.num_heads,
+            FieldSpec{.doc = "query heads (grid.x)", .min = 1.0, .max = 65535.0});
+    v.field("num_kv_heads", c.num_kv_heads,
+            FieldSpec{.doc = "KV heads (GQA); must divide num_heads", .min = 1.0, .max = 65535.0});
+    v.field("max_seq_len", c.max_seq_len,
+            FieldSpec{.doc = "positions per KV head in each slot's cache (its stride)",
+                      .min = 1.0,
+                      .max = 1048576.0});
+    v.field("scale", c.scale,
+            FieldSpec{.doc = "softmax scale of q.k; 0 means 1/sqrt(head_dim)",
+                      .min = 0.0,
+                      .max = 1024.0});
+    v.field("batch_size", c.batch_size,
+            FieldSpec{.doc = "slots per launch (grid.y)",
+                      .baked = false,
+                      .min = 1.0,
+                      .max = 65535.0,
+                      .exempt_reason = "launch shape only: grid.y = batch_size and each block "
+                                       "reads its slot from %ctaid.y, its length from "
+                                       "seq_lens[slot], so no PTX depends on it"});
+  }
+
+  // The scale actually used (resolves 0 to 1/sqrt(head_dim)).
+  [[nodiscard]] float effective_scale() const;
+};
+
+struct BatchedIncrementalAttention {
+  using Config = BatchedIncrementalAttentionConfig;
+  static constexpr std::string_view kName = "batched_incremental_attention";
+  static constexpr std::string_view kSummary =
+      "batched decode attention (seed 003): grid (num_heads, batch), one warp per (head, slot), "
+      "GQA, online softmax, K/V pointer arrays, per-slot seq_len";
+  static constexpr std::string_view kLimits =
+      "head_dim a multiple of 32 in [32, 128] (one warp, at most 4 elements per lane); "
+      "num_kv_heads divides num_heads; num_kv_heads * max_seq_len * head_dim < 2^31 (32-bit "
+      "element offsets); seq_lens[s] is clamped to max_seq_len; seq_lens[s] == 0 gives zeros";
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+// The reference on plain vectors: q and out are [batch, num_heads, head_dim]; k_cache and v_cache
+// hold batch consecutive slot caches of [num_kv_heads, max_seq_len, head_dim]. A plain two-pass
+// softmax in double (no online rescaling, so it cannot share the kernel's rescale bug).
+std::vector<float> attention_reference(const BatchedIncrementalAttentionConfig& c,
+                                       const std::vector<float>& q,
+                                       const std::vector<float>& k_cache,
+                                       const std::vector<float>& v_cache,
+                                       const std::vector<std::uint32_t>& seq_lens);
+
+}  // namespace ptxkit::kernels

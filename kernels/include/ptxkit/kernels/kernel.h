@@ -1,0 +1,158 @@
+// kernel.h: the type-erased interface of a library kernel, and the adapter that makes one from a
+// kernel definition struct.
+//
+// Consumers (the CLI, the key, golden files, the runtime, the tests) see `Kernel`: a name, the
+// reflected fields, reference configs, validation, PTX generation, the launch contract and the CPU
+// reference, all over type-erased ConfigValues. A kernel author writes a plain definition struct
+// with a typed Config (see docs/kernels.md, "How to add a kernel") and registers
+// `KernelAdapter<Def>` with PTXKIT_REGISTER_KERNEL (registry.h).
+#pragma once
+
+#include <ptxkit/kernels/field.h>
+#include <ptxkit/kernels/host_tensors.h>
+#include <ptxkit/kernels/reflect.h>
+#include <ptxkit/ptxgen/expected.h>
+#include <ptxkit/ptxgen/target.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+// A production configuration a kernel is generated, golden-tested and benchmarked at.
+struct ReferenceConfig {
+  std::string tag;          // short, used in file names: KERNEL.TAG.sm_XX.ptx
+  std::string description;  // e.g. "Qwen2.5-0.5B: hidden 896, eps 1e-6"
+  ConfigValues values;
+};
+
+// One immediate in the PTX that came from a config field.
+struct BakedImmediate {
+  std::size_t ptx_line = 0;  // 1-based line in `text`
+  std::string instruction;   // the PTX instruction text
+  std::string field;         // the config field it came from
+  std::string value;         // the immediate as printed
+};
+
+// Generated PTX of one kernel instance.
+struct GeneratedPtx {
+  std::string text;
+  std::vector<BakedImmediate> baked;
+};
+
+struct GenOptions {
+  bool loc = false;  // emit .file/.loc provenance lines
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] virtual std::string_view summary() const = 0;
+  // Prose on the supported limits beyond per-field ranges (cross-field rules), for docs and list.
+  [[nodiscard]] virtual std::string_view limits() const = 0;
+  [[nodiscard]] virtual const std::vector<FieldInfo>& fields() const = 0;
+  [[nodiscard]] virtual const std::vector<ReferenceConfig>& reference_configs() const = 0;
+
+  // The defaults of every field.
+  [[nodiscard]] ConfigValues defaults() const;
+  // The index of field `name`, or -1.
+  [[nodiscard]] int field_index(std::string_view name) const;
+  // The reference config with `tag`, or nullptr.
+  [[nodiscard]] const ReferenceConfig* reference_config(std::string_view tag) const;
+
+  // Checks types, per-field limits, then the kernel's cross-field rules. The error names the
+  // field, its value and what is valid.
+  [[nodiscard]] ptxkit::Expected<void> validate(const ConfigValues& values) const;
+
+  // Validates, then generates the PTX for `target`.
+  [[nodiscard]] ptxkit::Expected<GeneratedPtx> generate(const ConfigValues& values,
+                                                        const ptxgen::Target& target,
+                                                        const GenOptions& options = {}) const;
+
+  // The launch contract: grid/block/dynamic shared memory, and the parameter list.
+  [[nodiscard]] virtual LaunchDims launch(const ConfigValues& values) const = 0;
+  [[nodiscard]] virtual std::vector<ParamSpec> params(const ConfigValues& values) const = 0;
+
+  // Random, valid inputs at this config's shape (deterministic in `seed`).
+  [[nodiscard]] virtual HostTensors make_inputs(const ConfigValues& values,
+                                                std::uint64_t seed) const = 0;
+  // The CPU reference: the output buffers (the kOutput params) for `inputs`. An error when the
+  // inputs do not match the config's shape (sizes, lengths out of range).
+  [[nodiscard]] virtual ptxkit::Expected<HostTensors> reference(const ConfigValues& values,
+                                                                const HostTensors& inputs) const = 0;
+
+ protected:
+  [[nodiscard]] virtual ptxkit::Expected<void> validate_rules(const ConfigValues& values) const = 0;
+  [[nodiscard]] virtual ptxkit::Expected<GeneratedPtx> build(const ConfigValues& values,
+                                                             const ptxgen::Target& target,
+                                                             const GenOptions& options) const = 0;
+};
+
+// A named typed config of a definition's reference set.
+template <class Config>
+struct NamedConfig {
+  std::string tag;
+  std::string description;
+  Config config;
+};
+
+// Turns a definition struct into a Kernel. `Def` provides:
+//   using Config = ...;                              // reflected struct (reflect.h)
+//   static constexpr std::string_view kName, kSummary, kLimits;
+//   static std::vector<NamedConfig<Config>> reference_configs();
+//   static ptxkit::Expected<void> validate(const Config&);          // cross-field rules
+//   static ptxkit::Expected<GeneratedPtx> build(const Config&, const ptxgen::Target&,
+//                                               const GenOptions&);
+//   static LaunchDims launch(const Config&);
+//   static std::vector<ParamSpec> params(const Config&);
+//   static HostTensors make_inputs(const Config&, std::uint64_t seed);
+//   static ptxkit::Expected<HostTensors> reference(const Config&, const HostTensors&);
+template <class Def>
+class KernelAdapter final : public Kernel {
+ public:
+  using Config = typename Def::Config;
+
+  KernelAdapter() : fields_(describe<Config>()) {
+    for (auto& named : Def::reference_configs())
+      refs_.push_back({named.tag, named.description, to_values(named.config)});
+  }
+
+  std::string_view name() const override { return Def::kName; }
+  std::string_view summary() const override { return Def::kSummary; }
+  std::string_view limits() const override { return Def::kLimits; }
+  const std::vector<FieldInfo>& fields() const override { return fields_; }
+  const std::vector<ReferenceConfig>& reference_configs() const override { return refs_; }
+
+  LaunchDims launch(const ConfigValues& v) const override {
+    return Def::launch(from_values<Config>(v));
+  }
+  std::vector<ParamSpec> params(const ConfigValues& v) const override {
+    return Def::params(from_values<Config>(v));
+  }
+  HostTensors make_inputs(const ConfigValues& v, std::uint64_t seed) const override {
+    return Def::make_inputs(from_values<Config>(v), seed);
+  }
+  ptxkit::Expected<HostTensors> reference(const ConfigValues& v,
+                                          const HostTensors& inputs) const override {
+    return Def::reference(from_values<Config>(v), inputs);
+  }
+
+ protected:
+  ptxkit::Expected<void> validate_rules(const ConfigValues& v) const override {
+    return Def::validate(from_values<Config>(v));
+  }
+  ptxkit::Expected<GeneratedPtx> build(const ConfigValues& v, const ptxgen::Target& target,
+                                       const GenOptions& options) const override {
+    return Def::build(from_values<Config>(v), target, options);
+  }
+
+ private:
+  std::vector<FieldInfo> fields_;
+  std::vector<ReferenceConfig> refs_;
+};
+
+}  // namespace ptxkit::kernels

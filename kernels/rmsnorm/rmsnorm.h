@@ -1,0 +1,70 @@
+// rmsnorm.h: the batched, vectorized RMSNorm kernel of seed 000 (config, launch contract, reference).
+//
+//   out[r, i] = x[r, i] / sqrt(mean_j(x[r, j]^2) + eps) * gamma[i]
+//
+// One block of 256 threads per row (grid (1, rows)), .v4 loads and stores, so `hidden` must be a
+// multiple of 4: the vector path then covers every row exactly and never reads past its end.
+// eps is baked into the PTX (and therefore into the cache key: seed 000's bug was a baked eps
+// missing from a hand-written key).
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct RmsNormConfig {
+  std::uint32_t hidden = 896;
+  float eps = 1e-6f;
+  std::uint32_t rows = 1;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("hidden", c.hidden,
+            FieldSpec{.doc = "row length (elements); the .v4 path needs a multiple of 4",
+                      .min = 4.0,
+                      .max = 65536.0,
+                      .multiple_of = 4});
+    v.field("eps", c.eps,
+            FieldSpec{.doc = "added to mean(x^2) before the reciprocal square root",
+                      .min = 0.0,
+                      .max = 1.0});
+    v.field("rows", c.rows,
+            FieldSpec{.doc = "rows per launch (grid.y)",
+                      .baked = false,
+                      .min = 1.0,
+                      .max = 65535.0,
+                      .exempt_reason = "launch shape only: grid.y = rows and each block reads its "
+                                       "row index from %ctaid.y, so no PTX depends on it"});
+  }
+};
+
+struct RmsNorm {
+  using Config = RmsNormConfig;
+  static constexpr std::string_view kName = "rmsnorm";
+  static constexpr std::string_view kSummary =
+      "batched vectorized RMSNorm: out = x / sqrt(mean(x^2) + eps) * gamma, one 256-thread block "
+      "per row";
+  static constexpr std::string_view kLimits =
+      "hidden a multiple of 4 in [4, 65536] (every row is covered by .v4 loads, none reads past "
+      "the row); eps in (0, 1]; rows in [1, 65535] (grid.y)";
+  static constexpr std::uint32_t kThreads = 256;
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+// The reference on plain vectors (double accumulation): x is rows*hidden, gamma is hidden.
+std::vector<float> rmsnorm_reference(const std::vector<float>& x, const std::vector<float>& gamma,
+                                     std::uint32_t rows, std::uint32_t hidden, float eps);
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,84 @@
+// rmsnorm_reference.cpp: RMSNorm's CPU reference, launch contract, inputs and reference configs.
+//
+// The reference accumulates the sum of squares in double, so it is a fixed point the device
+// result is compared against, not a second copy of the kernel's float arithmetic.
+#include "rmsnorm.h"
+
+#include "error_p.h"
+
+#include <cmath>
+
+namespace ptxkit::kernels {
+
+std::vector<NamedConfig<RmsNormConfig>> RmsNorm::reference_configs() {
+  return {
+      {"qwen05b", "Qwen2.5-0.5B: hidden 896, rms eps 1e-6",
+       RmsNormConfig{.hidden = 896, .eps = 1e-6f, .rows = 4}},
+      {"llama", "Llama: hidden 4096, rms eps 1e-5",
+       RmsNormConfig{.hidden = 4096, .eps = 1e-5f, .rows = 4}},
+  };
+}
+
+ptxkit::Expected<void> RmsNorm::validate(const Config& c) {
+  if (!(c.eps > 0.0f))
+    return fail("field 'eps' = " + std::to_string(c.eps) +
+                " must be > 0 (it guards the reciprocal square root of an all-zero row)");
+  return {};
+}
+
+LaunchDims RmsNorm::launch(const Config& c) {
+  LaunchDims d;
+  d.grid[0] = 1;
+  d.grid[1] = c.rows;
+  d.block[0] = kThreads;
+  d.dynamic_smem_bytes = 0;  // the 8 warp partial sums live in static shared memory
+  return d;
+}
+
+std::vector<ParamSpec> RmsNorm::params(const Config& c) {
+  std::size_t n = std::size_t{c.rows} * c.hidden;
+  return {
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
+      {.name = "gamma", .kind = ParamKind::kInput, .buffer = "gamma", .elems = c.hidden},
+  };
+}
+
+HostTensors RmsNorm::make_inputs(const Config& c, std::uint64_t seed) {
+  InputRng rng(seed);
+  HostTensors t;
+  t.f32["x"] = rng.uniform_vector(std::size_t{c.rows} * c.hidden, -2.0f, 2.0f);
+  t.f32["gamma"] = rng.uniform_vector(c.hidden, 0.5f, 1.5f);
+  return t;
+}
+
+std::vector<float> rmsnorm_reference(const std::vector<float>& x, const std::vector<float>& gamma,
+                                     std::uint32_t rows, std::uint32_t hidden, float eps) {
+  std::vector<float> out(std::size_t{rows} * hidden);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* row = x.data() + r * hidden;
+    double sumsq = 0.0;
+    for (std::size_t i = 0; i < hidden; ++i) sumsq += double{row[i]} * double{row[i]};
+    double inv_rms = 1.0 / std::sqrt(sumsq / hidden + double{eps});
+    for (std::size_t i = 0; i < hidden; ++i)
+      out[r * hidden + i] = static_cast<float>(double{row[i]} * inv_rms * double{gamma[i]});
+  }
+  return out;
+}
+
+ptxkit::Expected<HostTensors> RmsNorm::reference(const Config& c, const HostTensors& in) {
+  auto x = in.f32.find("x");
+  auto g = in.f32.find("gamma");
+  if (x == in.f32.end() || g == in.f32.end())
+    return fail("rmsnorm reference: inputs 'x' and 'gamma' are required");
+  if (x->second.size() != std::size_t{c.rows} * c.hidden || g->second.size() != c.hidden)
+    return fail("rmsnorm reference: x has " + std::to_string(x->second.size()) +
+                " elements and gamma " + std::to_string(g->second.size()) + "; expected rows*hidden = " +
+                std::to_string(std::size_t{c.rows} * c.hidden) + " and hidden = " +
+                std::to_string(c.hidden));
+  HostTensors out;
+  out.f32["out"] = rmsnorm_reference(x->second, g->second, c.rows, c.hidden, c.eps);
+  return out;
+}
+
+}  // namespace ptxkit::kernels
