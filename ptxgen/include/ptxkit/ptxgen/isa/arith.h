@@ -270,13 +270,13 @@ private:
     if constexpr (HalfType<T>) {
       if (op == Op::kMad) self().error("PTX: mad is not defined for f16/bf16: use fma", loc);
     }
+    Operand sa = detail::source(self(), a, loc);
+    Operand sc = detail::source(self(), c, loc);
+    Operand sd = detail::source(self(), d, loc);
     Reg<T> r = self().template new_reg<T>();
     std::vector<Mod> mods;
     append_mods<M>(mods);
-    self().emit_op(op, std::move(mods), {T::id},
-                   {Emitter::reg_op(r), detail::source(self(), a, loc),
-                    detail::source(self(), c, loc), detail::source(self(), d, loc)},
-                   loc);
+    self().emit_op(op, std::move(mods), {T::id}, {Emitter::reg_op(r), sa, sc, sd}, loc);
     return r;
   }
 
@@ -335,21 +335,21 @@ private:
 
   template <ModSet M, class T, class A, class C>
   Reg<T> emit_binary(Op op, const A& a, const C& c, const Loc& loc) {
+    Operand sa = detail::source(self(), a, loc);
+    Operand sc = detail::source(self(), c, loc);
     Reg<T> d = self().template new_reg<T>();
     std::vector<Mod> mods;
     append_mods<M>(mods);
-    self().emit_op(
-        op, std::move(mods), {T::id},
-        {Emitter::reg_op(d), detail::source(self(), a, loc), detail::source(self(), c, loc)}, loc);
+    self().emit_op(op, std::move(mods), {T::id}, {Emitter::reg_op(d), sa, sc}, loc);
     return d;
   }
   template <ModSet M, class T, class A>
   Reg<T> emit_unary(Op op, const A& a, const Loc& loc) {
+    Operand sa = detail::source(self(), a, loc);
     Reg<T> d = self().template new_reg<T>();
     std::vector<Mod> mods;
     append_mods<M>(mods);
-    self().emit_op(op, std::move(mods), {T::id},
-                   {Emitter::reg_op(d), detail::source(self(), a, loc)}, loc);
+    self().emit_op(op, std::move(mods), {T::id}, {Emitter::reg_op(d), sa}, loc);
     return d;
   }
 };

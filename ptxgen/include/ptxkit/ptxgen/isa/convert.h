@@ -132,11 +132,11 @@ public:
         self().require_sm(90, "cvt with .bf16 other than cvt.rn.bf16.f32", loc);
       }
     }
+    Operand sa = detail::source(self(), a, loc);
     Reg<To> d = self().template new_reg<To>();
     std::vector<Mod> mods;
     append_mods<M>(mods);
-    self().emit_op(Op::kCvt, std::move(mods), {To::id, From::id},
-                   {Emitter::reg_op(d), detail::source(self(), a, loc)}, loc);
+    self().emit_op(Op::kCvt, std::move(mods), {To::id, From::id}, {Emitter::reg_op(d), sa}, loc);
     return d;
   }
 

@@ -68,12 +68,12 @@ public:
     static_assert(!M::ftz || std::is_same_v<T, F32> || std::is_same_v<T, F16>,
                   "PTX: setp .ftz applies to f32 and f16 only");
     if constexpr (is_bf16_v<T>) self().require_sm(90, "setp.bf16", loc);
+    Operand sa = detail::source(self(), a, loc);
+    Operand sc = detail::source(self(), c, loc);
     Reg<Pred> p = self().template new_reg<Pred>();
     std::vector<Mod> mods{K::mod};
     append_mods<M>(mods);
-    self().emit_op(
-        Op::kSetp, std::move(mods), {T::id},
-        {Emitter::reg_op(p), detail::source(self(), a, loc), detail::source(self(), c, loc)}, loc);
+    self().emit_op(Op::kSetp, std::move(mods), {T::id}, {Emitter::reg_op(p), sa, sc}, loc);
     return p;
   }
 

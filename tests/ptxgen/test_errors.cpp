@@ -1,0 +1,143 @@
+// test_errors.cpp: build-time errors reported by KernelBuilder::finish(): labels used but never
+// placed or placed twice, names, target features, guards. Each error case sits beside the
+// control that must build cleanly.
+#include "ptxkit/ptxgen/ptxgen.h"
+
+#include <gtest/gtest.h>
+#include <string>
+
+namespace ptxkit::ptxgen {
+namespace {
+
+Target sm(const char* name) {
+  return Target::parse(name).value();
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(Errors, LabelUsedButNeverPlaced) {
+  KernelBuilder b("k", sm("sm_90"));
+  Label loop = b.new_label("loop");
+  const unsigned line = __LINE__ + 1;
+  b.bra(loop);
+  b.ret();
+  Expected<Kernel> k = b.finish();
+  ASSERT_FALSE(k);
+  EXPECT_TRUE(contains(k.error().message, "label 'loop' is used")) << k.error().message;
+  EXPECT_TRUE(contains(k.error().message, "never placed"));
+  EXPECT_TRUE(contains(k.error().message, "test_errors.cpp:" + std::to_string(line)));
+  EXPECT_EQ(k.error().line, line);
+}
+
+TEST(Errors, LabelPlacedTwice) {
+  KernelBuilder b("k", sm("sm_90"));
+  Label again = b.new_label("again");
+  const unsigned first = __LINE__ + 1;
+  b.place(again);
+  b.bra(again);
+  const unsigned second = __LINE__ + 1;
+  b.place(again);
+  Expected<Kernel> k = b.finish();
+  ASSERT_FALSE(k);
+  const std::string& m = k.error().message;
+  EXPECT_TRUE(contains(m, "label 'again' is placed twice")) << m;
+  EXPECT_TRUE(contains(m, "test_errors.cpp:" + std::to_string(first)));
+  EXPECT_TRUE(contains(m, "test_errors.cpp:" + std::to_string(second)));
+}
+
+TEST(Errors, PlacedOnceAndUsedIsFine) {
+  KernelBuilder b("k", sm("sm_90"));
+  Label top = b.new_label("loop");
+  Label unused = b.new_label("unused"); // placed, never branched to: harmless
+  b.place(top);
+  b.place(unused);
+  b.bra_if(!b.setp(cmp::eq, b.tid_x(), b.imm<U32>(0)), top);
+  b.ret();
+  EXPECT_TRUE(b.finish());
+}
+
+TEST(Errors, SameLabelNameTwiceGetsDistinctPtxNames) {
+  KernelBuilder b("k", sm("sm_90"));
+  Label a = b.new_label("body");
+  Label c = b.new_label("body");
+  b.place(a);
+  b.place(c);
+  b.bra(a);
+  b.bra(c);
+  b.ret();
+  Expected<Kernel> k = b.finish();
+  ASSERT_TRUE(k);
+  std::string text = print(*k).text;
+  EXPECT_TRUE(contains(text, "$L__body:\n$L__body_1:\n")) << text;
+}
+
+TEST(Errors, BadAndDuplicateNames) {
+  {
+    KernelBuilder b("k", sm("sm_90"));
+    (void)b.param<U32>("n");
+    (void)b.param<U32>("n");
+    b.ret();
+    Expected<Kernel> k = b.finish();
+    ASSERT_FALSE(k);
+    EXPECT_TRUE(contains(k.error().message, "duplicate parameter name 'n'"));
+  }
+  {
+    KernelBuilder b("k", sm("sm_90"));
+    (void)b.shared_array<F32>("has space", 4);
+    b.ret();
+    Expected<Kernel> k = b.finish();
+    ASSERT_FALSE(k);
+    EXPECT_TRUE(contains(k.error().message, "invalid array name 'has space'"));
+  }
+  {
+    KernelBuilder b("1bad", sm("sm_90"));
+    b.ret();
+    EXPECT_FALSE(b.finish());
+  }
+}
+
+TEST(Errors, FeatureNeedsNewerTarget) {
+  // add.bf16 needs sm_90: an error on sm_80, fine on sm_90.
+  for (const char* t : {"sm_80", "sm_90"}) {
+    KernelBuilder b("k", sm(t));
+    Reg<BF16> h = b.cvt<BF16>(b.param<F32>("x"), rn);
+    const unsigned line = __LINE__ + 1;
+    Reg<BF16> s = b.add(h, h);
+    (void)s;
+    b.ret();
+    Expected<Kernel> k = b.finish();
+    if (std::string(t) == "sm_80") {
+      ASSERT_FALSE(k);
+      EXPECT_TRUE(contains(k.error().message, "needs sm_90")) << k.error().message;
+      EXPECT_EQ(k.error().line, line);
+    } else {
+      EXPECT_TRUE(k);
+    }
+  }
+}
+
+TEST(Errors, NestedGuardsAreRejected) {
+  KernelBuilder b("k", sm("sm_90"));
+  Reg<Pred> p = b.setp(cmp::eq, b.tid_x(), b.imm<U32>(0));
+  Label l = b.new_label("l");
+  {
+    auto g = b.guard(p);
+    b.bra_if(p, l); // a second guard inside the first
+  }
+  b.place(l);
+  b.ret();
+  Expected<Kernel> k = b.finish();
+  ASSERT_FALSE(k);
+  EXPECT_TRUE(contains(k.error().message, "nested guard"));
+}
+
+TEST(Errors, ErrorToStringHasLocation) {
+  Error e{"boom", "a/b.cpp", 7, 9};
+  EXPECT_EQ(e.to_string(), "a/b.cpp:7:9: boom");
+  EXPECT_EQ((Error{"plain", "", 0, 0}.to_string()), "plain");
+}
+
+} // namespace
+} // namespace ptxkit::ptxgen
