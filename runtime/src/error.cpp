@@ -29,14 +29,13 @@ std::string_view to_string(ErrorKind kind) {
 namespace cu {
 
 std::string_view result_name(Result r) {
-  static constexpr std::array<std::pair<Result, std::string_view>, 40> kNames{{
+  static constexpr std::array<std::pair<Result, std::string_view>, 39> kNames{{
       {0, "CUDA_SUCCESS"},
       {1, "CUDA_ERROR_INVALID_VALUE"},
       {2, "CUDA_ERROR_OUT_OF_MEMORY"},
       {3, "CUDA_ERROR_NOT_INITIALIZED"},
       {4, "CUDA_ERROR_DEINITIALIZED"},
       {34, "CUDA_ERROR_STUB_LIBRARY"},
-      {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
       {36, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"},
       {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
       {100, "CUDA_ERROR_NO_DEVICE"},
@@ -82,7 +81,6 @@ ErrorKind kind_of(cu::Result r) {
   switch (r) {
   case cu::kErrorNoDevice:
   case cu::kErrorInvalidDevice: return ErrorKind::kNoDevice;
-  case cu::kErrorInsufficientDriver:
   case cu::kErrorCallRequiresNewerDriver:
   case cu::kErrorUnsupportedPtxVersion:
   case cu::kErrorSystemDriverMismatch: return ErrorKind::kDriverTooOld;

@@ -32,7 +32,6 @@ inline constexpr Result kErrorInvalidValue = 1;
 inline constexpr Result kErrorOutOfMemory = 2;
 inline constexpr Result kErrorNotInitialized = 3;
 inline constexpr Result kErrorStubLibrary = 34;
-inline constexpr Result kErrorInsufficientDriver = 35;
 inline constexpr Result kErrorCallRequiresNewerDriver = 36;
 inline constexpr Result kErrorNoDevice = 100;
 inline constexpr Result kErrorInvalidDevice = 101;

@@ -1,0 +1,177 @@
+// device_smoke.cpp: proves the dlopen path on a real GPU and measures the checked launch path.
+//
+// Run on the GPU machine (the device tests proper live in tests/device/). It opens the device
+// through libcuda.so.1, JIT-loads a hand-written vector add, checks its output exactly, shows a
+// real JIT failure and a refusal before loading, then times 10,000 launches through
+// Function::launch against 10,000 raw cuLaunchKernel calls on the same function. Exit 0 when
+// everything held, 1 when something did not, 3 when there is no usable device.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "module_p.h"
+#include "ptxkit/runtime/runtime.h"
+#include "test_ptx.h"
+
+using namespace ptxkit::runtime;
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const char* what) {
+  std::printf("%s: %s\n", ok ? "ok  " : "FAIL", what);
+  if (!ok) ++failures;
+}
+
+// Median over `rounds` of the per-launch microseconds of `launches` calls of `launch` + a sync.
+template <class F>
+double time_launches(const Stream& stream, int launches, int rounds, F&& launch) {
+  std::vector<double> us;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < launches; ++i) launch();
+    (void)stream.synchronize();
+    const auto t1 = std::chrono::steady_clock::now();
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / launches);
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+}  // namespace
+
+int main() {
+  auto ctx = Context::open_default();
+  if (!ctx) {
+    std::printf("no device: [%s] %s\n", std::string(to_string(ctx.error().kind)).c_str(),
+                ctx.error().message.c_str());
+    return ctx.error().is_unavailable() ? 3 : 1;
+  }
+  const DeviceInfo& d = ctx->device();
+  std::printf("device %d: %s, cc %s, driver CUDA %s, %u SMs, max threads/block %u, max block "
+              "%s, max grid %s, smem/block %u (opt-in %u), L2 %u B\n",
+              d.ordinal, d.name.c_str(), d.cc.str().c_str(),
+              driver_version_string(d.driver_version).c_str(), d.multiprocessors,
+              d.max_threads_per_block, d.max_block.str().c_str(), d.max_grid.str().c_str(),
+              d.max_shared_per_block, d.max_shared_per_block_optin, d.l2_bytes);
+
+  // 1. Load, launch and check a vector add.
+  JitOptions jit;
+  jit.log_verbose = true;
+  auto module = load_module_text(*ctx, testing::vector_add_ptx(), "vadd.ptx",
+                                 {testing::vector_add_signature()}, jit);
+  if (!module) {
+    std::printf("FAIL: load: %s\n", module.error().message.c_str());
+    return 1;
+  }
+  std::printf("JIT info log:\n%s\n", module->info_log().c_str());
+  auto fn = module->function("vadd");
+  auto stream = Stream::create(*ctx);
+  if (!fn || !stream) {
+    std::printf("FAIL: function/stream\n");
+    return 1;
+  }
+  std::printf("vadd: %u registers, max %u threads/block, %u B static smem\n",
+              fn->limits().num_registers, fn->limits().max_threads_per_block,
+              fn->limits().static_smem_bytes);
+  const std::uint32_t n = (1u << 20) + 7;
+  std::mt19937 rng(12345);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(n), b(n), out(n);
+  for (std::uint32_t i = 0; i < n; ++i) a[i] = dist(rng), b[i] = dist(rng);
+  auto da = DeviceBuffer<float>::from_host(*ctx, a);
+  auto db = DeviceBuffer<float>::from_host(*ctx, b);
+  auto dout = DeviceBuffer<float>::allocate(*ctx, n);
+  expect(da && db && dout, "buffers allocated and uploaded");
+  expect(dout && dout->fill_bytes(0xFF).has_value(), "output poisoned with NaN");
+  const LaunchDims dims{{(n + 255) / 256, 1, 1}, {256, 1, 1}, 0};
+  auto launched = fn->launch(*stream, dims, *da, *db, *dout, n);
+  if (!launched) std::printf("  %s\n", launched.error().message.c_str());
+  expect(launched.has_value(), "vadd launched through Function::launch");
+  expect(stream->synchronize().has_value(), "stream synchronized");
+  expect(dout->download(out).has_value(), "output downloaded");
+  std::uint32_t wrong = 0;
+  for (std::uint32_t i = 0; i < n; ++i) wrong += out[i] != a[i] + b[i];
+  std::printf("vadd: %u of %u elements differ from the CPU sum\n", wrong, n);
+  expect(wrong == 0, "vadd output equals the CPU sum exactly");
+
+  // 2. Launch checks on the real device: refused before the driver.
+  auto too_wide = fn->launch(*stream, {{1, 1, 1}, {512, 1, 1}, 0}, *da, *db, *dout, n);
+  expect(!too_wide && too_wide.error().kind == ErrorKind::kBadLaunch, "block over .maxntid refused");
+  if (!too_wide) std::printf("  %s\n", too_wide.error().message.c_str());
+  const std::size_t wide_n = n;
+  auto wrong_size = fn->launch(*stream, dims, *da, *db, *dout, wide_n);
+  expect(!wrong_size, "8-byte argument for a .u32 param refused");
+  if (!wrong_size) std::printf("  %s\n", wrong_size.error().message.c_str());
+
+  // 3. A real JIT failure: the driver's log verbatim and the PTX line it names.
+  std::string bad = testing::vector_add_ptx();
+  bad.replace(bad.find("  add.f32 %f3, %f1, %f2;"), 24, "  add.f32 %f3, %f1, %bogus;");
+  auto jit_fail = load_module_text(*ctx, bad, "bad_vadd.ptx", {testing::vector_add_signature()}, {});
+  expect(!jit_fail && jit_fail.error().kind == ErrorKind::kJit, "JIT failure is a kJit error");
+  if (!jit_fail) {
+    std::printf("--- JIT failure message ---\n%s---\n", jit_fail.error().message.c_str());
+    expect(jit_fail.error().ptx_line.has_value() && *jit_fail.error().ptx_line == 32,
+           "JIT log names PTX line 32");
+  }
+
+  // 4. Refused before loading.
+  auto newer = load_module_text(*ctx, testing::vector_add_ptx("9.9"), "new.ptx", {}, {});
+  expect(!newer && newer.error().kind == ErrorKind::kDriverTooOld, "PTX 9.9 refused");
+  if (!newer) std::printf("  %s\n", newer.error().message.c_str());
+  auto blackwell = load_module_text(*ctx, testing::vector_add_ptx("8.8", "sm_100a"), "b.ptx", {}, {});
+  expect(!blackwell && blackwell.error().kind == ErrorKind::kDeviceUnsupported,
+         "sm_100a refused on this device");
+  if (!blackwell) std::printf("  %s\n", blackwell.error().message.c_str());
+
+  // 5. Launch overhead: the cached, checked path against raw cuLaunchKernel, 10,000 launches.
+  KernelCache cache(*ctx);
+  auto cached = cache_get_text(cache, testing::empty_kernel_ptx(), "empty/v1",
+                               {testing::empty_kernel_signature()}, {});
+  auto cached2 = cache_get_text(cache, testing::empty_kernel_ptx(), "empty/v1",
+                                {testing::empty_kernel_signature()}, {});
+  expect(cached && cached2 && cache.loads() == 1 && cache.hits() == 1,
+         "cache: second request served without a second JIT");
+  auto empty = cached->function("empty");
+  expect(empty.has_value(), "empty kernel looked up");
+  Driver& drv = ctx->driver();
+  const cu::Stream s = stream->handle();
+  const LaunchDims one{{1, 1, 1}, {32, 1, 1}, 0};
+  constexpr int kLaunches = 10000;
+  constexpr int kRounds = 7;
+  // Warm-up.
+  for (int i = 0; i < 2000; ++i) (void)empty->launch(*stream, one);
+  (void)stream->synchronize();
+  double raw = 0, checked = 0, raw_args = 0, checked_args = 0;
+  for (int rep = 0; rep < 2; ++rep) {
+    raw = time_launches(*stream, kLaunches, kRounds, [&] {
+      (void)drv.launch_kernel(empty->handle(), 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr);
+    });
+    checked = time_launches(*stream, kLaunches, kRounds, [&] { (void)empty->launch(*stream, one); });
+  }
+  const LaunchDims small{{1, 1, 1}, {256, 1, 1}, 0};
+  const std::uint32_t n_small = 256;
+  cu::DevicePtr pa = da->device_ptr(), pb = db->device_ptr(), po = dout->device_ptr();
+  void* params[] = {&pa, &pb, &po, const_cast<std::uint32_t*>(&n_small)};
+  for (int rep = 0; rep < 2; ++rep) {
+    raw_args = time_launches(*stream, kLaunches, kRounds, [&] {
+      (void)drv.launch_kernel(fn->handle(), 1, 1, 1, 256, 1, 1, 0, s, params, nullptr);
+    });
+    checked_args = time_launches(*stream, kLaunches, kRounds, [&] {
+      (void)fn->launch(*stream, small, *da, *db, *dout, n_small);
+    });
+  }
+  std::printf("launch overhead, median of %d rounds of %d launches (us/launch):\n", kRounds,
+              kLaunches);
+  std::printf("  empty kernel: raw cuLaunchKernel %.3f, checked Function::launch %.3f (%+.1f%%)\n",
+              raw, checked, 100.0 * (checked / raw - 1.0));
+  std::printf("  vadd, 4 args: raw cuLaunchKernel %.3f, checked Function::launch %.3f (%+.1f%%)\n",
+              raw_args, checked_args, 100.0 * (checked_args / raw_args - 1.0));
+  expect(checked <= raw * 1.10 && checked_args <= raw_args * 1.10,
+         "checked launch path within 10% of raw cuLaunchKernel");
+  std::printf("%s (%d failure(s))\n", failures == 0 ? "SMOKE PASSED" : "SMOKE FAILED", failures);
+  return failures == 0 ? 0 : 1;
+}

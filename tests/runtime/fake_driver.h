@@ -1,0 +1,115 @@
+// fake_driver.h: an in-process stand-in for libcuda, for the runtime's unit tests.
+//
+// It keeps just enough state to make the runtime's behaviour observable without a GPU: device
+// memory is host memory (copies really copy), modules remember their PTX and find `.entry`
+// names in it, every call is counted, and any call can be made to fail with a chosen CUresult.
+// A PTX line containing `FAKE-JIT-ERROR: msg` makes the load fail with a ptxas-style error log
+// naming that line, as the real JIT does.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ptxkit/runtime/driver.h"
+
+namespace ptxkit::runtime::testing {
+
+class FakeDriver final : public Driver {
+public:
+  // ---- configuration (set before use) ----
+  int driver_version = 13000;
+  int device_count = 1;
+  std::string device_name = "Fake H200";
+  std::map<cu::DeviceAttribute, int> attributes;  // filled with H200-like values
+  std::map<cu::FunctionAttribute, int> function_attributes;  // defaults below
+  bool can_name_errors = true;  // false: cuGetErrorName/String fail, like the stub library
+  std::chrono::milliseconds load_delay{0};  // widens the compile window for cache races
+
+  FakeDriver();
+  // The next call to `call` (e.g. "cuMemAlloc") returns `r` instead of running.
+  void fail_next(const std::string& call, cu::Result r);
+
+  // ---- observations ----
+  std::atomic<int> loads{0};      // cuModuleLoadDataEx calls (successful or not)
+  std::atomic<int> unloads{0};
+  std::atomic<int> launches{0};
+  std::atomic<int> retains{0};
+  std::atomic<int> releases{0};
+  std::atomic<int> live_streams{0};
+  std::atomic<int> live_events{0};
+  std::atomic<int> set_attribute_calls{0};
+  int last_set_attribute_value = 0;
+  std::vector<cu::JitOption> last_jit_options;
+  std::vector<std::uintptr_t> last_jit_values;  // scalar option values (buffers as 0)
+  unsigned last_grid[3] = {0, 0, 0};
+  unsigned last_block[3] = {0, 0, 0};
+  unsigned last_smem = 0;
+  std::vector<std::uint64_t> last_args_u64;  // the first 8 bytes (or fewer) of each argument
+  std::size_t expected_arg_bytes[16] = {};   // sizes the test says the arguments have
+  std::size_t live_allocations() const;
+
+  // ---- Driver ----
+  std::string_view origin() const override { return "fake driver"; }
+  cu::Result init(unsigned flags) override;
+  cu::Result driver_get_version(int* version) override;
+  cu::Result device_get_count(int* count) override;
+  cu::Result device_get(cu::Device* device, int ordinal) override;
+  cu::Result device_get_attribute(int* value, cu::DeviceAttribute attr,
+                                  cu::Device device) override;
+  cu::Result device_get_name(char* name, int length, cu::Device device) override;
+  cu::Result primary_ctx_retain(cu::Context* ctx, cu::Device device) override;
+  cu::Result primary_ctx_release(cu::Device device) override;
+  cu::Result ctx_set_current(cu::Context ctx) override;
+  cu::Result ctx_synchronize() override;
+  cu::Result stream_create(cu::Stream* stream, unsigned flags) override;
+  cu::Result stream_destroy(cu::Stream stream) override;
+  cu::Result stream_synchronize(cu::Stream stream) override;
+  cu::Result event_create(cu::Event* event, unsigned flags) override;
+  cu::Result event_destroy(cu::Event event) override;
+  cu::Result event_record(cu::Event event, cu::Stream stream) override;
+  cu::Result event_synchronize(cu::Event event) override;
+  cu::Result event_elapsed_time(float* ms, cu::Event start, cu::Event end) override;
+  cu::Result mem_alloc(cu::DevicePtr* ptr, std::size_t bytes) override;
+  cu::Result mem_free(cu::DevicePtr ptr) override;
+  cu::Result memcpy_htod(cu::DevicePtr dst, const void* src, std::size_t bytes) override;
+  cu::Result memcpy_dtoh(void* dst, cu::DevicePtr src, std::size_t bytes) override;
+  cu::Result memcpy_dtod(cu::DevicePtr dst, cu::DevicePtr src, std::size_t bytes) override;
+  cu::Result memset_d8(cu::DevicePtr dst, unsigned char value, std::size_t count) override;
+  cu::Result memset_d32(cu::DevicePtr dst, unsigned value, std::size_t count) override;
+  cu::Result module_load_data_ex(cu::Module* module, const void* image, unsigned num_options,
+                                 cu::JitOption* options, void** option_values) override;
+  cu::Result module_unload(cu::Module module) override;
+  cu::Result module_get_function(cu::Function* function, cu::Module module,
+                                 const char* name) override;
+  cu::Result func_get_attribute(int* value, cu::FunctionAttribute attr,
+                                cu::Function function) override;
+  cu::Result func_set_attribute(cu::Function function, cu::FunctionAttribute attr,
+                                int value) override;
+  cu::Result launch_kernel(cu::Function function, unsigned grid_x, unsigned grid_y,
+                           unsigned grid_z, unsigned block_x, unsigned block_y, unsigned block_z,
+                           unsigned shared_bytes, cu::Stream stream, void** params,
+                           void** extra) override;
+  cu::Result get_error_name(cu::Result error, const char** name) override;
+  cu::Result get_error_string(cu::Result error, const char** text) override;
+
+private:
+  // The injected failure for `call`, or kSuccess.
+  cu::Result injected(const char* call);
+  // Finds the allocation holding [ptr, ptr+bytes); nullptr if none.
+  std::uint8_t* at(cu::DevicePtr ptr, std::size_t bytes);
+
+  mutable std::mutex mutex_;
+  std::map<std::string, cu::Result> failures_;
+  std::map<cu::DevicePtr, std::vector<std::uint8_t>> memory_;
+  cu::DevicePtr next_ptr_ = 0x10000;
+  std::map<std::uintptr_t, std::string> modules_;  // handle -> PTX text
+  std::uintptr_t next_handle_ = 0x100;
+  int context_tag_ = 0;
+};
+
+}  // namespace ptxkit::runtime::testing
