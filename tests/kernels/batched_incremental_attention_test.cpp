@@ -129,7 +129,7 @@ TEST(AttentionLimits, HeadDimBeyondOneWarpAndBadGqaAreRefused) {
   auto gqa = config_from_assignments(*k, {"num_kv_heads=5"});
   ASSERT_FALSE(gqa);
   EXPECT_NE(gqa.error().message.find("must divide num_heads"), std::string::npos);
-  auto huge = config_from_assignments(*k, {"num_kv_heads=12", "max_seq_len=1048576"});
+  auto huge = config_from_assignments(*k, {"num_heads=24", "num_kv_heads=24", "max_seq_len=1048576"});
   ASSERT_FALSE(huge);
   EXPECT_NE(huge.error().message.find("2^31"), std::string::npos);
   EXPECT_TRUE(config_from_assignments(*k, {"head_dim=64", "num_kv_heads=12"}));

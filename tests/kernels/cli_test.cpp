@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -14,22 +15,23 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
-struct Run {
+struct CmdResult {
   int code = -1;
   std::string out;  // stdout
   std::string err;  // stderr
 };
 
-Run ptxkit(const std::string& args) {
+CmdResult ptxkit(const std::string& args) {
   static int n = 0;
   std::string err_file = std::filesystem::temp_directory_path() /
                          ("ptxkit_cli_test_" + std::to_string(::getpid()) + "_" +
                           std::to_string(n++) + ".err");
   std::string cmd = std::string(PTXKIT_EXE) + " " + args + " 2>" + err_file;
-  Run r;
+  CmdResult r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;
@@ -46,35 +48,35 @@ Run ptxkit(const std::string& args) {
 }
 
 TEST(CliGen, PrintsPtxForTheTargetAndIsByteIdenticalAcrossRuns) {
-  Run a = ptxkit("gen rmsnorm --target sm_80");
+  CmdResult a = ptxkit("gen rmsnorm --target sm_80");
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_NE(a.out.find(".target sm_80"), std::string::npos);
   EXPECT_NE(a.out.find(".entry rmsnorm"), std::string::npos);
-  Run b = ptxkit("gen rmsnorm --target sm_80");
+  CmdResult b = ptxkit("gen rmsnorm --target sm_80");
   EXPECT_EQ(a.out, b.out);
-  Run c = ptxkit("gen rmsnorm --target sm_80 --set eps=1e-5");
+  CmdResult c = ptxkit("gen rmsnorm --target sm_80 --set eps=1e-5");
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(a.out, c.out);
 }
 
 TEST(CliGen, UnknownKernelFieldValueOrTargetIsExit2ListingWhatIsValid) {
-  Run k = ptxkit("gen rmsnrom");
+  CmdResult k = ptxkit("gen rmsnrom");
   EXPECT_EQ(k.code, 2);
   EXPECT_NE(k.err.find("ptxkit: error: unknown kernel 'rmsnrom'"), std::string::npos) << k.err;
   EXPECT_NE(k.err.find("batched_incremental_attention"), std::string::npos) << k.err;
-  Run f = ptxkit("gen rmsnorm --set epsilon=1e-5");
+  CmdResult f = ptxkit("gen rmsnorm --set epsilon=1e-5");
   EXPECT_EQ(f.code, 2);
   EXPECT_NE(f.err.find("eps (f32"), std::string::npos) << f.err;
-  Run v = ptxkit("gen rmsnorm --set eps=tiny");
+  CmdResult v = ptxkit("gen rmsnorm --set eps=tiny");
   EXPECT_EQ(v.code, 2);
   EXPECT_NE(v.err.find("strtof"), std::string::npos) << v.err;
-  Run lim = ptxkit("gen rmsnorm --set hidden=898");
+  CmdResult lim = ptxkit("gen rmsnorm --set hidden=898");
   EXPECT_EQ(lim.code, 2);
   EXPECT_NE(lim.err.find("multiple of 4"), std::string::npos) << lim.err;
-  Run hd = ptxkit("gen batched_incremental_attention --set head_dim=256");
+  CmdResult hd = ptxkit("gen batched_incremental_attention --set head_dim=256");
   EXPECT_EQ(hd.code, 2);
   EXPECT_NE(hd.err.find("head_dim"), std::string::npos) << hd.err;
-  Run t = ptxkit("gen rmsnorm --target sm_42");
+  CmdResult t = ptxkit("gen rmsnorm --target sm_42");
   EXPECT_EQ(t.code, 2);
   EXPECT_NE(t.err.find("sm_90"), std::string::npos) << t.err;
   EXPECT_EQ(ptxkit("gen").code, 2);
@@ -88,11 +90,11 @@ TEST(CliGen, OutputFileAndAllWriteTheDocumentedNames) {
              ("ptxkit_cli_gen_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  Run one = ptxkit("gen rmsnorm -o " + (dir / "r.ptx").string());
+  CmdResult one = ptxkit("gen rmsnorm -o " + (dir / "r.ptx").string());
   ASSERT_EQ(one.code, 0) << one.err;
   EXPECT_TRUE(one.out.empty());
   EXPECT_EQ(std::filesystem::file_size(dir / "r.ptx"), ptxkit("gen rmsnorm").out.size());
-  Run all = ptxkit("gen --all --target sm_80 --target sm_90 --out-dir " + (dir / "all").string());
+  CmdResult all = ptxkit("gen --all --target sm_80 --target sm_90 --out-dir " + (dir / "all").string());
   ASSERT_EQ(all.code, 0) << all.err;
   std::size_t expected = 0;
   for (const auto* k : ptxkit::kernels::KernelRegistry::all())
@@ -109,20 +111,20 @@ TEST(CliGen, OutputFileAndAllWriteTheDocumentedNames) {
 }
 
 TEST(CliKey, IsOneLineThatFollowsBakedFieldsOnly) {
-  Run a = ptxkit("key rmsnorm --set eps=1e-6");
+  CmdResult a = ptxkit("key rmsnorm --set eps=1e-6");
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_TRUE(std::regex_match(a.out, std::regex("rmsnorm-[0-9a-f]{16}\n"))) << a.out;
   EXPECT_NE(a.out, ptxkit("key rmsnorm --set eps=1e-5").out);
   EXPECT_NE(a.out, ptxkit("key rmsnorm --set eps=1.0000001e-6").out);  // 1 ulp away
   EXPECT_EQ(a.out, ptxkit("key rmsnorm --set eps=0.000001 --set rows=64").out);
   EXPECT_NE(a.out, ptxkit("key rmsnorm --set eps=1e-6 --target sm_80").out);
-  Run e = ptxkit("key batched_incremental_attention --explain");
+  CmdResult e = ptxkit("key batched_incremental_attention --explain");
   ASSERT_EQ(e.code, 0);
   EXPECT_NE(e.out.find("not in the key: batch_size"), std::string::npos) << e.out;
 }
 
 TEST(CliList, JsonHasTheShapeOfCliMd) {
-  Run r = ptxkit("list --json");
+  CmdResult r = ptxkit("list --json");
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.is_array());
@@ -149,7 +151,7 @@ TEST(CliList, JsonHasTheShapeOfCliMd) {
 
 TEST(CliHelp, EveryGenerationCommandHasHelp) {
   for (const char* cmd : {"list", "gen", "key", "golden", "golden check"}) {
-    Run r = ptxkit(std::string(cmd) + " --help");
+    CmdResult r = ptxkit(std::string(cmd) + " --help");
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_NE(r.out.find("--"), std::string::npos) << cmd;
   }

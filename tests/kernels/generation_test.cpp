@@ -69,7 +69,12 @@ TEST(Generation, EveryBakedImmediateNamesABakedFieldAndItsLine) {
     ASSERT_TRUE(ptx) << ptx.error().to_string();
     EXPECT_FALSE(ptx->baked.empty()) << k->name();
     std::vector<std::string> lines{""};
-    for (char ch : ptx->text) ch == '\n' ? lines.emplace_back() : lines.back().push_back(ch);
+    for (char ch : ptx->text) {
+      if (ch == '\n')
+        lines.emplace_back();
+      else
+        lines.back().push_back(ch);
+    }
     for (const auto& b : ptx->baked) {
       int idx = k->field_index(b.field);
       ASSERT_GE(idx, 0) << k->name() << ": baked immediate from unknown field " << b.field;
