@@ -31,7 +31,9 @@ DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& o) noexcept {
   return *this;
 }
 
-DeviceAllocation::~DeviceAllocation() { release(); }
+DeviceAllocation::~DeviceAllocation() {
+  release();
+}
 
 void DeviceAllocation::release() {
   if (ptr_ != 0) (void)state_->driver->mem_free(ptr_);
@@ -65,8 +67,7 @@ Expected<void> DeviceAllocation::fill_bytes(unsigned char value) {
 Expected<void> DeviceAllocation::fill_u32(std::uint32_t value) {
   assert(bytes_ % 4 == 0);
   if (bytes_ == 0) return {};
-  return check(*state_->driver, state_->driver->memset_d32(ptr_, value, bytes_ / 4),
-               "cuMemsetD32");
+  return check(*state_->driver, state_->driver->memset_d32(ptr_, value, bytes_ / 4), "cuMemsetD32");
 }
 
-}  // namespace ptxkit::runtime::detail
+} // namespace ptxkit::runtime::detail

@@ -18,7 +18,7 @@ namespace detail {
 ContextState::~ContextState() {
   if (context != nullptr) (void)driver->primary_ctx_release(device);
 }
-}  // namespace detail
+} // namespace detail
 
 namespace {
 
@@ -80,7 +80,7 @@ Expected<DeviceInfo> read_device_info(Driver& d, cu::Device dev, int ordinal, in
   return info;
 }
 
-}  // namespace
+} // namespace
 
 Expected<Context> Context::open(std::shared_ptr<Driver> driver, int ordinal) {
   Driver& d = *driver;
@@ -95,9 +95,8 @@ Expected<Context> Context::open(std::shared_ptr<Driver> driver, int ordinal) {
   int count = 0;
   PTXKIT_RT_TRY(check(d, d.device_get_count(&count), "cuDeviceGetCount"));
   if (count <= 0)
-    return fail(ErrorKind::kNoDevice,
-                "the NVIDIA driver (CUDA " + driver_version_string(version) +
-                    ") sees no CUDA device");
+    return fail(ErrorKind::kNoDevice, "the NVIDIA driver (CUDA " + driver_version_string(version) +
+                                          ") sees no CUDA device");
   if (ordinal < 0 || ordinal >= count)
     return fail(ErrorKind::kNoDevice, "CUDA device " + std::to_string(ordinal) +
                                           " was asked for, but the driver sees " +
@@ -110,7 +109,7 @@ Expected<Context> Context::open(std::shared_ptr<Driver> driver, int ordinal) {
   state->info = std::move(*info);
   cu::Context ctx = nullptr;
   PTXKIT_RT_TRY(check(d, d.primary_ctx_retain(&ctx, state->device), "cuDevicePrimaryCtxRetain"));
-  state->context = ctx;  // from here on ~ContextState releases it
+  state->context = ctx; // from here on ~ContextState releases it
   PTXKIT_RT_TRY(check(d, d.ctx_set_current(ctx), "cuCtxSetCurrent"));
   return Context(std::move(state));
 }
@@ -132,9 +131,10 @@ Expected<void> Context::synchronize() const {
 // ---- Stream ----
 
 Expected<Stream> Stream::create(const Context& ctx) {
-  constexpr unsigned kNonBlocking = 1;  // CU_STREAM_NON_BLOCKING
+  constexpr unsigned kNonBlocking = 1; // CU_STREAM_NON_BLOCKING
   cu::Stream s = nullptr;
-  PTXKIT_RT_TRY(check(ctx.driver(), ctx.driver().stream_create(&s, kNonBlocking), "cuStreamCreate"));
+  PTXKIT_RT_TRY(
+      check(ctx.driver(), ctx.driver().stream_create(&s, kNonBlocking), "cuStreamCreate"));
   return Stream(ctx.state(), s);
 }
 
@@ -199,4 +199,4 @@ Expected<float> Event::elapsed_ms(const Event& start, const Event& end) {
   return ms;
 }
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

@@ -6,12 +6,11 @@
 // `ptxkit run` reports with exit code 3. The versioned names (`_v2`) are the ones <cuda.h> maps
 // the plain names to; each pointer type below spells the C signature with cuda_types.h's types,
 // which have the driver ABI's sizes.
-#include <dlfcn.h>
+#include "ptxkit/runtime/driver.h"
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <string>
-
-#include "ptxkit/runtime/driver.h"
 
 namespace ptxkit::runtime {
 namespace {
@@ -133,9 +132,7 @@ public:
     return e_.launch_kernel(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
   }
   Result get_error_name(Result r, const char** n) override { return e_.get_error_name(r, n); }
-  Result get_error_string(Result r, const char** t) override {
-    return e_.get_error_string(r, t);
-  }
+  Result get_error_string(Result r, const char** t) override { return e_.get_error_string(r, t); }
 
 private:
   void* handle_;
@@ -156,7 +153,7 @@ bool resolve(void* handle, const char* name, Fn& slot, std::string& missing) {
   return true;
 }
 
-}  // namespace
+} // namespace
 
 Expected<std::shared_ptr<Driver>> load_cuda_driver(std::string path) {
   if (path.empty()) {
@@ -217,12 +214,13 @@ Expected<std::shared_ptr<Driver>> load_cuda_driver(std::string path) {
     const bool not_cuda = e.init == nullptr;
     dlclose(handle);
     if (not_cuda)
-      return fail(ErrorKind::kNoDriver, path + " is not the CUDA driver library (it has no cuInit)");
-    return fail(ErrorKind::kDriverTooOld,
-                "the CUDA driver " + path + " lacks entry points ptxkit needs (" + missing +
-                    "): install a CUDA 12.0 or newer driver");
+      return fail(ErrorKind::kNoDriver,
+                  path + " is not the CUDA driver library (it has no cuInit)");
+    return fail(ErrorKind::kDriverTooOld, "the CUDA driver " + path +
+                                              " lacks entry points ptxkit needs (" + missing +
+                                              "): install a CUDA 12.0 or newer driver");
   }
   return std::shared_ptr<Driver>(std::make_shared<DlopenDriver>(handle, path, e));
 }
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

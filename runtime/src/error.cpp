@@ -3,25 +3,34 @@
 // The driver names its own errors (cuGetErrorName/String), but it cannot when it is the stub
 // library, or is not there at all; the table here covers that case so a message always carries
 // the enumerator's name.
+#include "ptxkit/runtime/error.h"
+
+#include "ptxkit/runtime/driver.h"
+
 #include <array>
 #include <string>
 #include <utility>
-
-#include "ptxkit/runtime/driver.h"
-#include "ptxkit/runtime/error.h"
 
 namespace ptxkit::runtime {
 
 std::string_view to_string(ErrorKind kind) {
   switch (kind) {
-  case ErrorKind::kNoDriver: return "no-driver";
-  case ErrorKind::kNoDevice: return "no-device";
-  case ErrorKind::kDriverTooOld: return "driver-too-old";
-  case ErrorKind::kDeviceUnsupported: return "device-unsupported";
-  case ErrorKind::kDriver: return "driver";
-  case ErrorKind::kJit: return "jit";
-  case ErrorKind::kBadLaunch: return "bad-launch";
-  case ErrorKind::kBadArgument: return "bad-argument";
+  case ErrorKind::kNoDriver:
+    return "no-driver";
+  case ErrorKind::kNoDevice:
+    return "no-device";
+  case ErrorKind::kDriverTooOld:
+    return "driver-too-old";
+  case ErrorKind::kDeviceUnsupported:
+    return "device-unsupported";
+  case ErrorKind::kDriver:
+    return "driver";
+  case ErrorKind::kJit:
+    return "jit";
+  case ErrorKind::kBadLaunch:
+    return "bad-launch";
+  case ErrorKind::kBadArgument:
+    return "bad-argument";
   }
   return "unknown";
 }
@@ -75,19 +84,24 @@ std::string_view result_name(Result r) {
   return {};
 }
 
-}  // namespace cu
+} // namespace cu
 
 ErrorKind kind_of(cu::Result r) {
   switch (r) {
   case cu::kErrorNoDevice:
-  case cu::kErrorInvalidDevice: return ErrorKind::kNoDevice;
+  case cu::kErrorInvalidDevice:
+    return ErrorKind::kNoDevice;
   case cu::kErrorCallRequiresNewerDriver:
   case cu::kErrorUnsupportedPtxVersion:
-  case cu::kErrorSystemDriverMismatch: return ErrorKind::kDriverTooOld;
+  case cu::kErrorSystemDriverMismatch:
+    return ErrorKind::kDriverTooOld;
   case cu::kErrorStubLibrary:
-  case cu::kErrorJitCompilerNotFound: return ErrorKind::kNoDriver;
-  case cu::kErrorNoBinaryForGpu: return ErrorKind::kDeviceUnsupported;
-  default: return ErrorKind::kDriver;
+  case cu::kErrorJitCompilerNotFound:
+    return ErrorKind::kNoDriver;
+  case cu::kErrorNoBinaryForGpu:
+    return ErrorKind::kDeviceUnsupported;
+  default:
+    return ErrorKind::kDriver;
   }
 }
 
@@ -109,11 +123,16 @@ Error driver_error(Driver& driver, cu::Result r, std::string_view call) {
       e.message += ": " + std::string(driver.origin()) +
                    " is the CUDA toolkit's stub library, not an NVIDIA driver";
     break;
-  case ErrorKind::kNoDevice: e.message += ": no CUDA device is visible to this process"; break;
-  case ErrorKind::kDriverTooOld: e.message += ": the installed NVIDIA driver is too old"; break;
-  default: break;
+  case ErrorKind::kNoDevice:
+    e.message += ": no CUDA device is visible to this process";
+    break;
+  case ErrorKind::kDriverTooOld:
+    e.message += ": the installed NVIDIA driver is too old";
+    break;
+  default:
+    break;
   }
   return e;
 }
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

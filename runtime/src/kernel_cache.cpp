@@ -5,12 +5,12 @@
 // key owns a promise; later callers wait on its shared_future.
 #include "ptxkit/runtime/kernel_cache.h"
 
-#include <cstdio>
-#include <utility>
-
 #include "kernel_cache_p.h"
 #include "module_p.h"
 #include "ptxkit/verifier/verified_ptx.h"
+
+#include <cstdio>
+#include <utility>
 
 namespace ptxkit::runtime {
 
@@ -32,7 +32,8 @@ std::string CacheKey::str() const {
 Expected<Module> KernelCache::get(const verifier::VerifiedPtx& ptx, std::string_view kernel_key,
                                   const JitOptions& jit) {
   std::vector<KernelSignature> entries;
-  for (const verifier::Function* f : ptx.module().entries()) entries.push_back(signature_of(*f));
+  for (const verifier::Function* f : ptx.module().entries())
+    entries.push_back(signature_of(*f));
   return get_text(ptx.text(), ptx.name(), kernel_key, std::move(entries), jit);
 }
 
@@ -46,8 +47,7 @@ Expected<Module> KernelCache::get_text(std::string ptx, std::string name,
                                        std::string_view kernel_key,
                                        std::vector<KernelSignature> entries,
                                        const JitOptions& jit) {
-  const CacheKey key{std::string(kernel_key), hash_ptx(ptx), ctx_.device().cc,
-                     jit.fingerprint()};
+  const CacheKey key{std::string(kernel_key), hash_ptx(ptx), ctx_.device().cc, jit.fingerprint()};
   const std::string k = key.str();
 
   std::promise<Expected<Module>> promise;
@@ -69,8 +69,8 @@ Expected<Module> KernelCache::get_text(std::string ptx, std::string name,
   }
   if (!owner) {
     // Same key, different text: a 64-bit hash collision. Serve nothing stale: load uncached.
-    if (slot->ptx != ptx) return load_module_text(ctx_, std::move(ptx), std::move(name),
-                                                  std::move(entries), jit);
+    if (slot->ptx != ptx)
+      return load_module_text(ctx_, std::move(ptx), std::move(name), std::move(entries), jit);
     return slot->result.get();
   }
 
@@ -101,4 +101,4 @@ void KernelCache::clear() {
   slots_.clear();
 }
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

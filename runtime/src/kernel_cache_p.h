@@ -12,4 +12,4 @@ namespace ptxkit::runtime {
 Expected<Module> cache_get_text(KernelCache& cache, std::string ptx, std::string_view kernel_key,
                                 std::vector<KernelSignature> entries, const JitOptions& jit);
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

@@ -4,9 +4,9 @@
 // the kernel was built for" (contract, .reqntid/.maxntid) to "can this device run it" (device and
 // function limits), so the first message is the most useful one. The success path only compares
 // integers; strings are built only for the error.
-#include <string>
-
 #include "ptxkit/runtime/launch.h"
+
+#include <string>
 
 namespace ptxkit::runtime {
 namespace {
@@ -36,7 +36,7 @@ std::uint32_t component(const Dim3& d, const char* axis) {
   return axis[0] == 'x' ? d.x : axis[0] == 'y' ? d.y : d.z;
 }
 
-}  // namespace
+} // namespace
 
 Expected<void> check_launch(const KernelSignature& sig, const DeviceInfo& device,
                             const FunctionLimits& function, const LaunchContract* contract,
@@ -107,12 +107,11 @@ Expected<void> check_launch(const KernelSignature& sig, const DeviceInfo& device
   const std::uint64_t smem = std::uint64_t{function.static_smem_bytes} + dims.dynamic_smem_bytes;
   if (smem > device.max_shared_per_block_optin)
     return bad(sig, std::to_string(dims.dynamic_smem_bytes) + " B dynamic + " +
-                        std::to_string(function.static_smem_bytes) +
-                        " B static shared memory = " + std::to_string(smem) +
-                        " B exceeds the device's maximum of " +
+                        std::to_string(function.static_smem_bytes) + " B static shared memory = " +
+                        std::to_string(smem) + " B exceeds the device's maximum of " +
                         std::to_string(device.max_shared_per_block_optin) +
                         " B per block (with opt-in)");
   return {};
 }
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

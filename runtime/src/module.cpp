@@ -4,14 +4,15 @@
 // and error log buffers so that a JIT failure carries the driver's own log verbatim, and quotes
 // the PTX line the log names. The launch path compares the argument sizes with the layout fixed
 // at lookup and the launch with the limits read at lookup: no allocation, no extra driver call.
-#include <cstdint>
-#include <string>
-#include <utility>
+#include "ptxkit/runtime/module.h"
 
 #include "module_p.h"
 #include "ptxkit/runtime/context.h"
-#include "ptxkit/runtime/module.h"
 #include "ptxkit/verifier/verified_ptx.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
 
 namespace ptxkit::runtime {
 
@@ -19,12 +20,13 @@ namespace detail {
 ModuleState::~ModuleState() {
   if (module != nullptr) (void)ctx->driver->module_unload(module);
 }
-}  // namespace detail
+} // namespace detail
 
 std::string JitOptions::fingerprint() const {
-  return "O" + std::to_string(optimization_level) + ",lineinfo=" +
-         std::to_string(generate_line_info ? 1 : 0) + ",debug=" +
-         std::to_string(generate_debug_info ? 1 : 0) + ",maxreg=" + std::to_string(max_registers);
+  return "O" + std::to_string(optimization_level) +
+         ",lineinfo=" + std::to_string(generate_line_info ? 1 : 0) +
+         ",debug=" + std::to_string(generate_debug_info ? 1 : 0) +
+         ",maxreg=" + std::to_string(max_registers);
 }
 
 std::optional<int> ptx_line_named_by(std::string_view log) {
@@ -75,11 +77,12 @@ std::string param_type(const verifier::VarDecl& p) {
   std::string t = ".";
   if (p.vector_width != 0) t += "v" + std::to_string(p.vector_width) + ".";
   t += verifier::scalar_type_name(p.type);
-  for (auto d : p.dims) t += "[" + (d == verifier::kUnknownDim ? std::string() : std::to_string(d)) + "]";
+  for (auto d : p.dims)
+    t += "[" + (d == verifier::kUnknownDim ? std::string() : std::to_string(d)) + "]";
   return t;
 }
 
-}  // namespace
+} // namespace
 
 KernelSignature signature_of(const verifier::Function& entry) {
   KernelSignature s;
@@ -101,8 +104,8 @@ Expected<Module> load_module_text(const Context& ctx, std::string ptx, std::stri
     e.message = name + ": " + e.message;
     return fail(std::move(e));
   }
-  PTXKIT_RT_TRY(check_ptx_loadable(*header, ctx.device().driver_version, ctx.device().cc,
-                                   ctx.device().name));
+  PTXKIT_RT_TRY(
+      check_ptx_loadable(*header, ctx.device().driver_version, ctx.device().cc, ctx.device().name));
   PTXKIT_RT_TRY(ctx.make_current());
 
   std::string info(jit.log_bytes, '\0');
@@ -154,15 +157,26 @@ Expected<Module> load_module_text(const Context& ctx, std::string ptx, std::stri
 Expected<Module> Module::load(const Context& ctx, const verifier::VerifiedPtx& ptx,
                               const JitOptions& jit) {
   std::vector<KernelSignature> entries;
-  for (const verifier::Function* f : ptx.module().entries()) entries.push_back(signature_of(*f));
+  for (const verifier::Function* f : ptx.module().entries())
+    entries.push_back(signature_of(*f));
   return load_module_text(ctx, ptx.text(), ptx.name(), std::move(entries), jit);
 }
 
-const std::string& Module::ptx() const { return state_->ptx; }
-const std::string& Module::name() const { return state_->name; }
-const PtxHeader& Module::header() const { return state_->header; }
-const std::string& Module::info_log() const { return state_->info_log; }
-const std::vector<KernelSignature>& Module::entries() const { return state_->entries; }
+const std::string& Module::ptx() const {
+  return state_->ptx;
+}
+const std::string& Module::name() const {
+  return state_->name;
+}
+const PtxHeader& Module::header() const {
+  return state_->header;
+}
+const std::string& Module::info_log() const {
+  return state_->info_log;
+}
+const std::vector<KernelSignature>& Module::entries() const {
+  return state_->entries;
+}
 
 Expected<Function> Module::function(std::string_view entry) const {
   const KernelSignature* sig = nullptr;
@@ -170,7 +184,8 @@ Expected<Function> Module::function(std::string_view entry) const {
     if (s.name == entry) sig = &s;
   if (sig == nullptr) {
     std::string known;
-    for (const auto& s : state_->entries) known += (known.empty() ? "" : ", ") + s.name;
+    for (const auto& s : state_->entries)
+      known += (known.empty() ? "" : ", ") + s.name;
     return fail(ErrorKind::kBadArgument, state_->name + " has no .entry " + std::string(entry) +
                                              " (entries: " + (known.empty() ? "none" : known) +
                                              ")");
@@ -188,20 +203,30 @@ Expected<Function> Module::function(std::string_view entry) const {
   fs->limits.static_smem_bytes =
       read_attr(d, f, cu::FunctionAttribute::kSharedSizeBytes, ok, "shared size");
   fs->limits.num_registers = read_attr(d, f, cu::FunctionAttribute::kNumRegs, ok, "registers");
-  fs->limits.local_bytes = read_attr(d, f, cu::FunctionAttribute::kLocalSizeBytes, ok, "local size");
+  fs->limits.local_bytes =
+      read_attr(d, f, cu::FunctionAttribute::kLocalSizeBytes, ok, "local size");
   fs->max_dynamic_smem = read_attr(d, f, cu::FunctionAttribute::kMaxDynamicSharedSizeBytes, ok,
                                    "max dynamic shared size");
   if (!ok) return fail(std::move(ok).error());
-  for (const auto& p : sig->params) fs->param_sizes.push_back(p.size);
+  for (const auto& p : sig->params)
+    fs->param_sizes.push_back(p.size);
   return Function(std::move(fs));
 }
 
 // ---- Function ----
 
-const KernelSignature& Function::signature() const { return state_->signature; }
-const FunctionLimits& Function::limits() const { return state_->limits; }
-cu::Function Function::handle() const { return state_->function; }
-void Function::set_contract(LaunchContract contract) { contract_ = std::move(contract); }
+const KernelSignature& Function::signature() const {
+  return state_->signature;
+}
+const FunctionLimits& Function::limits() const {
+  return state_->limits;
+}
+cu::Function Function::handle() const {
+  return state_->function;
+}
+void Function::set_contract(LaunchContract contract) {
+  contract_ = std::move(contract);
+}
 
 Expected<void> Function::launch_args(const Stream& stream, const LaunchDims& dims,
                                      std::span<const ArgRef> args) const {
@@ -218,7 +243,7 @@ Expected<void> Function::launch_args(const Stream& stream, const LaunchDims& dim
                                            " arguments; the runtime passes at most 64");
   for (std::size_t i = 0; i < args.size(); ++i) {
     sizes[i] = args[i].size;
-    params[i] = const_cast<void*>(args[i].ptr);  // cuLaunchKernel only reads them
+    params[i] = const_cast<void*>(args[i].ptr); // cuLaunchKernel only reads them
   }
   PTXKIT_RT_TRY(check_launch(fs.signature, device, fs.limits, contract(), dims,
                              std::span<const std::uint32_t>(sizes, args.size())));
@@ -227,19 +252,19 @@ Expected<void> Function::launch_args(const Stream& stream, const LaunchDims& dim
   if (dims.dynamic_smem_bytes > fs.max_dynamic_smem.load(std::memory_order_acquire)) {
     std::lock_guard lock(fs.raise_mutex);
     if (dims.dynamic_smem_bytes > fs.max_dynamic_smem.load(std::memory_order_relaxed)) {
-      PTXKIT_RT_TRY(check(d,
-                          d.func_set_attribute(fs.function,
-                                               cu::FunctionAttribute::kMaxDynamicSharedSizeBytes,
-                                               static_cast<int>(dims.dynamic_smem_bytes)),
-                          "cuFuncSetAttribute(max dynamic shared size)"));
+      PTXKIT_RT_TRY(
+          check(d,
+                d.func_set_attribute(fs.function, cu::FunctionAttribute::kMaxDynamicSharedSizeBytes,
+                                     static_cast<int>(dims.dynamic_smem_bytes)),
+                "cuFuncSetAttribute(max dynamic shared size)"));
       fs.max_dynamic_smem.store(dims.dynamic_smem_bytes, std::memory_order_release);
     }
   }
   return check(d,
                d.launch_kernel(fs.function, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x,
-                               dims.block.y, dims.block.z, dims.dynamic_smem_bytes,
-                               stream.handle(), params, nullptr),
+                               dims.block.y, dims.block.z, dims.dynamic_smem_bytes, stream.handle(),
+                               params, nullptr),
                "cuLaunchKernel");
 }
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

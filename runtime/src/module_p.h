@@ -6,12 +6,12 @@
 // tests/runtime/ may include this header: everything else loads only VerifiedPtx.
 #pragma once
 
+#include "ptxkit/runtime/module.h"
+
 #include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include "ptxkit/runtime/module.h"
 
 namespace ptxkit::runtime {
 
@@ -32,22 +32,22 @@ struct ModuleState {
 };
 
 struct FunctionState {
-  std::shared_ptr<const ModuleState> module;  // keeps the CUmodule loaded
+  std::shared_ptr<const ModuleState> module; // keeps the CUmodule loaded
   cu::Function function = nullptr;
   KernelSignature signature;
   FunctionLimits limits;
-  std::vector<std::uint32_t> param_sizes;  // the precomputed layout the launch path compares
+  std::vector<std::uint32_t> param_sizes; // the precomputed layout the launch path compares
   // The dynamic shared memory the function is currently allowed (raised on demand, up to the
   // device's opt-in maximum, with cuFuncSetAttribute).
   mutable std::atomic<std::uint32_t> max_dynamic_smem{0};
   mutable std::mutex raise_mutex;
 };
 
-}  // namespace detail
+} // namespace detail
 
 // Checks the header against the driver and device, JIT-compiles `ptx` and records the entries'
 // signatures. `name` is for messages (a path or kernel key).
 Expected<Module> load_module_text(const Context& ctx, std::string ptx, std::string name,
                                   std::vector<KernelSignature> entries, const JitOptions& jit);
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

@@ -4,18 +4,18 @@
 // The table is NVIDIA's PTX release history (PTX ISA release notes): each PTX ISA version with
 // the first CUDA release that accepts it. Within CUDA 13 the pattern PTX 9.x <-> CUDA 13.x holds
 // for the releases listed, and the table extrapolates it for later 13.x drivers.
+#include "ptxkit/runtime/ptx_compat.h"
+
 #include <array>
 #include <cctype>
 #include <charconv>
-
-#include "ptxkit/runtime/ptx_compat.h"
 
 namespace ptxkit::runtime {
 namespace {
 
 struct IsaRelease {
   PtxIsaVersion isa;
-  int driver;  // first CUDA version (1000*major + 10*minor) that JITs it
+  int driver; // first CUDA version (1000*major + 10*minor) that JITs it
 };
 
 constexpr std::array<IsaRelease, 26> kReleases{{
@@ -37,7 +37,8 @@ void skip_space(std::string_view s, std::size_t& i, int& line) {
     } else if (std::isspace(static_cast<unsigned char>(s[i]))) {
       ++i;
     } else if (s.compare(i, 2, "//") == 0) {
-      while (i < s.size() && s[i] != '\n') ++i;
+      while (i < s.size() && s[i] != '\n')
+        ++i;
     } else if (s.compare(i, 2, "/*") == 0) {
       i += 2;
       while (i < s.size() && s.compare(i, 2, "*/") != 0) {
@@ -53,8 +54,8 @@ void skip_space(std::string_view s, std::size_t& i, int& line) {
 
 std::string_view word_at(std::string_view s, std::size_t i) {
   std::size_t j = i;
-  while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' ||
-                          s[j] == '.'))
+  while (j < s.size() &&
+         (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' || s[j] == '.'))
     ++j;
   return s.substr(i, j - i);
 }
@@ -65,7 +66,7 @@ bool parse_int(std::string_view s, int& out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-}  // namespace
+} // namespace
 
 std::string PtxIsaVersion::str() const {
   return std::to_string(major) + "." + std::to_string(minor);
@@ -118,16 +119,16 @@ Expected<PtxHeader> read_ptx_header(std::string_view ptx) {
         const auto dot = arg.find('.');
         if (dot == std::string_view::npos || !parse_int(arg.substr(0, dot), h.version.major) ||
             !parse_int(arg.substr(dot + 1), h.version.minor))
-          return fail(ErrorKind::kBadArgument,
-                      "line " + std::to_string(at_line) + ": malformed .version '" +
-                          std::string(arg) + "'");
+          return fail(ErrorKind::kBadArgument, "line " + std::to_string(at_line) +
+                                                   ": malformed .version '" + std::string(arg) +
+                                                   "'");
         h.version_line = at_line;
         have_version = true;
       } else {
         const auto t = parse_target(arg);
         if (!t)
-          return fail(ErrorKind::kBadArgument, "line " + std::to_string(at_line) +
-                                                   ": .target '" + std::string(arg) +
+          return fail(ErrorKind::kBadArgument, "line " + std::to_string(at_line) + ": .target '" +
+                                                   std::string(arg) +
                                                    "' names no sm_ architecture");
         h.target = *t;
         h.target_line = at_line;
@@ -136,7 +137,8 @@ Expected<PtxHeader> read_ptx_header(std::string_view ptx) {
       i += arg.size();
     } else {
       // Anything else: skip to the end of the line.
-      while (i < ptx.size() && ptx[i] != '\n') ++i;
+      while (i < ptx.size() && ptx[i] != '\n')
+        ++i;
     }
   }
   if (!have_version) return fail(ErrorKind::kBadArgument, "the PTX has no .version directive");
@@ -148,11 +150,11 @@ std::optional<PtxIsaVersion> max_ptx_isa_for_driver(int driver_version) {
   const int major = driver_version / 1000;
   if (major > kLastKnownCudaMajor) return std::nullopt;
   if (driver_version > kReleases.back().driver)
-    return PtxIsaVersion{major - 4, (driver_version % 1000) / 10};  // CUDA 13.x -> PTX 9.x
+    return PtxIsaVersion{major - 4, (driver_version % 1000) / 10}; // CUDA 13.x -> PTX 9.x
   std::optional<PtxIsaVersion> best;
   for (const auto& r : kReleases)
     if (r.driver <= driver_version) best = r.isa;
-  if (!best) return PtxIsaVersion{5, 0};  // older than CUDA 9.0: PTX 5.0 at most
+  if (!best) return PtxIsaVersion{5, 0}; // older than CUDA 9.0: PTX 5.0 at most
   return best;
 }
 
@@ -170,14 +172,17 @@ std::string driver_version_string(int driver_version) {
 
 bool target_runs_on(const PtxTarget& target, ComputeCapability cc) {
   switch (target.suffix) {
-  case 'a': return cc == target.cc;
-  case 'f': return cc.major == target.cc.major && cc.minor >= target.cc.minor;
-  default: return cc >= target.cc;
+  case 'a':
+    return cc == target.cc;
+  case 'f':
+    return cc.major == target.cc.major && cc.minor >= target.cc.minor;
+  default:
+    return cc >= target.cc;
   }
 }
 
-Expected<void> check_ptx_loadable(const PtxHeader& header, int driver_version,
-                                  ComputeCapability cc, std::string_view device_name) {
+Expected<void> check_ptx_loadable(const PtxHeader& header, int driver_version, ComputeCapability cc,
+                                  std::string_view device_name) {
   if (const auto max = max_ptx_isa_for_driver(driver_version); max && header.version > *max) {
     std::string msg = "PTX .version " + header.version.str() + " (line " +
                       std::to_string(header.version_line) + ") needs ";
@@ -193,19 +198,23 @@ Expected<void> check_ptx_loadable(const PtxHeader& header, int driver_version,
     const std::string t = header.target.str();
     std::string need;
     switch (header.target.suffix) {
-    case 'a': need = "a device of compute capability exactly " + header.target.cc.str(); break;
-    case 'f':
-      need = "a device of compute capability " + std::to_string(header.target.cc.major) + ".x with x >= " +
-             std::to_string(header.target.cc.minor);
+    case 'a':
+      need = "a device of compute capability exactly " + header.target.cc.str();
       break;
-    default: need = "a device of compute capability " + header.target.cc.str() + " or higher";
+    case 'f':
+      need = "a device of compute capability " + std::to_string(header.target.cc.major) +
+             ".x with x >= " + std::to_string(header.target.cc.minor);
+      break;
+    default:
+      need = "a device of compute capability " + header.target.cc.str() + " or higher";
     }
-    std::string dev = device_name.empty() ? "this device" : "this device (" + std::string(device_name) + ")";
+    std::string dev =
+        device_name.empty() ? "this device" : "this device (" + std::string(device_name) + ")";
     return fail(ErrorKind::kDeviceUnsupported,
-                "PTX .target " + t + " (line " + std::to_string(header.target_line) + ") runs only on " +
-                    need + "; " + dev + " is compute capability " + cc.str());
+                "PTX .target " + t + " (line " + std::to_string(header.target_line) +
+                    ") runs only on " + need + "; " + dev + " is compute capability " + cc.str());
   }
   return {};
 }
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

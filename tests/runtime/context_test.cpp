@@ -3,15 +3,14 @@
 //
 // The CLI's exit code 3 rests on Context::open classifying "no driver / no device / driver too
 // old" correctly; the RAII types must release every driver object exactly once, in any order.
-#include <gtest/gtest.h>
-
-#include <cmath>
-#include <memory>
-#include <vector>
-
 #include "fake_driver.h"
 #include "ptxkit/runtime/buffer.h"
 #include "ptxkit/runtime/context.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <memory>
+#include <vector>
 
 namespace ptxkit::runtime {
 namespace {
@@ -63,8 +62,7 @@ TEST(ContextOpen, ZeroDevicesAndBadOrdinalsAreNoDevice) {
   auto second = Context::open(fake, 1);
   ASSERT_FALSE(second);
   EXPECT_EQ(second.error().kind, ErrorKind::kNoDevice);
-  EXPECT_EQ(second.error().message,
-            "CUDA device 1 was asked for, but the driver sees 1 device(s)");
+  EXPECT_EQ(second.error().message, "CUDA device 1 was asked for, but the driver sees 1 device(s)");
   EXPECT_EQ(fake->retains, 0);
 }
 
@@ -113,7 +111,7 @@ TEST(ContextObjects, StreamsAndEventsAreDestroyedOnceAndKeepTheContextAlive) {
     start.emplace(std::move(*a));
     stop.emplace(std::move(*b));
   }
-  EXPECT_EQ(fake->releases, 0);  // still held by the stream and events
+  EXPECT_EQ(fake->releases, 0); // still held by the stream and events
   EXPECT_EQ(fake->live_streams, 1);
   EXPECT_EQ(fake->live_events, 2);
   ASSERT_TRUE(start->record(*stream));
@@ -130,9 +128,7 @@ TEST(ContextObjects, StreamsAndEventsAreDestroyedOnceAndKeepTheContextAlive) {
   stop.reset();
   EXPECT_EQ(fake->live_events, 0);
   EXPECT_EQ(fake->releases, 0);
-  {
-    Stream gone = std::move(moved);
-  }
+  { Stream gone = std::move(moved); }
   EXPECT_EQ(fake->live_streams, 0);
   EXPECT_EQ(fake->releases, 1);
 }
@@ -151,15 +147,15 @@ TEST(DeviceBuffers, RoundTripFillAndCopy) {
   ASSERT_TRUE(b->fill_bytes(0xFF));
   std::vector<float> back(4, 0.0f);
   ASSERT_TRUE(b->download(back));
-  EXPECT_TRUE(std::isnan(back[0]) && std::isnan(back[3]));  // poisoned
+  EXPECT_TRUE(std::isnan(back[0]) && std::isnan(back[3])); // poisoned
   ASSERT_TRUE(b->copy_from(*a));
   ASSERT_TRUE(b->download(back));
   EXPECT_EQ(back, host);
-  ASSERT_TRUE(b->fill_u32(0x40000000u));  // 2.0f
+  ASSERT_TRUE(b->fill_u32(0x40000000u)); // 2.0f
   ASSERT_TRUE(b->download(back));
   EXPECT_EQ(back, std::vector<float>(4, 2.0f));
   EXPECT_EQ(fake->live_allocations(), 2u);
-  a = fail(ErrorKind::kBadArgument, "drop");  // destroys the first buffer
+  a = fail(ErrorKind::kBadArgument, "drop"); // destroys the first buffer
   EXPECT_EQ(fake->live_allocations(), 1u);
 }
 
@@ -182,11 +178,11 @@ TEST(DeviceBuffers, SizeMismatchesAndDriverFailuresAreErrors) {
             "cuMemAlloc(8000 bytes) failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
   EXPECT_EQ(big.error().cu_name, "CUDA_ERROR_OUT_OF_MEMORY");
 
-  auto empty = DeviceBuffer<float>::allocate(*ctx, 0);  // legal, owns no allocation
+  auto empty = DeviceBuffer<float>::allocate(*ctx, 0); // legal, owns no allocation
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->device_ptr(), 0u);
   EXPECT_TRUE(empty->upload({}));
 }
 
-}  // namespace
-}  // namespace ptxkit::runtime
+} // namespace
+} // namespace ptxkit::runtime

@@ -2,10 +2,10 @@
 //
 // The runtime never includes <cuda.h> (it must build without the toolkit), so the values in
 // cuda_types.h are typed in by hand; this test, built only where the header exists, proves them.
+#include "ptxkit/runtime/cuda_types.h"
+
 #include <cuda.h>
 #include <gtest/gtest.h>
-
-#include "ptxkit/runtime/cuda_types.h"
 
 namespace ptxkit::runtime {
 namespace {
@@ -88,5 +88,5 @@ TEST(CudaAbi, FunctionAttributesAndJitOptions) {
   static_assert(sizeof(cu::Result) == sizeof(CUresult));
 }
 
-}  // namespace
-}  // namespace ptxkit::runtime
+} // namespace
+} // namespace ptxkit::runtime

@@ -5,15 +5,15 @@
 // real JIT failure and a refusal before loading, then times 10,000 launches through
 // Function::launch against 10,000 raw cuLaunchKernel calls on the same function. Exit 0 when
 // everything held, 1 when something did not, 3 when there is no usable device.
+#include "module_p.h"
+#include "ptxkit/runtime/runtime.h"
+#include "test_ptx.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
 #include <vector>
-
-#include "module_p.h"
-#include "ptxkit/runtime/runtime.h"
-#include "test_ptx.h"
 
 using namespace ptxkit::runtime;
 
@@ -32,7 +32,8 @@ double time_launches(const Stream& stream, int launches, int rounds, F&& launch)
   std::vector<double> us;
   for (int r = 0; r < rounds; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < launches; ++i) launch();
+    for (int i = 0; i < launches; ++i)
+      launch();
     (void)stream.synchronize();
     const auto t1 = std::chrono::steady_clock::now();
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / launches);
@@ -41,7 +42,7 @@ double time_launches(const Stream& stream, int launches, int rounds, F&& launch)
   return us[us.size() / 2];
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   auto ctx = Context::open_default();
@@ -81,7 +82,8 @@ int main() {
   std::mt19937 rng(12345);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> a(n), b(n), out(n);
-  for (std::uint32_t i = 0; i < n; ++i) a[i] = dist(rng), b[i] = dist(rng);
+  for (std::uint32_t i = 0; i < n; ++i)
+    a[i] = dist(rng), b[i] = dist(rng);
   auto da = DeviceBuffer<float>::from_host(*ctx, a);
   auto db = DeviceBuffer<float>::from_host(*ctx, b);
   auto dout = DeviceBuffer<float>::allocate(*ctx, n);
@@ -94,13 +96,15 @@ int main() {
   expect(stream->synchronize().has_value(), "stream synchronized");
   expect(dout->download(out).has_value(), "output downloaded");
   std::uint32_t wrong = 0;
-  for (std::uint32_t i = 0; i < n; ++i) wrong += out[i] != a[i] + b[i];
+  for (std::uint32_t i = 0; i < n; ++i)
+    wrong += out[i] != a[i] + b[i];
   std::printf("vadd: %u of %u elements differ from the CPU sum\n", wrong, n);
   expect(wrong == 0, "vadd output equals the CPU sum exactly");
 
   // 2. Launch checks on the real device: refused before the driver.
   auto too_wide = fn->launch(*stream, {{1, 1, 1}, {512, 1, 1}, 0}, *da, *db, *dout, n);
-  expect(!too_wide && too_wide.error().kind == ErrorKind::kBadLaunch, "block over .maxntid refused");
+  expect(!too_wide && too_wide.error().kind == ErrorKind::kBadLaunch,
+         "block over .maxntid refused");
   if (!too_wide) std::printf("  %s\n", too_wide.error().message.c_str());
   const std::size_t wide_n = n;
   auto wrong_size = fn->launch(*stream, dims, *da, *db, *dout, wide_n);
@@ -110,7 +114,8 @@ int main() {
   // 3. A real JIT failure: the driver's log verbatim and the PTX line it names.
   std::string bad = testing::vector_add_ptx();
   bad.replace(bad.find("  add.f32 %f3, %f1, %f2;"), 24, "  add.f32 %f3, %f1, %bogus;");
-  auto jit_fail = load_module_text(*ctx, bad, "bad_vadd.ptx", {testing::vector_add_signature()}, {});
+  auto jit_fail =
+      load_module_text(*ctx, bad, "bad_vadd.ptx", {testing::vector_add_signature()}, {});
   expect(!jit_fail && jit_fail.error().kind == ErrorKind::kJit, "JIT failure is a kJit error");
   if (!jit_fail) {
     std::printf("--- JIT failure message ---\n%s---\n", jit_fail.error().message.c_str());
@@ -122,7 +127,8 @@ int main() {
   auto newer = load_module_text(*ctx, testing::vector_add_ptx("9.9"), "new.ptx", {}, {});
   expect(!newer && newer.error().kind == ErrorKind::kDriverTooOld, "PTX 9.9 refused");
   if (!newer) std::printf("  %s\n", newer.error().message.c_str());
-  auto blackwell = load_module_text(*ctx, testing::vector_add_ptx("8.8", "sm_100a"), "b.ptx", {}, {});
+  auto blackwell =
+      load_module_text(*ctx, testing::vector_add_ptx("8.8", "sm_100a"), "b.ptx", {}, {});
   expect(!blackwell && blackwell.error().kind == ErrorKind::kDeviceUnsupported,
          "sm_100a refused on this device");
   if (!blackwell) std::printf("  %s\n", blackwell.error().message.c_str());
@@ -143,14 +149,16 @@ int main() {
   constexpr int kLaunches = 10000;
   constexpr int kRounds = 7;
   // Warm-up.
-  for (int i = 0; i < 2000; ++i) (void)empty->launch(*stream, one);
+  for (int i = 0; i < 2000; ++i)
+    (void)empty->launch(*stream, one);
   (void)stream->synchronize();
   double raw = 0, checked = 0, raw_args = 0, checked_args = 0;
   for (int rep = 0; rep < 2; ++rep) {
     raw = time_launches(*stream, kLaunches, kRounds, [&] {
       (void)drv.launch_kernel(empty->handle(), 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr);
     });
-    checked = time_launches(*stream, kLaunches, kRounds, [&] { (void)empty->launch(*stream, one); });
+    checked =
+        time_launches(*stream, kLaunches, kRounds, [&] { (void)empty->launch(*stream, one); });
   }
   const LaunchDims small{{1, 1, 1}, {256, 1, 1}, 0};
   const std::uint32_t n_small = 256;

@@ -2,11 +2,11 @@
 //
 // Every driver failure the runtime reports must name the call, the CUresult's enumerator and the
 // driver's description, and fall into the right ErrorKind (the CLI's exit code depends on it).
-#include <gtest/gtest.h>
-
 #include "fake_driver.h"
 #include "ptxkit/runtime/driver.h"
 #include "ptxkit/runtime/error.h"
+
+#include <gtest/gtest.h>
 
 namespace ptxkit::runtime {
 namespace {
@@ -86,5 +86,5 @@ TEST(ExpectedType, HoldsValueOrErrorAndPropagates) {
   EXPECT_TRUE(ok.has_value());
 }
 
-}  // namespace
-}  // namespace ptxkit::runtime
+} // namespace
+} // namespace ptxkit::runtime

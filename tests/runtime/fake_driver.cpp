@@ -15,28 +15,40 @@ H handle(std::uintptr_t v) {
   return reinterpret_cast<H>(v);
 }
 
-}  // namespace
+} // namespace
 
 FakeDriver::FakeDriver() {
   using A = cu::DeviceAttribute;
   attributes = {
-      {A::kMaxThreadsPerBlock, 1024},       {A::kMaxBlockDimX, 1024},
-      {A::kMaxBlockDimY, 1024},             {A::kMaxBlockDimZ, 64},
-      {A::kMaxGridDimX, 2147483647},        {A::kMaxGridDimY, 65535},
-      {A::kMaxGridDimZ, 65535},             {A::kMaxSharedMemoryPerBlock, 49152},
-      {A::kWarpSize, 32},                   {A::kClockRate, 1980000},
-      {A::kMultiprocessorCount, 132},       {A::kMemoryClockRate, 3201000},
-      {A::kGlobalMemoryBusWidth, 6144},     {A::kL2CacheSize, 52428800},
-      {A::kComputeCapabilityMajor, 9},      {A::kComputeCapabilityMinor, 0},
+      {A::kMaxThreadsPerBlock, 1024},
+      {A::kMaxBlockDimX, 1024},
+      {A::kMaxBlockDimY, 1024},
+      {A::kMaxBlockDimZ, 64},
+      {A::kMaxGridDimX, 2147483647},
+      {A::kMaxGridDimY, 65535},
+      {A::kMaxGridDimZ, 65535},
+      {A::kMaxSharedMemoryPerBlock, 49152},
+      {A::kWarpSize, 32},
+      {A::kClockRate, 1980000},
+      {A::kMultiprocessorCount, 132},
+      {A::kMemoryClockRate, 3201000},
+      {A::kGlobalMemoryBusWidth, 6144},
+      {A::kL2CacheSize, 52428800},
+      {A::kComputeCapabilityMajor, 9},
+      {A::kComputeCapabilityMinor, 0},
       {A::kMaxSharedMemoryPerMultiprocessor, 233472},
       {A::kMaxSharedMemoryPerBlockOptin, 232448},
   };
   using F = cu::FunctionAttribute;
   function_attributes = {
-      {F::kMaxThreadsPerBlock, 1024}, {F::kSharedSizeBytes, 0},
-      {F::kConstSizeBytes, 0},        {F::kLocalSizeBytes, 0},
-      {F::kNumRegs, 32},              {F::kPtxVersion, 90},
-      {F::kBinaryVersion, 90},        {F::kMaxDynamicSharedSizeBytes, 49152},
+      {F::kMaxThreadsPerBlock, 1024},
+      {F::kSharedSizeBytes, 0},
+      {F::kConstSizeBytes, 0},
+      {F::kLocalSizeBytes, 0},
+      {F::kNumRegs, 32},
+      {F::kPtxVersion, 90},
+      {F::kBinaryVersion, 90},
+      {F::kMaxDynamicSharedSizeBytes, 49152},
   };
 }
 
@@ -68,7 +80,9 @@ std::uint8_t* FakeDriver::at(cu::DevicePtr ptr, std::size_t bytes) {
   return it->second.data() + offset;
 }
 
-cu::Result FakeDriver::init(unsigned) { return injected("cuInit"); }
+cu::Result FakeDriver::init(unsigned) {
+  return injected("cuInit");
+}
 
 cu::Result FakeDriver::driver_get_version(int* version) {
   if (auto r = injected("cuDriverGetVersion")) return r;
@@ -115,8 +129,12 @@ cu::Result FakeDriver::primary_ctx_release(cu::Device) {
   return cu::kSuccess;
 }
 
-cu::Result FakeDriver::ctx_set_current(cu::Context) { return injected("cuCtxSetCurrent"); }
-cu::Result FakeDriver::ctx_synchronize() { return injected("cuCtxSynchronize"); }
+cu::Result FakeDriver::ctx_set_current(cu::Context) {
+  return injected("cuCtxSetCurrent");
+}
+cu::Result FakeDriver::ctx_synchronize() {
+  return injected("cuCtxSynchronize");
+}
 
 cu::Result FakeDriver::stream_create(cu::Stream* stream, unsigned) {
   if (auto r = injected("cuStreamCreate")) return r;
@@ -131,7 +149,9 @@ cu::Result FakeDriver::stream_destroy(cu::Stream) {
   return cu::kSuccess;
 }
 
-cu::Result FakeDriver::stream_synchronize(cu::Stream) { return injected("cuStreamSynchronize"); }
+cu::Result FakeDriver::stream_synchronize(cu::Stream) {
+  return injected("cuStreamSynchronize");
+}
 
 cu::Result FakeDriver::event_create(cu::Event* event, unsigned) {
   if (auto r = injected("cuEventCreate")) return r;
@@ -146,8 +166,12 @@ cu::Result FakeDriver::event_destroy(cu::Event) {
   return cu::kSuccess;
 }
 
-cu::Result FakeDriver::event_record(cu::Event, cu::Stream) { return injected("cuEventRecord"); }
-cu::Result FakeDriver::event_synchronize(cu::Event) { return injected("cuEventSynchronize"); }
+cu::Result FakeDriver::event_record(cu::Event, cu::Stream) {
+  return injected("cuEventRecord");
+}
+cu::Result FakeDriver::event_synchronize(cu::Event) {
+  return injected("cuEventSynchronize");
+}
 
 cu::Result FakeDriver::event_elapsed_time(float* ms, cu::Event, cu::Event) {
   if (auto r = injected("cuEventElapsedTime")) return r;
@@ -212,7 +236,8 @@ cu::Result FakeDriver::memset_d32(cu::DevicePtr dst, unsigned value, std::size_t
   std::lock_guard lock(mutex_);
   std::uint8_t* d = at(dst, count * 4);
   if (d == nullptr) return cu::kErrorInvalidValue;
-  for (std::size_t i = 0; i < count; ++i) std::memcpy(d + 4 * i, &value, 4);
+  for (std::size_t i = 0; i < count; ++i)
+    std::memcpy(d + 4 * i, &value, 4);
   return cu::kSuccess;
 }
 
@@ -241,12 +266,14 @@ cu::Result FakeDriver::module_load_data_ex(cu::Module* module, const void* image
   if (auto r = injected("cuModuleLoadDataEx")) return r;
   if (const auto mark = ptx.find("FAKE-JIT-ERROR: "); mark != std::string::npos) {
     int line = 1;
-    for (std::size_t i = 0; i < mark; ++i) line += ptx[i] == '\n';
+    for (std::size_t i = 0; i < mark; ++i)
+      line += ptx[i] == '\n';
     const auto end = ptx.find('\n', mark);
     const std::string msg = ptx.substr(mark + 16, end == std::string::npos ? end : end - mark - 16);
     const std::string log = "ptxas application ptx input, line " + std::to_string(line) +
-                            "; error   : " + msg + "\nptxas fatal   : Ptx assembly aborted due "
-                                                   "to errors\n";
+                            "; error   : " + msg +
+                            "\nptxas fatal   : Ptx assembly aborted due "
+                            "to errors\n";
     if (error_log != nullptr && error_size > 0) {
       const std::size_t n = std::min(log.size(), error_size - 1);
       std::memcpy(error_log, log.data(), n);
@@ -265,7 +292,7 @@ cu::Result FakeDriver::module_unload(cu::Module module) {
   std::lock_guard lock(mutex_);
   ++unloads;
   return modules_.erase(reinterpret_cast<std::uintptr_t>(module)) == 1 ? cu::kSuccess
-                                                                     : cu::kErrorInvalidValue;
+                                                                       : cu::kErrorInvalidValue;
 }
 
 cu::Result FakeDriver::module_get_function(cu::Function* function, cu::Module module,
@@ -319,31 +346,53 @@ cu::Result FakeDriver::launch_kernel(cu::Function, unsigned gx, unsigned gy, uns
 cu::Result FakeDriver::get_error_name(cu::Result error, const char** name) {
   if (!can_name_errors) return cu::kErrorStubLibrary;
   switch (error) {
-  case cu::kErrorOutOfMemory: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return cu::kSuccess;
-  case cu::kErrorNoDevice: *name = "CUDA_ERROR_NO_DEVICE"; return cu::kSuccess;
-  case cu::kErrorInvalidPtx: *name = "CUDA_ERROR_INVALID_PTX"; return cu::kSuccess;
+  case cu::kErrorOutOfMemory:
+    *name = "CUDA_ERROR_OUT_OF_MEMORY";
+    return cu::kSuccess;
+  case cu::kErrorNoDevice:
+    *name = "CUDA_ERROR_NO_DEVICE";
+    return cu::kSuccess;
+  case cu::kErrorInvalidPtx:
+    *name = "CUDA_ERROR_INVALID_PTX";
+    return cu::kSuccess;
   case cu::kErrorCallRequiresNewerDriver:
     *name = "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
     return cu::kSuccess;
-  case cu::kErrorInvalidValue: *name = "CUDA_ERROR_INVALID_VALUE"; return cu::kSuccess;
-  case cu::kErrorLaunchFailed: *name = "CUDA_ERROR_LAUNCH_FAILED"; return cu::kSuccess;
-  default: return cu::kErrorInvalidValue;
+  case cu::kErrorInvalidValue:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    return cu::kSuccess;
+  case cu::kErrorLaunchFailed:
+    *name = "CUDA_ERROR_LAUNCH_FAILED";
+    return cu::kSuccess;
+  default:
+    return cu::kErrorInvalidValue;
   }
 }
 
 cu::Result FakeDriver::get_error_string(cu::Result error, const char** text) {
   if (!can_name_errors) return cu::kErrorStubLibrary;
   switch (error) {
-  case cu::kErrorOutOfMemory: *text = "out of memory"; return cu::kSuccess;
-  case cu::kErrorNoDevice: *text = "no CUDA-capable device is detected"; return cu::kSuccess;
-  case cu::kErrorInvalidPtx: *text = "a PTX JIT compilation failed"; return cu::kSuccess;
+  case cu::kErrorOutOfMemory:
+    *text = "out of memory";
+    return cu::kSuccess;
+  case cu::kErrorNoDevice:
+    *text = "no CUDA-capable device is detected";
+    return cu::kSuccess;
+  case cu::kErrorInvalidPtx:
+    *text = "a PTX JIT compilation failed";
+    return cu::kSuccess;
   case cu::kErrorCallRequiresNewerDriver:
     *text = "API call is not supported in the installed CUDA driver";
     return cu::kSuccess;
-  case cu::kErrorInvalidValue: *text = "invalid argument"; return cu::kSuccess;
-  case cu::kErrorLaunchFailed: *text = "unspecified launch failure"; return cu::kSuccess;
-  default: return cu::kErrorInvalidValue;
+  case cu::kErrorInvalidValue:
+    *text = "invalid argument";
+    return cu::kSuccess;
+  case cu::kErrorLaunchFailed:
+    *text = "unspecified launch failure";
+    return cu::kSuccess;
+  default:
+    return cu::kErrorInvalidValue;
   }
 }
 
-}  // namespace ptxkit::runtime::testing
+} // namespace ptxkit::runtime::testing

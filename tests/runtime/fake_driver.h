@@ -7,6 +7,8 @@
 // naming that line, as the real JIT does.
 #pragma once
 
+#include "ptxkit/runtime/driver.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -14,8 +16,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include "ptxkit/runtime/driver.h"
 
 namespace ptxkit::runtime::testing {
 
@@ -25,17 +25,17 @@ public:
   int driver_version = 13000;
   int device_count = 1;
   std::string device_name = "Fake H200";
-  std::map<cu::DeviceAttribute, int> attributes;  // filled with H200-like values
-  std::map<cu::FunctionAttribute, int> function_attributes;  // defaults below
-  bool can_name_errors = true;  // false: cuGetErrorName/String fail, like the stub library
-  std::chrono::milliseconds load_delay{0};  // widens the compile window for cache races
+  std::map<cu::DeviceAttribute, int> attributes;            // filled with H200-like values
+  std::map<cu::FunctionAttribute, int> function_attributes; // defaults below
+  bool can_name_errors = true; // false: cuGetErrorName/String fail, like the stub library
+  std::chrono::milliseconds load_delay{0}; // widens the compile window for cache races
 
   FakeDriver();
   // The next call to `call` (e.g. "cuMemAlloc") returns `r` instead of running.
   void fail_next(const std::string& call, cu::Result r);
 
   // ---- observations ----
-  std::atomic<int> loads{0};      // cuModuleLoadDataEx calls (successful or not)
+  std::atomic<int> loads{0}; // cuModuleLoadDataEx calls (successful or not)
   std::atomic<int> unloads{0};
   std::atomic<int> launches{0};
   std::atomic<int> retains{0};
@@ -45,12 +45,12 @@ public:
   std::atomic<int> set_attribute_calls{0};
   int last_set_attribute_value = 0;
   std::vector<cu::JitOption> last_jit_options;
-  std::vector<std::uintptr_t> last_jit_values;  // scalar option values (buffers as 0)
+  std::vector<std::uintptr_t> last_jit_values; // scalar option values (buffers as 0)
   unsigned last_grid[3] = {0, 0, 0};
   unsigned last_block[3] = {0, 0, 0};
   unsigned last_smem = 0;
-  std::vector<std::uint64_t> last_args_u64;  // the first 8 bytes (or fewer) of each argument
-  std::size_t expected_arg_bytes[16] = {};   // sizes the test says the arguments have
+  std::vector<std::uint64_t> last_args_u64; // the first 8 bytes (or fewer) of each argument
+  std::size_t expected_arg_bytes[16] = {};  // sizes the test says the arguments have
   std::size_t live_allocations() const;
 
   // ---- Driver ----
@@ -59,8 +59,7 @@ public:
   cu::Result driver_get_version(int* version) override;
   cu::Result device_get_count(int* count) override;
   cu::Result device_get(cu::Device* device, int ordinal) override;
-  cu::Result device_get_attribute(int* value, cu::DeviceAttribute attr,
-                                  cu::Device device) override;
+  cu::Result device_get_attribute(int* value, cu::DeviceAttribute attr, cu::Device device) override;
   cu::Result device_get_name(char* name, int length, cu::Device device) override;
   cu::Result primary_ctx_retain(cu::Context* ctx, cu::Device device) override;
   cu::Result primary_ctx_release(cu::Device device) override;
@@ -90,8 +89,8 @@ public:
                                 cu::Function function) override;
   cu::Result func_set_attribute(cu::Function function, cu::FunctionAttribute attr,
                                 int value) override;
-  cu::Result launch_kernel(cu::Function function, unsigned grid_x, unsigned grid_y,
-                           unsigned grid_z, unsigned block_x, unsigned block_y, unsigned block_z,
+  cu::Result launch_kernel(cu::Function function, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                           unsigned block_x, unsigned block_y, unsigned block_z,
                            unsigned shared_bytes, cu::Stream stream, void** params,
                            void** extra) override;
   cu::Result get_error_name(cu::Result error, const char** name) override;
@@ -107,9 +106,9 @@ private:
   std::map<std::string, cu::Result> failures_;
   std::map<cu::DevicePtr, std::vector<std::uint8_t>> memory_;
   cu::DevicePtr next_ptr_ = 0x10000;
-  std::map<std::uintptr_t, std::string> modules_;  // handle -> PTX text
+  std::map<std::uintptr_t, std::string> modules_; // handle -> PTX text
   std::uintptr_t next_handle_ = 0x100;
   int context_tag_ = 0;
 };
 
-}  // namespace ptxkit::runtime::testing
+} // namespace ptxkit::runtime::testing

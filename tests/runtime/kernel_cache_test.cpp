@@ -3,16 +3,15 @@
 //
 // Seed 000's bug was a cache keyed by a string that left baked constants out; here the PTX
 // hash is part of the key, so two PTX texts under one kernel key must yield two modules.
-#include <gtest/gtest.h>
-
-#include <chrono>
-#include <thread>
-#include <vector>
-
 #include "fake_driver.h"
 #include "kernel_cache_p.h"
 #include "ptxkit/runtime/kernel_cache.h"
 #include "test_ptx.h"
+
+#include <chrono>
+#include <gtest/gtest.h>
+#include <thread>
+#include <vector>
 
 namespace ptxkit::runtime {
 namespace {
@@ -30,7 +29,7 @@ struct CacheFixture {
 
 TEST(KernelCache, ConcurrentRequestsForOneKeyCompileOnce) {
   CacheFixture f;
-  f.fake->load_delay = std::chrono::milliseconds(50);  // all threads arrive while it compiles
+  f.fake->load_delay = std::chrono::milliseconds(50); // all threads arrive while it compiles
   constexpr int kThreads = 16;
   std::vector<std::thread> threads;
   std::vector<const void*> states(kThreads);
@@ -39,9 +38,10 @@ TEST(KernelCache, ConcurrentRequestsForOneKeyCompileOnce) {
     threads.emplace_back([&, i] {
       auto m = f.get(testing::vector_add_ptx(), "vadd/v1");
       ok[i] = m.has_value();
-      if (m) states[i] = &m->ptx();  // identity of the shared module state
+      if (m) states[i] = &m->ptx(); // identity of the shared module state
     });
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
   EXPECT_EQ(f.fake->loads, 1);
   EXPECT_EQ(f.cache.loads(), 1u);
   EXPECT_EQ(f.cache.hits(), static_cast<std::uint64_t>(kThreads - 1));
@@ -73,7 +73,7 @@ TEST(KernelCache, JitOptionsThatChangeCodeAreInTheKey) {
   CacheFixture f;
   JitOptions o3;
   o3.optimization_level = 3;
-  JitOptions verbose;  // logging does not change the code
+  JitOptions verbose; // logging does not change the code
   verbose.log_verbose = true;
   ASSERT_TRUE(f.get(testing::vector_add_ptx(), "vadd"));
   ASSERT_TRUE(f.get(testing::vector_add_ptx(), "vadd", o3));
@@ -101,13 +101,15 @@ TEST(KernelCache, FailuresReachEveryWaiterAndAreNotCached) {
       auto m = f.get(bad, "bad");
       messages[i] = m ? "(loaded)" : m.error().message;
     });
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
   EXPECT_EQ(f.fake->loads, 1);
-  for (const auto& m : messages) EXPECT_NE(m.find("broken"), std::string::npos) << m;
+  for (const auto& m : messages)
+    EXPECT_NE(m.find("broken"), std::string::npos) << m;
   EXPECT_EQ(f.cache.size(), 0u);
   auto retry = f.get(bad, "bad");
   EXPECT_FALSE(retry);
-  EXPECT_EQ(f.fake->loads, 2);  // tried again, not served a cached failure
+  EXPECT_EQ(f.fake->loads, 2); // tried again, not served a cached failure
 }
 
 TEST(KernelCache, RefusedPtxIsNotLoadedOrCached) {
@@ -119,5 +121,5 @@ TEST(KernelCache, RefusedPtxIsNotLoadedOrCached) {
   EXPECT_EQ(f.cache.size(), 0u);
 }
 
-}  // namespace
-}  // namespace ptxkit::runtime
+} // namespace
+} // namespace ptxkit::runtime

@@ -2,15 +2,14 @@
 //
 // A bad launch must be an error value, never a device fault: each refusal below is also checked
 // not to have reached cuLaunchKernel.
-#include <gtest/gtest.h>
-
-#include <vector>
-
 #include "fake_driver.h"
 #include "module_p.h"
 #include "ptxkit/runtime/launch.h"
 #include "ptxkit/runtime/module.h"
 #include "test_ptx.h"
+
+#include <gtest/gtest.h>
+#include <vector>
 
 namespace ptxkit::runtime {
 namespace {
@@ -44,7 +43,9 @@ struct Check {
   }
 };
 
-TEST(LaunchCheck, AcceptsAGoodLaunch) { EXPECT_EQ(Check{}.message(), "(accepted)"); }
+TEST(LaunchCheck, AcceptsAGoodLaunch) {
+  EXPECT_EQ(Check{}.message(), "(accepted)");
+}
 
 TEST(LaunchCheck, ArgumentCount) {
   Check c;
@@ -54,7 +55,7 @@ TEST(LaunchCheck, ArgumentCount) {
 
 TEST(LaunchCheck, ArgumentSize) {
   Check c;
-  c.args = {8, 8, 8, 8};  // a size_t where the kernel takes .u32
+  c.args = {8, 8, 8, 8}; // a size_t where the kernel takes .u32
   EXPECT_EQ(c.message(),
             "launch of vadd: argument 3 is 8 bytes, but .param .u32 vadd_n is 4 bytes");
 }
@@ -106,7 +107,7 @@ TEST(LaunchCheck, Maxntid) {
   c.dims.block = {512, 1, 1};
   EXPECT_EQ(c.message(), "launch of vadd: block (512,1,1) has 512 threads, more than .maxntid "
                          "256,1,1 allows (256)");
-  c.dims.block = {16, 16, 1};  // 256 threads in another shape is within .maxntid's count
+  c.dims.block = {16, 16, 1}; // 256 threads in another shape is within .maxntid's count
   EXPECT_EQ(c.message(), "(accepted)");
 }
 
@@ -141,7 +142,7 @@ TEST(LaunchCheck, DeviceGridLimits) {
 TEST(LaunchCheck, SharedMemoryIncludingOptIn) {
   Check c;
   c.fn.static_smem_bytes = 8192;
-  c.dims.dynamic_smem_bytes = 100000;  // over the default 48 KiB but within the opt-in maximum
+  c.dims.dynamic_smem_bytes = 100000; // over the default 48 KiB but within the opt-in maximum
   EXPECT_EQ(c.message(), "(accepted)");
   c.dims.dynamic_smem_bytes = 232448 - 8192 + 1;
   EXPECT_EQ(c.message(), "launch of vadd: 224257 B dynamic + 8192 B static shared memory = "
@@ -172,8 +173,8 @@ TEST(LaunchPath, PassesBufferPointersAndScalarsInOrder) {
   auto r = l.fn.launch(l.stream, {{4, 1, 1}, {256, 1, 1}, 0}, *a, *b, *out, n);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(l.fake->launches, 1);
-  EXPECT_EQ(l.fake->last_args_u64,
-            (std::vector<std::uint64_t>{a->device_ptr(), b->device_ptr(), out->device_ptr(), 1000}));
+  EXPECT_EQ(l.fake->last_args_u64, (std::vector<std::uint64_t>{a->device_ptr(), b->device_ptr(),
+                                                               out->device_ptr(), 1000}));
   EXPECT_EQ(l.fake->last_grid[0], 4u);
   EXPECT_EQ(l.fake->last_block[0], 256u);
 }
@@ -182,7 +183,7 @@ TEST(LaunchPath, BadLaunchesNeverReachTheDriver) {
   Launcher l;
   auto a = DeviceBuffer<float>::allocate(l.ctx, 16);
   ASSERT_TRUE(a);
-  const std::size_t n = 16;  // 8 bytes where .u32 is declared
+  const std::size_t n = 16; // 8 bytes where .u32 is declared
   auto wrong_size = l.fn.launch(l.stream, {{1, 1, 1}, {16, 1, 1}, 0}, *a, *a, *a, n);
   ASSERT_FALSE(wrong_size);
   EXPECT_EQ(wrong_size.error().message,
@@ -208,7 +209,7 @@ TEST(LaunchPath, OptsIntoLargeDynamicSharedMemoryOnce) {
   auto a = DeviceBuffer<float>::allocate(l.ctx, 16);
   ASSERT_TRUE(a);
   ASSERT_TRUE(l.fn.launch(l.stream, {{1, 1, 1}, {32, 1, 1}, 4096}, *a, *a, *a, 16u));
-  EXPECT_EQ(l.fake->set_attribute_calls, 0);  // within the default 48 KiB
+  EXPECT_EQ(l.fake->set_attribute_calls, 0); // within the default 48 KiB
   ASSERT_TRUE(l.fn.launch(l.stream, {{1, 1, 1}, {32, 1, 1}, 100000}, *a, *a, *a, 16u));
   ASSERT_TRUE(l.fn.launch(l.stream, {{1, 1, 1}, {32, 1, 1}, 90000}, *a, *a, *a, 16u));
   EXPECT_EQ(l.fake->set_attribute_calls, 1);
@@ -228,5 +229,5 @@ TEST(LaunchPath, DriverLaunchFailuresAreReportedByName) {
             "cuLaunchKernel failed: CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)");
 }
 
-}  // namespace
-}  // namespace ptxkit::runtime
+} // namespace
+} // namespace ptxkit::runtime

@@ -3,14 +3,13 @@
 //
 // The JIT error path must hand the driver's log over verbatim and point at the PTX line it
 // names; PTX the driver or device cannot take must be refused without calling the driver.
-#include <gtest/gtest.h>
-
-#include <algorithm>
-
 #include "fake_driver.h"
 #include "module_p.h"
 #include "ptxkit/runtime/module.h"
 #include "test_ptx.h"
+
+#include <algorithm>
+#include <gtest/gtest.h>
 
 namespace ptxkit::runtime {
 namespace {
@@ -61,15 +60,14 @@ TEST(ModuleLoad, JitFailureCarriesTheLogVerbatimAndThePtxLine) {
   const Error& e = m.error();
   EXPECT_EQ(e.kind, ErrorKind::kJit);
   EXPECT_EQ(e.cu_name, "CUDA_ERROR_INVALID_PTX");
-  EXPECT_EQ(e.jit_log,
-            "ptxas application ptx input, line 32; error   : Unknown symbol 'bogus'\n"
-            "ptxas fatal   : Ptx assembly aborted due to errors\n");
+  EXPECT_EQ(e.jit_log, "ptxas application ptx input, line 32; error   : Unknown symbol 'bogus'\n"
+                       "ptxas fatal   : Ptx assembly aborted due to errors\n");
   ASSERT_TRUE(e.ptx_line);
   EXPECT_EQ(*e.ptx_line, 32);
-  EXPECT_EQ(e.message,
-            "JIT compilation of vadd.ptx failed: cuModuleLoadDataEx failed: "
-            "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)\n" +
-                e.jit_log + "PTX line 32:   // FAKE-JIT-ERROR: Unknown symbol 'bogus'\n");
+  EXPECT_EQ(e.message, "JIT compilation of vadd.ptx failed: cuModuleLoadDataEx failed: "
+                       "CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)\n" +
+                           e.jit_log +
+                           "PTX line 32:   // FAKE-JIT-ERROR: Unknown symbol 'bogus'\n");
 }
 
 TEST(ModuleLoad, RefusesBeforeLoadingWhatTheDriverOrDeviceCannotTake) {
@@ -79,8 +77,8 @@ TEST(ModuleLoad, RefusesBeforeLoadingWhatTheDriverOrDeviceCannotTake) {
   EXPECT_EQ(newer.error().kind, ErrorKind::kDriverTooOld);
   EXPECT_NE(newer.error().message.find("needs a CUDA 13.1 or newer driver"), std::string::npos)
       << newer.error().message;
-  auto blackwell = load_module_text(l.ctx, testing::vector_add_ptx("8.8", "sm_100a"), "k.ptx",
-                                    {}, {});
+  auto blackwell =
+      load_module_text(l.ctx, testing::vector_add_ptx("8.8", "sm_100a"), "k.ptx", {}, {});
   ASSERT_FALSE(blackwell);
   EXPECT_EQ(blackwell.error().kind, ErrorKind::kDeviceUnsupported);
   EXPECT_NE(blackwell.error().message.find("this device (Fake H200) is compute capability 9.0"),
@@ -89,7 +87,7 @@ TEST(ModuleLoad, RefusesBeforeLoadingWhatTheDriverOrDeviceCannotTake) {
   auto headless = load_module_text(l.ctx, ".entry x() { ret; }", "k.ptx", {}, {});
   ASSERT_FALSE(headless);
   EXPECT_EQ(headless.error().message, "k.ptx: the PTX has no .version directive");
-  EXPECT_EQ(l.fake->loads, 0);  // none of them reached the driver
+  EXPECT_EQ(l.fake->loads, 0); // none of them reached the driver
 }
 
 TEST(ModuleLoad, FunctionsCarrySignatureAndLimitsAndUnknownEntriesAreErrors) {
@@ -123,7 +121,7 @@ TEST(ModuleLoad, ModulesUnloadWhenTheLastHolderGoes) {
     ASSERT_TRUE(fn);
     f.emplace(std::move(*fn));
   }
-  EXPECT_EQ(l.fake->unloads, 0);  // the function keeps its module
+  EXPECT_EQ(l.fake->unloads, 0); // the function keeps its module
   f.reset();
   EXPECT_EQ(l.fake->unloads, 1);
 }
@@ -135,5 +133,5 @@ TEST(JitLog, FindsTheLineItNames) {
   EXPECT_EQ(ptx_line_named_by("pipeline 4"), std::nullopt);
 }
 
-}  // namespace
-}  // namespace ptxkit::runtime
+} // namespace
+} // namespace ptxkit::runtime

@@ -4,12 +4,11 @@
 // driver, and the CUDA toolkit's stub libcuda (whose every call returns
 // CUDA_ERROR_STUB_LIBRARY) must each be an "unavailable" error, which the CLI turns into exit
 // code 3 with the message shown here.
-#include <gtest/gtest.h>
-
-#include <cstdlib>
-
 #include "ptxkit/runtime/context.h"
 #include "ptxkit/runtime/driver.h"
+
+#include <cstdlib>
+#include <gtest/gtest.h>
 
 namespace ptxkit::runtime {
 namespace {
@@ -44,7 +43,7 @@ TEST(NoLibcuda, ALibraryWithoutCuInitIsNotTheDriver) {
 #ifdef PTXKIT_CUDA_STUB_LIBCUDA
 TEST(NoLibcuda, TheToolkitStubResolvesEveryEntryPointButIsNoDriver) {
   auto d = load_cuda_driver(PTXKIT_CUDA_STUB_LIBCUDA);
-  ASSERT_TRUE(d) << d.error().message;  // every symbol the runtime needs was found
+  ASSERT_TRUE(d) << d.error().message; // every symbol the runtime needs was found
   auto ctx = Context::open(*d);
   ASSERT_FALSE(ctx);
   EXPECT_EQ(ctx.error().kind, ErrorKind::kNoDriver);
@@ -58,5 +57,5 @@ TEST(NoLibcuda, TheToolkitStubResolvesEveryEntryPointButIsNoDriver) {
 }
 #endif
 
-}  // namespace
-}  // namespace ptxkit::runtime
+} // namespace
+} // namespace ptxkit::runtime

@@ -3,9 +3,9 @@
 // The table and rules decide whether a module is even offered to cuModuleLoadDataEx; these tests
 // pin the documented pairs (CUDA 13.0 <-> PTX 9.0, the 12.6/12.7 gap, sm_90a exactly on 9.0) and
 // the messages that tell the user which driver or device would be needed.
-#include <gtest/gtest.h>
-
 #include "ptxkit/runtime/ptx_compat.h"
+
+#include <gtest/gtest.h>
 
 namespace ptxkit::runtime {
 namespace {
@@ -53,11 +53,11 @@ TEST(DriverTable, MapsDriverVersionsToPtxIsa) {
   EXPECT_EQ(max_ptx_isa_for_driver(12090), (PtxIsaVersion{8, 8}));
   EXPECT_EQ(max_ptx_isa_for_driver(12080), (PtxIsaVersion{8, 7}));
   EXPECT_EQ(max_ptx_isa_for_driver(12070), (PtxIsaVersion{8, 6}));
-  EXPECT_EQ(max_ptx_isa_for_driver(12060), (PtxIsaVersion{8, 5}));  // 12.6 added no ISA
+  EXPECT_EQ(max_ptx_isa_for_driver(12060), (PtxIsaVersion{8, 5})); // 12.6 added no ISA
   EXPECT_EQ(max_ptx_isa_for_driver(12000), (PtxIsaVersion{8, 0}));
   EXPECT_EQ(max_ptx_isa_for_driver(11080), (PtxIsaVersion{7, 8}));
-  EXPECT_EQ(max_ptx_isa_for_driver(13020), (PtxIsaVersion{9, 2}));  // 13.x -> 9.x
-  EXPECT_FALSE(max_ptx_isa_for_driver(14000));  // unknown major: the driver decides
+  EXPECT_EQ(max_ptx_isa_for_driver(13020), (PtxIsaVersion{9, 2})); // 13.x -> 9.x
+  EXPECT_FALSE(max_ptx_isa_for_driver(14000)); // unknown major: the driver decides
   EXPECT_EQ(min_driver_for_ptx_isa({9, 0}), 13000);
   EXPECT_EQ(min_driver_for_ptx_isa({8, 6}), 12070);
   EXPECT_EQ(min_driver_for_ptx_isa({9, 4}), 13040);
@@ -121,5 +121,5 @@ TEST(CheckLoadable, RefusesTargetsTheDeviceCannotRunSayingWhichDevice) {
   EXPECT_TRUE(check_ptx_loadable(header({8, 8}, "sm_90a"), 13000, {9, 0}));
 }
 
-}  // namespace
-}  // namespace ptxkit::runtime
+} // namespace
+} // namespace ptxkit::runtime

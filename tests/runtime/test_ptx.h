@@ -4,9 +4,9 @@
 // the KernelSignature the parser would derive from its `.entry`.
 #pragma once
 
-#include <string>
-
 #include "ptxkit/runtime/launch.h"
+
+#include <string>
 
 namespace ptxkit::runtime::testing {
 
@@ -71,4 +71,4 @@ inline KernelSignature empty_kernel_signature() {
   return s;
 }
 
-}  // namespace ptxkit::runtime::testing
+} // namespace ptxkit::runtime::testing

@@ -5,13 +5,13 @@
 // argument built from a buffer is a device pointer of exactly the 8 bytes a `.u64` param takes.
 #pragma once
 
+#include "ptxkit/runtime/context.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <type_traits>
-
-#include "ptxkit/runtime/context.h"
 
 namespace ptxkit::runtime {
 
@@ -44,7 +44,7 @@ private:
   cu::DevicePtr ptr_ = 0;
   std::size_t bytes_ = 0;
 };
-}  // namespace detail
+} // namespace detail
 
 template <class T>
 class DeviceBuffer {
@@ -94,9 +94,7 @@ public:
   // Sets every byte to `value` (0xFF on f32 gives NaN: the poisoning the device tests use).
   Expected<void> fill_bytes(unsigned char value) { return alloc_.fill_bytes(value); }
   // Sets every 32-bit word to `value` (only for 4-byte element types).
-  Expected<void> fill_u32(std::uint32_t value)
-    requires(sizeof(T) == 4)
-  {
+  Expected<void> fill_u32(std::uint32_t value) requires(sizeof(T) == 4) {
     return alloc_.fill_u32(value);
   }
 
@@ -112,4 +110,4 @@ private:
   std::size_t count_ = 0;
 };
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

@@ -6,11 +6,11 @@
 // destroying them in any order is safe.
 #pragma once
 
-#include <memory>
-
 #include "ptxkit/runtime/device.h"
 #include "ptxkit/runtime/driver.h"
 #include "ptxkit/runtime/error.h"
+
+#include <memory>
 
 namespace ptxkit::runtime {
 
@@ -29,7 +29,7 @@ struct ContextState {
   ContextState& operator=(const ContextState&) = delete;
   ~ContextState();
 };
-}  // namespace detail
+} // namespace detail
 
 class Context {
 public:
@@ -97,4 +97,4 @@ private:
   cu::Event event_ = nullptr;
 };
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

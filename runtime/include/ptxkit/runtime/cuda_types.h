@@ -11,20 +11,20 @@
 
 namespace ptxkit::runtime::cu {
 
-using Result = int;  // CUresult
-using Device = int;  // CUdevice
-using DevicePtr = std::uint64_t;  // CUdeviceptr
+using Result = int;              // CUresult
+using Device = int;              // CUdevice
+using DevicePtr = std::uint64_t; // CUdeviceptr
 
 struct ContextSt;
 struct ModuleSt;
 struct FunctionSt;
 struct StreamSt;
 struct EventSt;
-using Context = ContextSt*;    // CUcontext
-using Module = ModuleSt*;      // CUmodule
-using Function = FunctionSt*;  // CUfunction
-using Stream = StreamSt*;      // CUstream (nullptr: the legacy default stream)
-using Event = EventSt*;        // CUevent
+using Context = ContextSt*;   // CUcontext
+using Module = ModuleSt*;     // CUmodule
+using Function = FunctionSt*; // CUfunction
+using Stream = StreamSt*;     // CUstream (nullptr: the legacy default stream)
+using Event = EventSt*;       // CUevent
 
 // CUresult values the runtime treats specially (the rest are reported by name).
 inline constexpr Result kSuccess = 0;
@@ -99,4 +99,4 @@ enum class JitOption : int {
   kGenerateLineInfo = 13,
 };
 
-}  // namespace ptxkit::runtime::cu
+} // namespace ptxkit::runtime::cu

@@ -4,10 +4,10 @@
 // the exact compute capability; reading them once keeps both off the driver on the hot path.
 #pragma once
 
+#include "ptxkit/runtime/ptx_compat.h"
+
 #include <cstdint>
 #include <string>
-
-#include "ptxkit/runtime/ptx_compat.h"
 
 namespace ptxkit::runtime {
 
@@ -18,19 +18,19 @@ struct Dim3 {
   std::uint32_t z = 1;
   bool operator==(const Dim3&) const = default;
   std::uint64_t volume() const { return std::uint64_t{x} * y * z; }
-  std::string str() const;  // "(256,1,1)"
+  std::string str() const; // "(256,1,1)"
 };
 
 struct DeviceInfo {
   int ordinal = 0;
   std::string name;
   ComputeCapability cc;
-  int driver_version = 0;  // cuDriverGetVersion: 1000*major + 10*minor
+  int driver_version = 0; // cuDriverGetVersion: 1000*major + 10*minor
   std::uint32_t max_threads_per_block = 0;
   Dim3 max_block;
   Dim3 max_grid;
-  std::uint32_t max_shared_per_block = 0;        // without opt-in (48 KiB on current GPUs)
-  std::uint32_t max_shared_per_block_optin = 0;  // with cuFuncSetAttribute opt-in
+  std::uint32_t max_shared_per_block = 0;       // without opt-in (48 KiB on current GPUs)
+  std::uint32_t max_shared_per_block_optin = 0; // with cuFuncSetAttribute opt-in
   std::uint32_t warp_size = 0;
   std::uint32_t multiprocessors = 0;
   std::uint32_t l2_bytes = 0;
@@ -39,4 +39,4 @@ struct DeviceInfo {
   std::uint32_t memory_bus_bits = 0;
 };
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

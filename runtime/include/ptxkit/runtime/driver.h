@@ -7,13 +7,13 @@
 // driver's own name and description of it.
 #pragma once
 
+#include "ptxkit/runtime/cuda_types.h"
+#include "ptxkit/runtime/error.h"
+
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include "ptxkit/runtime/cuda_types.h"
-#include "ptxkit/runtime/error.h"
 
 namespace ptxkit::runtime {
 
@@ -94,4 +94,4 @@ inline Expected<void> check(Driver& driver, cu::Result r, std::string_view call)
 // point the runtime needs (saying which), so a machine without the NVIDIA driver is told so.
 Expected<std::shared_ptr<Driver>> load_cuda_driver(std::string path = {});
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

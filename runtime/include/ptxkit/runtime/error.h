@@ -17,9 +17,9 @@
 namespace ptxkit::runtime {
 
 enum class ErrorKind {
-  kNoDriver,          // libcuda.so.1 missing, not a driver (stub), or lacks the entry points we need
-  kNoDevice,          // the driver sees no CUDA device (or not the ordinal asked for)
-  kDriverTooOld,      // the driver is older than the CUDA version or PTX ISA version required
+  kNoDriver,     // libcuda.so.1 missing, not a driver (stub), or lacks the entry points we need
+  kNoDevice,     // the driver sees no CUDA device (or not the ordinal asked for)
+  kDriverTooOld, // the driver is older than the CUDA version or PTX ISA version required
   kDeviceUnsupported, // the device's architecture cannot run the PTX's .target
   kDriver,            // any other failing driver call (carries the CUresult)
   kJit,               // cuModuleLoadDataEx refused the PTX (carries the JIT log)
@@ -32,11 +32,11 @@ std::string_view to_string(ErrorKind kind);
 
 struct Error {
   ErrorKind kind = ErrorKind::kDriver;
-  std::string message;  // complete, human-readable; names the call and the CUresult if any
-  int cu_result = 0;    // the CUresult when the error came from a driver call, else 0
-  std::string cu_name;  // "CUDA_ERROR_OUT_OF_MEMORY" etc. when cu_result != 0
-  std::string jit_log;  // kJit: the driver's error log, verbatim
-  std::optional<int> ptx_line;  // kJit: the PTX line the log names, if it names one
+  std::string message;         // complete, human-readable; names the call and the CUresult if any
+  int cu_result = 0;           // the CUresult when the error came from a driver call, else 0
+  std::string cu_name;         // "CUDA_ERROR_OUT_OF_MEMORY" etc. when cu_result != 0
+  std::string jit_log;         // kJit: the driver's error log, verbatim
+  std::optional<int> ptx_line; // kJit: the PTX line the log names, if it names one
 
   // True for the kinds that mean "no usable CUDA device or driver here" (CLI exit code 3).
   bool is_unavailable() const {
@@ -57,7 +57,9 @@ inline Error make_error(ErrorKind kind, std::string message) {
 struct Unexpected {
   Error error;
 };
-inline Unexpected fail(Error e) { return Unexpected{std::move(e)}; }
+inline Unexpected fail(Error e) {
+  return Unexpected{std::move(e)};
+}
 inline Unexpected fail(ErrorKind kind, std::string message) {
   return Unexpected{make_error(kind, std::move(message))};
 }
@@ -71,10 +73,10 @@ public:
   Expected(T value) : v_(std::in_place_index<0>, std::move(value)) {}
   Expected(Unexpected u) : v_(std::in_place_index<1>, std::move(u.error)) {}
   template <class U>
-    requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T> &&
-             !std::is_same_v<std::decay_t<U>, Unexpected> &&
-             !std::is_same_v<std::decay_t<U>, Expected>)
-  Expected(U&& value) : v_(std::in_place_index<0>, T(std::forward<U>(value))) {}
+  requires(std::is_constructible_v<T, U&&> && !std::is_same_v<std::decay_t<U>, T> &&
+           !std::is_same_v<std::decay_t<U>, Unexpected> &&
+           !std::is_same_v<std::decay_t<U>, Expected>) Expected(U&& value)
+      : v_(std::in_place_index<0>, T(std::forward<U>(value))) {}
 
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
@@ -133,7 +135,7 @@ private:
   std::optional<Error> error_;
 };
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime
 
 // Evaluates an Expected expression and returns its error from the enclosing function if it failed.
 #define PTXKIT_RT_TRY(expr)                                                                        \

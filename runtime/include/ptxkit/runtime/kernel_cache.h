@@ -9,6 +9,9 @@
 // the first caller compiles, the others wait for its result.
 #pragma once
 
+#include "ptxkit/runtime/context.h"
+#include "ptxkit/runtime/module.h"
+
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -17,9 +20,6 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include "ptxkit/runtime/context.h"
-#include "ptxkit/runtime/module.h"
 
 namespace ptxkit::verifier {
 class VerifiedPtx;
@@ -34,7 +34,7 @@ struct CacheKey {
   std::string kernel_key;
   std::uint64_t ptx_hash = 0;
   ComputeCapability cc;
-  std::string jit;  // JitOptions::fingerprint()
+  std::string jit; // JitOptions::fingerprint()
   bool operator==(const CacheKey&) const = default;
   // "rmsnorm/v1/...|ptx=0123456789abcdef|cc=9.0|O4,lineinfo=0,debug=0,maxreg=0"
   std::string str() const;
@@ -52,9 +52,9 @@ public:
                        const JitOptions& jit = {});
 
   const Context& context() const { return ctx_; }
-  std::size_t size() const;       // modules held
-  std::uint64_t loads() const;    // JIT compilations started by the cache
-  std::uint64_t hits() const;     // requests served from a module already loaded or loading
+  std::size_t size() const;    // modules held
+  std::uint64_t loads() const; // JIT compilations started by the cache
+  std::uint64_t hits() const;  // requests served from a module already loaded or loading
   void clear();
 
 private:
@@ -64,7 +64,7 @@ private:
                             std::vector<KernelSignature> entries, const JitOptions& jit);
 
   struct Slot {
-    std::string ptx;  // compared on every hit
+    std::string ptx; // compared on every hit
     std::shared_future<Expected<Module>> result;
   };
   Context ctx_;
@@ -74,4 +74,4 @@ private:
   std::uint64_t hits_ = 0;
 };
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

@@ -8,6 +8,9 @@
 // message names the launch, the offending value and the limit it broke.
 #pragma once
 
+#include "ptxkit/runtime/device.h"
+#include "ptxkit/runtime/error.h"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -15,16 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "ptxkit/runtime/device.h"
-#include "ptxkit/runtime/error.h"
-
 namespace ptxkit::runtime {
 
 // One `.param` of an `.entry`, as the launch check needs it.
 struct ParamSlot {
   std::string name;       // "rmsnorm_param_0"
   std::string type;       // ".u64", ".b8[16]": for messages
-  std::uint32_t size = 0;  // bytes the argument must have
+  std::uint32_t size = 0; // bytes the argument must have
   std::uint32_t align = 0;
 };
 
@@ -32,8 +32,8 @@ struct ParamSlot {
 struct KernelSignature {
   std::string name;
   std::vector<ParamSlot> params;
-  std::optional<Dim3> reqntid;  // `.reqntid`: the block must be exactly this
-  std::optional<Dim3> maxntid;  // `.maxntid`: the block may have at most x*y*z threads
+  std::optional<Dim3> reqntid; // `.reqntid`: the block must be exactly this
+  std::optional<Dim3> maxntid; // `.maxntid`: the block may have at most x*y*z threads
 };
 
 struct LaunchDims {
@@ -54,7 +54,7 @@ struct LaunchContract {
 
 // Limits of the compiled function (cuFuncGetAttribute), read once when it is looked up.
 struct FunctionLimits {
-  std::uint32_t max_threads_per_block = 0;  // registers and .maxntid included
+  std::uint32_t max_threads_per_block = 0; // registers and .maxntid included
   std::uint32_t static_smem_bytes = 0;
   std::uint32_t num_registers = 0;
   std::uint32_t local_bytes = 0;
@@ -66,4 +66,4 @@ Expected<void> check_launch(const KernelSignature& sig, const DeviceInfo& device
                             const FunctionLimits& function, const LaunchContract* contract,
                             const LaunchDims& dims, std::span<const std::uint32_t> arg_sizes);
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

@@ -8,6 +8,11 @@
 // since the argument layout was fixed when the function was looked up.
 #pragma once
 
+#include "ptxkit/runtime/buffer.h"
+#include "ptxkit/runtime/context.h"
+#include "ptxkit/runtime/launch.h"
+#include "ptxkit/runtime/ptx_compat.h"
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -19,29 +24,24 @@
 #include <type_traits>
 #include <vector>
 
-#include "ptxkit/runtime/buffer.h"
-#include "ptxkit/runtime/context.h"
-#include "ptxkit/runtime/launch.h"
-#include "ptxkit/runtime/ptx_compat.h"
-
 namespace ptxkit::verifier {
 class VerifiedPtx;
 struct Function;
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier
 
 namespace ptxkit::runtime {
 
 // The JIT options of cuModuleLoadDataEx. fingerprint() lists the ones that can change the
 // generated code; the module cache keys on it (logging options do not change the code).
 struct JitOptions {
-  int optimization_level = 4;      // CU_JIT_OPTIMIZATION_LEVEL, 0..4
-  bool generate_line_info = false;  // CU_JIT_GENERATE_LINE_INFO
-  bool generate_debug_info = false; // CU_JIT_GENERATE_DEBUG_INFO
-  unsigned max_registers = 0;       // CU_JIT_MAX_REGISTERS; 0 = no limit
-  bool log_verbose = false;         // CU_JIT_LOG_VERBOSE: registers/spills in the info log
-  std::uint32_t log_bytes = 64 * 1024;  // size of each of the info and error log buffers
+  int optimization_level = 4;          // CU_JIT_OPTIMIZATION_LEVEL, 0..4
+  bool generate_line_info = false;     // CU_JIT_GENERATE_LINE_INFO
+  bool generate_debug_info = false;    // CU_JIT_GENERATE_DEBUG_INFO
+  unsigned max_registers = 0;          // CU_JIT_MAX_REGISTERS; 0 = no limit
+  bool log_verbose = false;            // CU_JIT_LOG_VERBOSE: registers/spills in the info log
+  std::uint32_t log_bytes = 64 * 1024; // size of each of the info and error log buffers
 
-  std::string fingerprint() const;  // "O4,lineinfo=0,debug=0,maxreg=0"
+  std::string fingerprint() const; // "O4,lineinfo=0,debug=0,maxreg=0"
 };
 
 // The launch signature of a parsed `.entry`: parameter sizes and .reqntid/.maxntid.
@@ -71,7 +71,7 @@ ArgRef kernel_arg(const T& value) {
 namespace detail {
 struct ModuleState;
 struct FunctionState;
-}  // namespace detail
+} // namespace detail
 
 class Stream;
 
@@ -113,7 +113,7 @@ public:
   const std::string& ptx() const;
   const std::string& name() const;
   const PtxHeader& header() const;
-  const std::string& info_log() const;  // the JIT's info log (register usage with log_verbose)
+  const std::string& info_log() const; // the JIT's info log (register usage with log_verbose)
   const std::vector<KernelSignature>& entries() const;
 
 private:
@@ -123,4 +123,4 @@ private:
   std::shared_ptr<const detail::ModuleState> state_;
 };
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime

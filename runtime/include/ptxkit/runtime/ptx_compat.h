@@ -6,12 +6,12 @@
 // runtime say which driver or device would be needed.
 #pragma once
 
+#include "ptxkit/runtime/error.h"
+
 #include <compare>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "ptxkit/runtime/error.h"
 
 namespace ptxkit::runtime {
 
@@ -19,28 +19,28 @@ struct PtxIsaVersion {
   int major = 0;
   int minor = 0;
   auto operator<=>(const PtxIsaVersion&) const = default;
-  std::string str() const;  // "9.0"
+  std::string str() const; // "9.0"
 };
 
 struct ComputeCapability {
   int major = 0;
   int minor = 0;
   auto operator<=>(const ComputeCapability&) const = default;
-  std::string str() const;  // "9.0"
+  std::string str() const; // "9.0"
 };
 
 // A `.target` architecture: sm_90 is {9, 0, '\0'}, sm_90a {9, 0, 'a'}, sm_100f {10, 0, 'f'}.
 struct PtxTarget {
   ComputeCapability cc;
-  char suffix = '\0';  // '\0', 'a' (architecture-specific) or 'f' (family-specific)
-  std::string str() const;  // "sm_90a"
+  char suffix = '\0';      // '\0', 'a' (architecture-specific) or 'f' (family-specific)
+  std::string str() const; // "sm_90a"
 };
 
 // The module header as the runtime needs it: `.version` and the sm_ architecture of `.target`.
 struct PtxHeader {
   PtxIsaVersion version;
   PtxTarget target;
-  int version_line = 0;  // 1-based source lines, for messages
+  int version_line = 0; // 1-based source lines, for messages
   int target_line = 0;
 };
 
@@ -69,7 +69,7 @@ bool target_runs_on(const PtxTarget& target, ComputeCapability cc);
 
 // Refuses (kDriverTooOld / kDeviceUnsupported) a module this driver cannot JIT or this device
 // cannot run, with a message naming the driver or device needed; `device_name` is for messages.
-Expected<void> check_ptx_loadable(const PtxHeader& header, int driver_version,
-                                  ComputeCapability cc, std::string_view device_name = {});
+Expected<void> check_ptx_loadable(const PtxHeader& header, int driver_version, ComputeCapability cc,
+                                  std::string_view device_name = {});
 
-}  // namespace ptxkit::runtime
+} // namespace ptxkit::runtime
