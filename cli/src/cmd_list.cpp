@@ -1,5 +1,5 @@
-// cmd_list.cpp: `ptxkit list [--json]`: every kernel of the library, its fields and reference
-// configs.
+// cmd_list.cpp: `ptxkit list [--json | --targets]`: every kernel of the library, its fields and
+// reference configs (or the supported targets).
 //
 // The JSON shape is fixed by CLI.md; everything comes from the kernels' reflected fields, so the
 // listing cannot disagree with what `gen --set` accepts or what the key covers.
@@ -8,6 +8,7 @@
 
 #include <ptxkit/kernels/field.h>
 #include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/target.h>
 
 #include <iostream>
 #include <memory>
@@ -38,13 +39,18 @@ void print_text(std::ostream& os) {
 
 const CommandRegistration reg{"list", [](CLI::App& app, CommandResult& result) {
   auto json = std::make_shared<bool>(false);
+  auto targets = std::make_shared<bool>(false);
   auto* sub = app.add_subcommand("list", "List every kernel of the library with its config "
                                          "fields and reference configs");
   sub->add_flag("--json", *json,
                 "Print a JSON array: [{name, summary, fields: [{name, type, default, baked}], "
                 "reference_configs: [{field: value, ...}]}]");
-  sub->callback([json, &result] {
-    if (*json) {
+  sub->add_flag("--targets", *targets,
+                "Print the supported targets instead, one per line (what `gen --all` covers)");
+  sub->callback([json, targets, &result] {
+    if (*targets) {
+      for (const auto& t : ptxgen::Target::all_supported()) std::cout << t.name() << "\n";
+    } else if (*json) {
       std::cout << kernels_json().dump(2) << "\n";
     } else {
       print_text(std::cout);
