@@ -10,18 +10,16 @@
 #include "ptxkit/ptxgen/expected.h"
 #include "ptxkit/ptxgen/handles.h"
 #include "ptxkit/ptxgen/ir.h"
+#include "ptxkit/ptxgen/loc.h"
 #include "ptxkit/ptxgen/spaces.h"
 #include "ptxkit/ptxgen/target.h"
 
 #include <cstdint>
-#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace ptxkit::ptxgen {
-
-using Loc = std::source_location;
 
 inline SourceLoc to_loc(const Loc& l) {
   return SourceLoc{l.file_name(), l.line(), l.column()};

@@ -72,8 +72,8 @@ public:
   // Read-only view of a writable pointer.
   template <class U = T>
   requires(!std::is_const_v<U>) constexpr
-  operator Ptr<S, const T>() const { // NOLINT: implicit on purpose
-    return Ptr<S, const T>(owner_, base_, offset_);
+  operator Ptr<S, const U>() const { // NOLINT: implicit on purpose
+    return Ptr<S, const U>(owner_, base_, offset_);
   }
 
   // `p + i`: element i (a constant), folded into the address operand.

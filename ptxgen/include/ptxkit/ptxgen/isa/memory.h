@@ -157,6 +157,39 @@ public:
     store<4>(p, {Emitter::vec_op({v[0].id(), v[1].id(), v[2].id(), v[3].id()})}, cop, loc);
   }
 
+  // Explicit-space spellings, as in PTX: `ld.shared`/`st.global`. The space must be the
+  // pointer's own: ld_shared through a Ptr<Global, ...> does not compile.
+  template <StateSpace Want, class S, class T, class C = NoCache>
+  Reg<std::remove_const_t<T>> ld_in(Ptr<S, T> p, C cop = {}, Loc loc = Loc::current()) {
+    static_assert(std::is_same_v<Want, S>,
+                  "PTX: ld.<space> needs a pointer of that state space (the pointer's type names "
+                  "another space; a generic address would need cvta)");
+    return ld(p, cop, loc);
+  }
+  template <StateSpace Want, class S, class T, class A, class C = NoCache>
+  void st_in(Ptr<S, T> p, const A& a, C cop = {}, Loc loc = Loc::current()) {
+    static_assert(std::is_same_v<Want, S>,
+                  "PTX: st.<space> needs a pointer of that state space (the pointer's type names "
+                  "another space; a generic address would need cvta)");
+    st(p, a, cop, loc);
+  }
+  template <class S, class T>
+  Reg<std::remove_const_t<T>> ld_shared(Ptr<S, T> p, Loc loc = Loc::current()) {
+    return ld_in<Shared>(p, NoCache{}, loc);
+  }
+  template <class S, class T>
+  Reg<std::remove_const_t<T>> ld_global(Ptr<S, T> p, Loc loc = Loc::current()) {
+    return ld_in<Global>(p, NoCache{}, loc);
+  }
+  template <class S, class T, class A>
+  void st_shared(Ptr<S, T> p, const A& a, Loc loc = Loc::current()) {
+    st_in<Shared>(p, a, NoCache{}, loc);
+  }
+  template <class S, class T, class A>
+  void st_global(Ptr<S, T> p, const A& a, Loc loc = Loc::current()) {
+    st_in<Global>(p, a, NoCache{}, loc);
+  }
+
   // atom{.space}.op.type d, [p], a: the old value. add: u32 s32 u64 f32 f64; min/max: u32 s32
   // u64 s64; and/or/xor/exch: b32 b64 (any 32/64-bit integer); inc/dec: u32.
   template <class S, class T, class A>
