@@ -283,6 +283,7 @@ Expected<Kernel> build_every_instruction_kernel(Target target) {
   Reg<F32> scale = b.param<F32>("scale");
   Reg<F64> dscale = b.param<F64>("dscale");
   Reg<S32> sparam = b.param<S32>("offset");
+  auto rows = b.param<Ptr<Global, const U64>>("rows");
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> gid = b.mad_lo(b.ctaid_x(), b.ntid_x(), tid);
@@ -294,6 +295,9 @@ Expected<Kernel> build_every_instruction_kernel(Target target) {
   logic(b, outu + 32, outl, u, s, f, dscale);
   conversions(b, outu + 64, outf + 64, outd + 64, u, s, f, dscale);
   memory(b, outf + 128, in, outu + 128, outl + 64, outd + 128, tid);
+  // a pointer loaded from a pointer array, indexed with the caller's line recorded
+  Ptr<Global, const F32> row = b.global_ptr<const F32>(b.ld(rows + 1));
+  b.st(b.element(outf + 320, tid), b.ld(b.element(row, b.bitcast<S32>(tid))));
   warp_and_control(b, outf + 256, outu + 256, f);
   b.ret();
   return b.finish();

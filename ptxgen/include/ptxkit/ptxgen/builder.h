@@ -71,10 +71,9 @@ public:
 // ---- pointer arithmetic with a register index (declared in spaces.h) ----
 namespace detail {
 template <class S, class T, class I>
-Ptr<S, T> index_ptr(const Ptr<S, T>& p, Reg<I> index) {
+Ptr<S, T> index_ptr(const Ptr<S, T>& p, Reg<I> index, const Loc& loc) {
   auto& b = static_cast<KernelBuilder&>(*p.owner());
   constexpr std::uint32_t size = static_cast<std::uint32_t>(Ptr<S, T>::element_bytes);
-  const Loc loc = Loc::current();
   if constexpr (std::is_same_v<typename S::addr_type, U32>) {
     static_assert(!std::is_same_v<I, U64>, "ptxgen: shared pointers index with u32 or s32");
     if constexpr (std::is_same_v<I, U32>) {
@@ -103,15 +102,15 @@ Ptr<S, T> index_ptr(const Ptr<S, T>& p, Reg<I> index) {
 
 template <StateSpace S, PointeeType T>
 Ptr<S, T> Ptr<S, T>::operator+(Reg<U32> index) const {
-  return detail::index_ptr(*this, index);
+  return detail::index_ptr(*this, index, Loc::current());
 }
 template <StateSpace S, PointeeType T>
 Ptr<S, T> Ptr<S, T>::operator+(Reg<U64> index) const {
-  return detail::index_ptr(*this, index);
+  return detail::index_ptr(*this, index, Loc::current());
 }
 template <StateSpace S, PointeeType T>
 Ptr<S, T> Ptr<S, T>::operator+(Reg<S32> index) const {
-  return detail::index_ptr(*this, index);
+  return detail::index_ptr(*this, index, Loc::current());
 }
 
 } // namespace ptxkit::ptxgen

@@ -20,6 +20,9 @@
 namespace ptxkit::ptxgen {
 
 namespace detail {
+template <class S, class T, class I>
+Ptr<S, T> index_ptr(const Ptr<S, T>& p, Reg<I> index, const Loc& loc);
+
 template <class X>
 struct ParamResult {
   using type = Reg<X>;
@@ -260,6 +263,22 @@ public:
   template <class S, class T, class A>
   void red_or(Ptr<S, T> p, const A& a, Loc loc = Loc::current()) {
     atomic<Mod::kOpOr, false>(p, a, loc);
+  }
+
+  // cvta.to.global.u64: a generic address held in a register (e.g. loaded from a pointer array
+  // in memory) as a typed global pointer. The caller asserts that it points at T elements.
+  template <PointeeType T>
+  Ptr<Global, T> global_ptr(Reg<U64> generic_address, Loc loc = Loc::current()) {
+    Reg<U64> g = self().template new_reg<U64>();
+    self().emit_op(Op::kCvta, {Mod::kTo, Mod::kGlobal}, {TypeId::kU64},
+                   {Emitter::reg_op(g), Emitter::reg_op(generic_address)}, loc);
+    return Ptr<Global, T>(&self(), g, 0);
+  }
+  // The element `index` of p (a register), recording the caller's line for .loc (p + index
+  // records builder.h). Same instructions as `p + index`.
+  template <class S, class T, class I>
+  Ptr<S, T> element(Ptr<S, T> p, Reg<I> index, Loc loc = Loc::current()) {
+    return detail::index_ptr(p, index, loc);
   }
 
   // cvta.shared.u64: a shared pointer as a generic address.
