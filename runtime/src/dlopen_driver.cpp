@@ -43,6 +43,8 @@ struct Entry {
   Result (*memcpy_dtod)(cu::DevicePtr, cu::DevicePtr, std::size_t) = nullptr;
   Result (*memset_d8)(cu::DevicePtr, unsigned char, std::size_t) = nullptr;
   Result (*memset_d32)(cu::DevicePtr, unsigned, std::size_t) = nullptr;
+  Result (*memcpy_dtod_async)(cu::DevicePtr, cu::DevicePtr, std::size_t, cu::Stream) = nullptr;
+  Result (*memset_d8_async)(cu::DevicePtr, unsigned char, std::size_t, cu::Stream) = nullptr;
   Result (*module_load_data_ex)(cu::Module*, const void*, unsigned, int*, void**) = nullptr;
   Result (*module_unload)(cu::Module) = nullptr;
   Result (*module_get_function)(cu::Function*, cu::Module, const char*) = nullptr;
@@ -111,6 +113,13 @@ public:
   }
   Result memset_d32(cu::DevicePtr d, unsigned v, std::size_t n) override {
     return e_.memset_d32(d, v, n);
+  }
+  Result memcpy_dtod_async(cu::DevicePtr d, cu::DevicePtr s, std::size_t n,
+                           cu::Stream st) override {
+    return e_.memcpy_dtod_async(d, s, n, st);
+  }
+  Result memset_d8_async(cu::DevicePtr d, unsigned char v, std::size_t n, cu::Stream st) override {
+    return e_.memset_d8_async(d, v, n, st);
   }
   Result module_load_data_ex(cu::Module* m, const void* image, unsigned n, cu::JitOption* opts,
                              void** vals) override {
@@ -201,6 +210,8 @@ Expected<std::shared_ptr<Driver>> load_cuda_driver(std::string path) {
   resolve(handle, "cuMemcpyDtoD_v2", e.memcpy_dtod, missing);
   resolve(handle, "cuMemsetD8_v2", e.memset_d8, missing);
   resolve(handle, "cuMemsetD32_v2", e.memset_d32, missing);
+  resolve(handle, "cuMemcpyDtoDAsync_v2", e.memcpy_dtod_async, missing);
+  resolve(handle, "cuMemsetD8Async", e.memset_d8_async, missing);
   resolve(handle, "cuModuleLoadDataEx", e.module_load_data_ex, missing);
   resolve(handle, "cuModuleUnload", e.module_unload, missing);
   resolve(handle, "cuModuleGetFunction", e.module_get_function, missing);

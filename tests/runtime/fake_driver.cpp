@@ -4,6 +4,7 @@
 // them, so any distinct non-null value serves.
 #include "fake_driver.h"
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -167,7 +168,9 @@ cu::Result FakeDriver::event_destroy(cu::Event) {
 }
 
 cu::Result FakeDriver::event_record(cu::Event, cu::Stream) {
-  return injected("cuEventRecord");
+  if (auto r = injected("cuEventRecord")) return r;
+  ++event_records;
+  return cu::kSuccess;
 }
 cu::Result FakeDriver::event_synchronize(cu::Event) {
   return injected("cuEventSynchronize");
@@ -175,7 +178,13 @@ cu::Result FakeDriver::event_synchronize(cu::Event) {
 
 cu::Result FakeDriver::event_elapsed_time(float* ms, cu::Event, cu::Event) {
   if (auto r = injected("cuEventElapsedTime")) return r;
-  *ms = 1.5f;
+  std::lock_guard lock(mutex_);
+  if (elapsed_ms_sequence.empty()) {
+    *ms = 1.5f;
+  } else {
+    *ms = elapsed_ms_sequence[std::min(elapsed_calls_, elapsed_ms_sequence.size() - 1)];
+    ++elapsed_calls_;
+  }
   return cu::kSuccess;
 }
 
@@ -238,6 +247,20 @@ cu::Result FakeDriver::memset_d32(cu::DevicePtr dst, unsigned value, std::size_t
   if (d == nullptr) return cu::kErrorInvalidValue;
   for (std::size_t i = 0; i < count; ++i)
     std::memcpy(d + 4 * i, &value, 4);
+  return cu::kSuccess;
+}
+
+cu::Result FakeDriver::memcpy_dtod_async(cu::DevicePtr dst, cu::DevicePtr src, std::size_t bytes,
+                                         cu::Stream) {
+  if (auto r = memcpy_dtod(dst, src, bytes)) return r;
+  ++async_copies;
+  return cu::kSuccess;
+}
+
+cu::Result FakeDriver::memset_d8_async(cu::DevicePtr dst, unsigned char value, std::size_t count,
+                                       cu::Stream) {
+  if (auto r = memset_d8(dst, value, count)) return r;
+  ++async_memsets;
   return cu::kSuccess;
 }
 

@@ -29,6 +29,8 @@ public:
   std::map<cu::FunctionAttribute, int> function_attributes; // defaults below
   bool can_name_errors = true; // false: cuGetErrorName/String fail, like the stub library
   std::chrono::milliseconds load_delay{0}; // widens the compile window for cache races
+  // cuEventElapsedTime answers these in turn (then repeats the last); empty: 1.5 ms.
+  std::vector<float> elapsed_ms_sequence;
 
   FakeDriver();
   // The next call to `call` (e.g. "cuMemAlloc") returns `r` instead of running.
@@ -43,6 +45,9 @@ public:
   std::atomic<int> live_streams{0};
   std::atomic<int> live_events{0};
   std::atomic<int> set_attribute_calls{0};
+  std::atomic<int> async_copies{0};
+  std::atomic<int> async_memsets{0};
+  std::atomic<int> event_records{0};
   int last_set_attribute_value = 0;
   std::vector<cu::JitOption> last_jit_options;
   std::vector<std::uintptr_t> last_jit_values; // scalar option values (buffers as 0)
@@ -80,6 +85,10 @@ public:
   cu::Result memcpy_dtod(cu::DevicePtr dst, cu::DevicePtr src, std::size_t bytes) override;
   cu::Result memset_d8(cu::DevicePtr dst, unsigned char value, std::size_t count) override;
   cu::Result memset_d32(cu::DevicePtr dst, unsigned value, std::size_t count) override;
+  cu::Result memcpy_dtod_async(cu::DevicePtr dst, cu::DevicePtr src, std::size_t bytes,
+                               cu::Stream stream) override;
+  cu::Result memset_d8_async(cu::DevicePtr dst, unsigned char value, std::size_t count,
+                             cu::Stream stream) override;
   cu::Result module_load_data_ex(cu::Module* module, const void* image, unsigned num_options,
                                  cu::JitOption* options, void** option_values) override;
   cu::Result module_unload(cu::Module module) override;
@@ -108,7 +117,7 @@ private:
   cu::DevicePtr next_ptr_ = 0x10000;
   std::map<std::uintptr_t, std::string> modules_; // handle -> PTX text
   std::uintptr_t next_handle_ = 0x100;
-  int context_tag_ = 0;
+  std::size_t elapsed_calls_ = 0;
 };
 
 } // namespace ptxkit::runtime::testing

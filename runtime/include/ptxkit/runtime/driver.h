@@ -54,6 +54,10 @@ public:
   virtual cu::Result memcpy_dtod(cu::DevicePtr dst, cu::DevicePtr src, std::size_t bytes) = 0;
   virtual cu::Result memset_d8(cu::DevicePtr dst, unsigned char value, std::size_t count) = 0;
   virtual cu::Result memset_d32(cu::DevicePtr dst, unsigned value, std::size_t count) = 0;
+  virtual cu::Result memcpy_dtod_async(cu::DevicePtr dst, cu::DevicePtr src, std::size_t bytes,
+                                       cu::Stream stream) = 0;
+  virtual cu::Result memset_d8_async(cu::DevicePtr dst, unsigned char value, std::size_t count,
+                                     cu::Stream stream) = 0;
 
   virtual cu::Result module_load_data_ex(cu::Module* module, const void* image,
                                          unsigned num_options, cu::JitOption* options,

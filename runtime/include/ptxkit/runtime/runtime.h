@@ -13,3 +13,4 @@
 #include "ptxkit/runtime/launch.h"
 #include "ptxkit/runtime/module.h"
 #include "ptxkit/runtime/ptx_compat.h"
+#include "ptxkit/runtime/timing.h"
