@@ -1,0 +1,233 @@
+// function_ir.cpp: flattens a Function's body into FunctionIR (see function_ir.h).
+//
+// Two passes: the first walks the nested blocks in source order, numbering instructions and
+// collecting each scope's registers, labels and .branchtargets tables; the second resolves every
+// register mention, guard and branch target against the scope it appears in.
+#include "ptxkit/verifier/analysis/function_ir.h"
+
+#include "ptxkit/verifier/printer.h"
+
+#include <cassert>
+#include <charconv>
+
+namespace ptxkit::verifier::analysis {
+
+bool writes_first_operand(const Instruction& inst) {
+  std::string_view op = inst.opcode;
+  if (op == "bar" || op == "barrier") return inst.has_modifier("red");
+  if (op == "tcgen05") return inst.has_modifier("ld");
+  static constexpr std::string_view kNoDef[] = {
+      "bra",       "brx",        "call",     "ret",       "exit",      "trap",
+      "brkpt",     "nanosleep",  "stackrestore", "pmevent", "setmaxnreg", "membar",
+      "fence",     "griddepcontrol", "st",   "red",       "prefetch",  "prefetchu",
+      "cp",        "sust",       "sured",    "discard",   "applypriority", "tensormap",
+      "multimem",  "wmma",       "stmatrix", "mbarrier",
+  };
+  for (std::string_view n : kNoDef) {
+    if (op != n) continue;
+    // These write a register when their first operand is one (wmma.load/mma, multimem.ld_reduce,
+    // mbarrier.arrive's state, try_wait's predicate); an address first operand is never a def.
+    if (op == "wmma" || op == "multimem" || op == "mbarrier") {
+      return !inst.operands.empty() && inst.operands[0].kind != OperandKind::kAddress;
+    }
+    return false;
+  }
+  return true;
+}
+
+std::string instruction_text(const Instruction& inst) { return print_instruction(inst); }
+
+struct FunctionIRBuilder {
+  FunctionIR& ir;
+  const LocDirective* current_loc = nullptr;
+  explicit FunctionIRBuilder(FunctionIR& ir_) : ir(ir_) {}
+
+  void add_decl(const VarDecl& d, std::uint32_t scope, bool is_param) {
+    auto& table = ir.scopes_[scope];
+    RegId base = static_cast<RegId>(ir.regs_.size());
+    if (d.has_range) {
+      for (std::uint32_t k = 0; k < d.range; ++k) ir.regs_.push_back({&d, k, is_param});
+      table.ranged[d.name] = base;
+    } else {
+      ir.regs_.push_back({&d, kNoId, is_param});
+      table.plain[d.name] = base;
+    }
+  }
+
+  void collect(const Block& block, std::uint32_t scope) {
+    for (const Statement& st : block.statements) {
+      if (const auto* inst = std::get_if<Instruction>(&st.node)) {
+        InstInfo info;
+        info.inst = inst;
+        info.loc = current_loc;
+        info.scope = scope;
+        ir.insts_.push_back(info);
+      } else if (const auto* label = std::get_if<Label>(&st.node)) {
+        ir.scopes_[scope].labels.emplace(label->name, static_cast<InstId>(ir.insts_.size()));
+      } else if (const auto* decl = std::get_if<VarDecl>(&st.node)) {
+        if (decl->space == StateSpace::kReg) add_decl(*decl, scope, false);
+      } else if (const auto* loc = std::get_if<LocDirective>(&st.node)) {
+        current_loc = loc;
+      } else if (const auto* dir = std::get_if<Directive>(&st.node)) {
+        if (dir->name == "branchtargets" && !dir->label.empty())
+          ir.scopes_[scope].tables.emplace(dir->label, dir);
+      } else if (const auto* inner = std::get_if<Block>(&st.node)) {
+        ir.scopes_.push_back({});
+        ir.scopes_.back().parent = scope;
+        collect(*inner, static_cast<std::uint32_t>(ir.scopes_.size() - 1));
+      }
+    }
+  }
+
+  template <class Map>
+  const typename Map::mapped_type* lookup(Map FunctionIR::ScopeTable::*member, std::string_view name,
+                                          std::uint32_t scope) const {
+    for (std::uint32_t s = scope; s != kNoId; s = ir.scopes_[s].parent) {
+      const auto& m = ir.scopes_[s].*member;
+      auto it = m.find(name);
+      if (it != m.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+  void add_mention(InstId i, const Operand& op, std::uint16_t index, std::uint16_t element,
+                   bool def) {
+    if (op.kind != OperandKind::kRegister && op.kind != OperandKind::kSymbol) return;
+    RegId r = ir.resolve(op.text(), ir.insts_[i].scope);
+    if (r == kNoId) {
+      if (op.kind == OperandKind::kRegister) ir.undeclared_.push_back(op.text());
+      return;
+    }
+    ir.mentions_.push_back({r, index, element, def});
+  }
+
+  void add_operand(InstId i, const Operand& op, std::uint16_t index, bool def) {
+    switch (op.kind) {
+    case OperandKind::kRegister:
+    case OperandKind::kSymbol: add_mention(i, op, index, 0, def); break;
+    case OperandKind::kVector:
+    case OperandKind::kPair:
+    case OperandKind::kParenList: {
+      std::uint16_t j = 0;
+      for (const Operand& e : op.elements()) {
+        if (e.kind == OperandKind::kAddress || e.kind == OperandKind::kVector) {
+          add_operand(i, e, index, false);
+        } else {
+          add_mention(i, e, index, j, def);
+        }
+        ++j;
+      }
+      break;
+    }
+    case OperandKind::kAddress: {
+      if (!op.address_base_is_immediate() && !op.text().empty()) {
+        Operand base = op;
+        base.kind = op.text().starts_with('%') ? OperandKind::kRegister : OperandKind::kSymbol;
+        add_mention(i, base, index, 0, false);
+      }
+      std::uint16_t j = 1;
+      for (const Operand& e : op.elements()) {
+        if (e.kind == OperandKind::kVector || e.kind == OperandKind::kAddress) {
+          for (const Operand& c : e.elements()) add_mention(i, c, index, j, false);
+        } else {
+          add_mention(i, e, index, j, false);
+        }
+        ++j;
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+
+  void resolve_targets(InstId i) {
+    InstInfo& info = ir.insts_[i];
+    const Instruction& inst = *info.inst;
+    info.target_begin = static_cast<std::uint32_t>(ir.targets_.size());
+    auto add_label = [&](std::string_view name) {
+      if (const InstId* t = lookup(&FunctionIR::ScopeTable::labels, name, info.scope)) {
+        ir.targets_.push_back(*t);
+      } else {
+        ++ir.unresolved_targets_;
+      }
+    };
+    if (info.control == ControlKind::kBranch && !inst.operands.empty()) {
+      add_label(inst.operands[0].text());
+    } else if (info.control == ControlKind::kIndirect && inst.operands.size() >= 2) {
+      if (const Directive* const* table =
+              lookup(&FunctionIR::ScopeTable::tables, inst.operands[1].text(), info.scope)) {
+        for (std::string_view l : (*table)->args) add_label(l);
+      } else {
+        ++ir.unresolved_targets_;
+      }
+    }
+    info.target_end = static_cast<std::uint32_t>(ir.targets_.size());
+  }
+
+  void resolve(InstId i) {
+    InstInfo& info = ir.insts_[i];
+    const Instruction& inst = *info.inst;
+    std::string_view op = inst.opcode;
+    if (op == "bra") info.control = ControlKind::kBranch;
+    else if (op == "brx") info.control = ControlKind::kIndirect;
+    else if (op == "ret") info.control = ControlKind::kReturn;
+    else if (op == "exit") info.control = ControlKind::kExit;
+    else if (op == "trap") info.control = ControlKind::kTrap;
+    if (!inst.guard.empty()) {
+      info.guard = ir.resolve(inst.guard, info.scope);
+      info.guard_negated = inst.guard_negated;
+      if (info.guard == kNoId) ir.undeclared_.push_back(inst.guard);
+    }
+    info.mention_begin = static_cast<std::uint32_t>(ir.mentions_.size());
+    bool first_is_def = writes_first_operand(inst);
+    for (std::uint16_t k = 0; k < inst.operands.size(); ++k) {
+      const Operand& o = inst.operands[k];
+      bool def = k == 0 && first_is_def;
+      if (op == "call") def = k == 0 && o.kind == OperandKind::kParenList;
+      add_operand(i, o, k, def);
+    }
+    info.mention_end = static_cast<std::uint32_t>(ir.mentions_.size());
+    resolve_targets(i);
+  }
+};
+
+FunctionIR::FunctionIR(const Function& fn) : fn_(&fn) {
+  FunctionIRBuilder b(*this);
+  scopes_.push_back({});
+  for (const VarDecl& p : fn.params)
+    if (p.space == StateSpace::kReg) b.add_decl(p, 0, true);
+  for (const VarDecl& r : fn.returns)
+    if (r.space == StateSpace::kReg) b.add_decl(r, 0, false);
+  b.collect(fn.body, 0);
+  mentions_.reserve(insts_.size() * 3);
+  for (InstId i = 0; i < size(); ++i) b.resolve(i);
+}
+
+RegId FunctionIR::resolve(std::string_view name, std::uint32_t scope) const {
+  std::size_t digits = name.size();
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  for (std::uint32_t s = scope; s != kNoId; s = scopes_[s].parent) {
+    const ScopeTable& t = scopes_[s];
+    if (auto it = t.plain.find(name); it != t.plain.end()) return it->second;
+    if (digits < name.size() && !t.ranged.empty()) {
+      auto it = t.ranged.find(name.substr(0, digits));
+      if (it != t.ranged.end()) {
+        std::uint32_t n = 0;
+        auto [p, ec] = std::from_chars(name.data() + digits, name.data() + name.size(), n);
+        if (ec == std::errc{} && p == name.data() + name.size() &&
+            n < regs_[it->second].decl->range)
+          return it->second + n;
+      }
+    }
+  }
+  return kNoId;
+}
+
+std::string FunctionIR::reg_name(RegId r) const {
+  const RegInfo& info = regs_[r];
+  std::string s(info.decl->name);
+  if (info.index != kNoId) s += std::to_string(info.index);
+  return s;
+}
+
+}  // namespace ptxkit::verifier::analysis

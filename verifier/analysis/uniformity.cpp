@@ -1,0 +1,344 @@
+// uniformity.cpp: the lane-uniformity analysis of uniformity.h: sparse propagation of "varying"
+// over SSA def-use edges, alternated with the control-dependence step (divergent branches make
+// merges varying) until neither changes anything.
+#include "ptxkit/verifier/analysis/uniformity.h"
+
+#include "ptxkit/verifier/analysis/solver.h"
+
+#include <algorithm>
+#include <array>
+
+namespace ptxkit::verifier::analysis {
+
+namespace {
+
+bool is_space(std::string_view m) {
+  return m == "global" || m == "shared" || m.starts_with("shared::") || m == "const" ||
+         m == "param" || m == "local";
+}
+
+// Space of a memory access from its modifiers: "global", "shared", "const", "param", "local",
+// or "" for generic.
+std::string_view access_space(const Instruction& inst) {
+  for (std::string_view m : inst.modifiers)
+    if (is_space(m)) return m.starts_with("shared") ? std::string_view("shared") : m;
+  return {};
+}
+
+bool writes_memory(const Instruction& inst) {
+  static constexpr std::string_view kWriters[] = {"st",       "atom",     "red",   "cp",
+                                                  "sust",     "sured",    "stmatrix", "multimem",
+                                                  "tensormap", "tcgen05"};
+  if (inst.opcode == "wmma") return inst.has_modifier("store");
+  return std::find(std::begin(kWriters), std::end(kWriters), inst.opcode) != std::end(kWriters);
+}
+
+bool is_pow2(std::int64_t k) { return k > 0 && k < 32 && (k & (k - 1)) == 0; }
+
+}  // namespace
+
+bool Uniformity::special_register_uniform(std::string_view name) {
+  static constexpr std::string_view kVarying[] = {"%tid",   "%laneid",      "%lanemask",
+                                                  "%clock", "%globaltimer", "%pm"};
+  for (std::string_view v : kVarying)
+    if (name.starts_with(v)) return false;
+  return true;
+}
+
+struct UniformityBuilder {
+  Uniformity& u;
+  const ValueNumbering& vn;
+  const FunctionIR& ir;
+  const Cfg& cfg;
+  const DominatorTree& pdom;
+  const LoopInfo& loops;
+  bool is_func;
+  bool writes_global = false, writes_shared = false;
+  std::vector<std::int32_t> bfly_mask;  // per value: -1 unknown
+
+  UniformityBuilder(Uniformity& u_, const ValueNumbering& vn_, const DominatorTree& pdom_,
+                    const LoopInfo& loops_)
+      : u(u_), vn(vn_), ir(vn_.ir()), cfg(vn_.cfg()), pdom(pdom_), loops(loops_),
+        is_func(vn_.ir().function().kind == FunctionKind::kFunc),
+        bfly_mask(vn_.size(), -1) {}
+
+  bool varying_use(ValueId v, InstId at) const {
+    return v != kNoId && u.varying_at(v, cfg.block_of(at));
+  }
+  bool operand_varying(InstId i, std::uint32_t operand) const {
+    const InstInfo& info = ir.info(i);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+      const Mention& mm = ir.mention(m);
+      if (!mm.is_def && mm.operand == operand && varying_use(vn.ssa_use(m), i)) return true;
+    }
+    const Operand& op = ir.inst(i).operands[operand];
+    if (op.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(op.text()))
+      return true;
+    return false;
+  }
+  bool any_operand_varying(InstId i) const {
+    const Instruction& inst = ir.inst(i);
+    for (std::uint32_t k = 0; k < inst.operands.size(); ++k) {
+      const Operand& op = inst.operands[k];
+      if (op.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(op.text()))
+        return true;
+      if (op.kind == OperandKind::kVector || op.kind == OperandKind::kParenList)
+        for (const Operand& e : op.elements())
+          if (e.kind == OperandKind::kSpecialReg &&
+              !Uniformity::special_register_uniform(e.text()))
+            return true;
+    }
+    const InstInfo& info = ir.info(i);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+      if (!ir.mention(m).is_def && varying_use(vn.ssa_use(m), i)) return true;
+    return false;
+  }
+
+  static bool imm_is(const Operand& op, std::uint64_t v) {
+    return op.kind == OperandKind::kImmInt && (op.bits & 0xffffffffu) == v;
+  }
+
+  // Butterfly lanes covered by the reduction chain ending in value v (leader), 0 if none.
+  std::int32_t butterfly(ValueId v, int depth = 0) {
+    if (v == kNoId || depth > 8) return 0;
+    if (bfly_mask[v] >= 0) return bfly_mask[v];
+    std::int32_t mask = 0;
+    InstId i = vn.defining_instruction(v);
+    if (i != kNoId && vn.info(v).kind == ValueKind::kDef) {
+      const Instruction& inst = ir.inst(i);
+      static constexpr std::string_view kOps[] = {"add", "mul", "min", "max", "and", "or", "xor"};
+      bool reducing = std::find(std::begin(kOps), std::end(kOps), inst.opcode) != std::end(kOps);
+      if (reducing && inst.operands.size() == 3) {
+        ValueId a = vn.value_of(i, 1), b = vn.value_of(i, 2);
+        for (int swap = 0; swap < 2 && mask == 0; ++swap) {
+          ValueId x = swap ? b : a, y = swap ? a : b;
+          if (x == kNoId || y == kNoId) continue;
+          InstId s = vn.defining_instruction(y);
+          if (s == kNoId || vn.info(y).kind != ValueKind::kDef) continue;
+          const Instruction& sh = ir.inst(s);
+          if (sh.opcode != "shfl" || !sh.has_modifier("bfly") || sh.operands.size() < 5) continue;
+          if (vn.value_of(s, 1) != x) continue;
+          const Operand& lane = sh.operands[2];
+          if (lane.kind != OperandKind::kImmInt || !is_pow2(lane.int_value())) continue;
+          if (!imm_is(sh.operands[3], 31) || !imm_is(sh.operands[4], 0xffffffffu)) continue;
+          mask = butterfly(x, depth + 1) | static_cast<std::int32_t>(lane.int_value());
+        }
+      }
+    }
+    bfly_mask[v] = mask;
+    return mask;
+  }
+
+  bool load_varying(InstId i) {
+    const Instruction& inst = ir.inst(i);
+    std::string_view space = access_space(inst);
+    if (space == "local" || inst.has_modifier("volatile")) return true;
+    if (space == "param" && is_func) return true;
+    bool address_varying = false;
+    for (std::uint32_t k = 1; k < inst.operands.size(); ++k)
+      address_varying = address_varying || operand_varying(i, k);
+    if (address_varying) return true;
+    if (space == "const" || space == "param" || inst.opcode == "ldu" || inst.has_modifier("nc"))
+      return false;
+    if (space == "global") return writes_global;
+    if (space == "shared") return writes_shared;
+    return writes_global || writes_shared;
+  }
+
+  bool def_varying(ValueId v) {
+    const ValueInfo& x = vn.info(v);
+    InstId i = x.inst;
+    if (x.fresh != kNoId) return varying_use(x.fresh, i);  // a copy
+    const Instruction& inst = ir.inst(i);
+    std::string_view op = inst.opcode;
+    const Mention& dm = ir.mention(x.mention);
+    if (op == "vote" || op == "redux" || op == "activemask") return false;
+    if ((op == "bar" || op == "barrier") && inst.has_modifier("red")) return false;
+    if (op == "match") return !inst.has_modifier("all");
+    if (op == "elect") return dm.element != 0;
+    if (op == "atom" || op == "tex" || op == "tld4" || op == "suld") return true;
+    if (op == "shfl") {
+      if (inst.has_modifier("idx") && inst.operands.size() >= 4)
+        return operand_varying(i, 2) || operand_varying(i, 3) ||
+               (inst.operands.size() > 4 && operand_varying(i, 4));
+      return true;
+    }
+    if (op == "ld" || op == "ldu") return load_varying(i);
+    if (butterfly(vn.leader(v)) == 31) return false;
+    return any_operand_varying(i);
+  }
+
+  bool evaluate(ValueId v) {
+    const ValueInfo& x = vn.info(v);
+    switch (x.kind) {
+    case ValueKind::kUndef: return false;
+    case ValueKind::kParam: return is_func;
+    case ValueKind::kGuarded:
+      return u.varying_[x.pred] || u.varying_[x.fresh] || u.varying_[x.prior];
+    case ValueKind::kPhi: {
+      if (u.join_[x.block] && vn.leader(v) == v) return true;
+      for (const PhiIncoming& in : vn.phi_incoming(v))
+        if (u.varying_at(in.value, x.block)) return true;
+      // phi_incoming gives leaders; also check the raw incoming values.
+      return false;
+    }
+    case ValueKind::kDef: return def_varying(v);
+    }
+    return false;
+  }
+
+  void propagate() {
+    const std::uint32_t n = vn.size();
+    SparseWorklist work(n);
+    for (ValueId v = 0; v < n; ++v)
+      if (!u.varying_[v]) work.push(v);
+    while (!work.empty()) {
+      ValueId v = work.pop();
+      if (u.varying_[v] || !evaluate(v)) continue;
+      u.varying_[v] = 1;
+      // Every value whose evaluation may read v: its users' results, and values led by v.
+      for (const ValueUse& use : vn.uses(v)) {
+        if (use.inst == kNoId) {
+          work.push(use.phi);
+        } else {
+          const InstInfo& info = ir.info(use.inst);
+          for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+            if (ir.mention(m).is_def && vn.ssa_def(m) != kNoId) {
+              work.push(vn.ssa_def(m));
+              const ValueInfo& d = vn.info(vn.ssa_def(m));
+              if (d.kind == ValueKind::kGuarded) work.push(d.fresh);
+            }
+        }
+      }
+    }
+  }
+
+  // Divergent terminators, loop divergence, partial-warp regions and join blocks from the
+  // current value facts. Returns whether anything new became divergent.
+  bool control_step() {
+    bool changed = false;
+    for (BlockId b : cfg.rpo()) {
+      if (u.divergent_branch_[b]) continue;
+      InstId t = cfg.terminator(b);
+      if (t == kNoId) continue;
+      const InstInfo& info = ir.info(t);
+      bool divergent = false;
+      if (info.control != ControlKind::kNone && vn.ssa_guard(t) != kNoId &&
+          varying_use(vn.ssa_guard(t), t))
+        divergent = true;
+      if (info.control == ControlKind::kIndirect && operand_varying(t, 0)) divergent = true;
+      if (info.control == ControlKind::kBranch && cfg.block(b).succs.size() < 2 &&
+          !cfg.block(b).exits)
+        divergent = false;  // both ways lead to the same block
+      if (!divergent) continue;
+      u.divergent_branch_[b] = 1;
+      changed = true;
+      mark_regions(b);
+    }
+    if (!changed) return false;
+    for (LoopId l = 0; l < loops.size(); ++l)
+      for (BlockId b : loops.loop(l).blocks)
+        if (u.divergent_branch_[b]) u.loop_divergent_[l] = 1;
+    return true;
+  }
+
+  // Blocks reachable from c's successors before its reconvergence point `stop`: partial-warp
+  // blocks; those reached from two different successors (stop included) are joins.
+  void mark_regions(BlockId c) {
+    const std::uint32_t n = cfg.size();
+    std::uint32_t stop = pdom.idom(c);  // n (the virtual exit) or kNoId: never reconverges
+    InstId t = cfg.terminator(c);
+    bool exit_kind = ir.info(t).control == ControlKind::kReturn ||
+                     ir.info(t).control == ControlKind::kExit;
+    if (count.size() != n) {
+      count.assign(n, 0);
+      stamp.assign(n, 0);
+    }
+    std::fill(count.begin(), count.end(), 0);
+    std::vector<BlockId> work;
+    for (BlockId s : cfg.block(c).succs) {
+      ++generation;
+      work.assign(1, s);
+      stamp[s] = generation;
+      while (!work.empty()) {
+        BlockId b = work.back();
+        work.pop_back();
+        if (count[b] < 2) ++count[b];
+        if (b == stop) continue;
+        u.partial_[b] = 1;
+        if (exit_kind) u.after_exit_[b] = 1;
+        for (BlockId x : cfg.block(b).succs)
+          if (stamp[x] != generation) {
+            stamp[x] = generation;
+            work.push_back(x);
+          }
+      }
+    }
+    for (BlockId b = 0; b < n; ++b)
+      if (count[b] >= 2) u.join_[b] = 1;
+  }
+  std::vector<std::uint8_t> count;
+  std::vector<std::uint32_t> stamp;
+  std::uint32_t generation = 0;
+};
+
+Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, const LoopInfo& loops)
+    : vn_(&vn), loops_(&loops) {
+  const Cfg& cfg = vn.cfg();
+  const FunctionIR& ir = vn.ir();
+  varying_.assign(vn.size(), 0);
+  divergent_branch_.assign(cfg.size(), 0);
+  partial_.assign(cfg.size(), 0);
+  after_exit_.assign(cfg.size(), 0);
+  join_.assign(cfg.size(), 0);
+  loop_divergent_.assign(loops.size(), 0);
+  UniformityBuilder b(*this, vn, pdom, loops);
+  for (InstId i = 0; i < ir.size(); ++i) {
+    const Instruction& inst = ir.inst(i);
+    if (!writes_memory(inst)) continue;
+    std::string_view space = access_space(inst);
+    if (inst.opcode == "cp" || space.empty()) {
+      b.writes_global = b.writes_shared = true;
+    } else if (space == "global") {
+      b.writes_global = true;
+    } else if (space == "shared") {
+      b.writes_shared = true;
+    }
+  }
+  do {
+    b.propagate();
+  } while (b.control_step());
+}
+
+bool Uniformity::varying_at(ValueId v, BlockId use_block) const {
+  if (v == kNoId) return false;
+  if (varying_[v]) return true;
+  BlockId def_block = vn_->info(v).block;
+  if (def_block == kNoId || def_block == use_block) return false;
+  for (LoopId l = loops_->loop_of(def_block); l != kNoId; l = loops_->loop(l).parent)
+    if (loop_divergent_[l] && !loops_->contains(l, use_block)) return true;
+  return false;
+}
+
+bool Uniformity::operand_uniform(InstId inst, std::uint32_t operand, std::uint32_t element) const {
+  const FunctionIR& ir = vn_->ir();
+  const Instruction& in = ir.inst(inst);
+  if (operand >= in.operands.size()) return true;
+  const Operand& op = in.operands[operand];
+  const Operand* e = &op;
+  if ((op.kind == OperandKind::kVector || op.kind == OperandKind::kPair) &&
+      element < op.elements().size())
+    e = &op.elements()[element];
+  if (e->kind == OperandKind::kSpecialReg) return special_register_uniform(e->text());
+  BlockId ub = vn_->cfg().block_of(inst);
+  const InstInfo& info = ir.info(inst);
+  for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+    const Mention& mm = ir.mention(m);
+    if (!mm.is_def && mm.operand == operand && (mm.element == element || op.kind == OperandKind::kAddress) &&
+        varying_at(vn_->ssa_use(m), ub))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace ptxkit::verifier::analysis

@@ -1,0 +1,395 @@
+// value_numbering.cpp: SSA construction (pruned phi placement + dominator-tree renaming), the
+// guarded-write refinements, leaders by copy propagation and trivial-phi folding, def-use lists
+// and reaching definitions. See value_numbering.h for the model.
+#include "ptxkit/verifier/analysis/value_numbering.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace ptxkit::verifier::analysis {
+
+namespace {
+
+bool is_register_copy(const FunctionIR& ir, InstId i) {
+  const Instruction& inst = ir.inst(i);
+  if (inst.opcode != "mov" || inst.operands.size() != 2) return false;
+  const Operand& dst = inst.operands[0];
+  const Operand& src = inst.operands[1];
+  bool dst_reg = dst.kind == OperandKind::kRegister || dst.kind == OperandKind::kSymbol;
+  bool src_reg = src.kind == OperandKind::kRegister || src.kind == OperandKind::kSymbol;
+  if (!dst_reg || !src_reg || src.negated()) return false;
+  // Both must resolve to registers (a symbol source is an address, not a copy).
+  std::uint32_t defs = 0, uses = 0;
+  for (const Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m)
+    (m->is_def ? defs : uses) += 1;
+  return defs == 1 && uses == 1;
+}
+
+}  // namespace
+
+struct SsaBuilder {
+  ValueNumbering& vn;
+  const Cfg& cfg;
+  const FunctionIR& ir;
+  const DominatorTree& dom;
+  const Liveness& live;
+  std::vector<std::vector<ValueId>> phis;  // per block
+  std::vector<std::vector<ValueId>> stacks;  // per register: current value
+  std::vector<ValueId> undef_of;             // per register, lazily
+
+  ValueId add(ValueInfo v) {
+    vn.values_.push_back(v);
+    return static_cast<ValueId>(vn.values_.size() - 1);
+  }
+
+  ValueId entry_value(RegId r) {
+    if (undef_of[r] == kNoId) {
+      ValueInfo v;
+      v.kind = ir.reg(r).is_param ? ValueKind::kParam : ValueKind::kUndef;
+      v.reg = r;
+      v.block = cfg.entry();
+      undef_of[r] = add(v);
+    }
+    return undef_of[r];
+  }
+  ValueId current(RegId r) { return stacks[r].empty() ? entry_value(r) : stacks[r].back(); }
+
+  void place_phis() {
+    const std::uint32_t nregs = ir.num_regs();
+    std::vector<std::vector<BlockId>> def_blocks(nregs);
+    for (BlockId b : cfg.rpo()) {
+      const BasicBlock& bb = cfg.block(b);
+      for (InstId i = bb.begin; i < bb.end; ++i)
+        for (const Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m)
+          if (m->is_def && (def_blocks[m->reg].empty() || def_blocks[m->reg].back() != b))
+            def_blocks[m->reg].push_back(b);
+    }
+    std::vector<RegId> has_phi(cfg.size(), kNoId), in_work(cfg.size(), kNoId);
+    std::vector<BlockId> work;
+    for (RegId r = 0; r < nregs; ++r) {
+      if (def_blocks[r].empty()) continue;
+      work.clear();
+      for (BlockId b : def_blocks[r]) {
+        in_work[b] = r;
+        work.push_back(b);
+      }
+      while (!work.empty()) {
+        BlockId b = work.back();
+        work.pop_back();
+        for (BlockId f : dom.frontier(b)) {
+          if (has_phi[f] == r) continue;
+          has_phi[f] = r;
+          if (!live.live_in(f).test(r)) continue;
+          ValueInfo v;
+          v.kind = ValueKind::kPhi;
+          v.reg = r;
+          v.block = f;
+          phis[f].push_back(add(v));
+          if (in_work[f] != r) {
+            in_work[f] = r;
+            work.push_back(f);
+          }
+        }
+      }
+    }
+    // Reserve each phi's incoming slots, one per CFG predecessor.
+    for (BlockId b = 0; b < cfg.size(); ++b)
+      for (ValueId p : phis[b]) {
+        auto& v = vn.values_[p];
+        v.phi_begin = static_cast<std::uint32_t>(vn.incoming_.size());
+        for (BlockId pred : cfg.block(b).preds) vn.incoming_.push_back({pred, kNoId});
+        v.phi_end = static_cast<std::uint32_t>(vn.incoming_.size());
+      }
+  }
+
+  // The value a use under guard (pred, negated) really reads from `v`.
+  ValueId refine_for_guard(ValueId v, ValueId pred, bool negated) {
+    if (pred == kNoId) return v;
+    for (int depth = 0; depth < 8; ++depth) {
+      const ValueInfo& g = vn.values_[v];
+      if (g.kind != ValueKind::kGuarded || g.pred != pred) return v;
+      v = g.negated == negated ? g.fresh : g.prior;
+    }
+    return v;
+  }
+
+  void rename_block(BlockId b, std::vector<RegId>& pushed) {
+    for (ValueId p : phis[b]) {
+      stacks[vn.values_[p].reg].push_back(p);
+      pushed.push_back(vn.values_[p].reg);
+    }
+    const BasicBlock& bb = cfg.block(b);
+    for (InstId i = bb.begin; i < bb.end; ++i) {
+      const InstInfo& info = ir.info(i);
+      ValueId pred = info.guard == kNoId ? kNoId : current(info.guard);
+      vn.guard_[i] = pred;
+      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+        const Mention& mm = ir.mention(m);
+        if (!mm.is_def) vn.mention_value_[m] = refine_for_guard(current(mm.reg), pred, info.guard_negated);
+      }
+      bool copy = is_register_copy(ir, i);
+      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+        const Mention& mm = ir.mention(m);
+        if (!mm.is_def) continue;
+        ValueInfo d;
+        d.kind = ValueKind::kDef;
+        d.reg = mm.reg;
+        d.inst = i;
+        d.mention = m;
+        d.block = b;
+        if (copy) {
+          for (std::uint32_t u = info.mention_begin; u < info.mention_end; ++u)
+            if (!ir.mention(u).is_def) d.fresh = vn.mention_value_[u];
+        }
+        ValueId val = add(d);
+        if (pred != kNoId) {
+          ValueInfo g;
+          g.kind = ValueKind::kGuarded;
+          g.reg = mm.reg;
+          g.inst = i;
+          g.mention = m;
+          g.block = b;
+          g.fresh = val;
+          g.prior = current(mm.reg);
+          g.pred = pred;
+          g.negated = info.guard_negated;
+          const ValueInfo& prev = vn.values_[g.prior];
+          if (prev.kind == ValueKind::kGuarded && prev.pred == pred && prev.negated != g.negated)
+            g.prior = prev.fresh;  // `@p x = a; @!p x = b;`: defined on both paths
+          val = add(g);
+        }
+        vn.mention_value_[m] = val;
+        stacks[mm.reg].push_back(val);
+        pushed.push_back(mm.reg);
+      }
+    }
+    for (BlockId s : bb.succs) {
+      const auto& preds = cfg.block(s).preds;
+      for (ValueId p : phis[s]) {
+        const ValueInfo& pv = vn.values_[p];
+        for (std::uint32_t k = 0; k < preds.size(); ++k)
+          if (preds[k] == b) vn.incoming_[pv.phi_begin + k].value = current(pv.reg);
+      }
+    }
+  }
+
+  void rename() {
+    // Iterative dominator-tree walk; each frame remembers how many pushes to undo.
+    struct Frame {
+      BlockId b;
+      std::uint32_t child;
+      std::size_t mark;
+    };
+    std::vector<RegId> pushed;
+    std::vector<Frame> stack;
+    rename_block(cfg.entry(), pushed);
+    stack.push_back({cfg.entry(), 0, 0});
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const auto& kids = dom.children(f.b);
+      if (f.child < kids.size()) {
+        BlockId c = kids[f.child++];
+        std::size_t mark = pushed.size();
+        rename_block(c, pushed);
+        stack.push_back({c, 0, mark});
+      } else {
+        while (pushed.size() > f.mark) {
+          stacks[pushed.back()].pop_back();
+          pushed.pop_back();
+        }
+        stack.pop_back();
+      }
+    }
+  }
+
+  ValueId find(ValueId v) {
+    ValueId root = v;
+    while (vn.leader_[root] != root) root = vn.leader_[root];
+    while (vn.leader_[v] != root) {
+      ValueId next = vn.leader_[v];
+      vn.leader_[v] = root;
+      v = next;
+    }
+    return root;
+  }
+
+  void number_values() {
+    const std::uint32_t n = vn.size();
+    vn.leader_.resize(n);
+    for (ValueId v = 0; v < n; ++v) vn.leader_[v] = v;
+    for (ValueId v = 0; v < n; ++v) {
+      const ValueInfo& x = vn.values_[v];
+      if (x.kind == ValueKind::kDef && x.fresh != kNoId) vn.leader_[v] = x.fresh;
+    }
+    // Trivial phis, to a fixed point (each phi is folded at most once).
+    std::vector<ValueId> all_phis;
+    for (const auto& ps : phis) all_phis.insert(all_phis.end(), ps.begin(), ps.end());
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (ValueId p : all_phis) {
+        if (find(p) != p) continue;
+        const ValueInfo& pv = vn.values_[p];
+        ValueId same = kNoId;
+        bool trivial = true;
+        for (std::uint32_t k = pv.phi_begin; k < pv.phi_end && trivial; ++k) {
+          ValueId in = vn.incoming_[k].value;
+          if (in == kNoId) continue;
+          in = find(in);
+          if (in == p || in == same) continue;
+          if (same != kNoId) trivial = false;
+          same = in;
+        }
+        if (trivial && same != kNoId) {
+          vn.leader_[p] = same;
+          changed = true;
+        }
+      }
+    }
+    for (ValueId v = 0; v < n; ++v) find(v);
+  }
+
+  void build_uses() {
+    vn.uses_.assign(vn.size(), {});
+    for (InstId i = 0; i < ir.size(); ++i) {
+      if (!cfg.reachable(cfg.block_of(i))) continue;
+      const InstInfo& info = ir.info(i);
+      if (vn.guard_[i] != kNoId) vn.uses_[vn.guard_[i]].push_back({i, kNoId, kNoId, true});
+      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+        if (!ir.mention(m).is_def && vn.mention_value_[m] != kNoId)
+          vn.uses_[vn.mention_value_[m]].push_back({i, m, kNoId, false});
+      }
+    }
+    for (ValueId v = 0; v < vn.size(); ++v) {
+      const ValueInfo& x = vn.values_[v];
+      if (x.kind == ValueKind::kPhi) {
+        for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k)
+          if (vn.incoming_[k].value != kNoId)
+            vn.uses_[vn.incoming_[k].value].push_back({kNoId, 0, v, false});
+      } else if (x.kind == ValueKind::kGuarded) {
+        // A guarded write's value keeps its prior alive, and its fresh part (when it is a
+        // separate kDef value) is only ever read through it.
+        vn.uses_[x.prior].push_back({kNoId, 0, v, false});
+        vn.uses_[x.fresh].push_back({kNoId, 0, v, false});
+      }
+    }
+  }
+};
+
+ValueNumbering::ValueNumbering(const Cfg& cfg, const DominatorTree& dom, const Liveness& live)
+    : cfg_(&cfg) {
+  const FunctionIR& ir = cfg.ir();
+  SsaBuilder b{*this, cfg, ir, dom, live, {}, {}, {}};
+  b.phis.resize(cfg.size());
+  b.stacks.resize(ir.num_regs());
+  b.undef_of.assign(ir.num_regs(), kNoId);
+  mention_value_.assign(ir.num_mentions(), kNoId);
+  guard_.assign(ir.size(), kNoId);
+  values_.reserve(ir.num_mentions() / 2 + 16);
+  b.place_phis();
+  b.rename();
+  b.number_values();
+  b.build_uses();
+}
+
+std::uint32_t ValueNumbering::mention_index(InstId inst, std::uint32_t operand,
+                                            std::uint32_t element, bool def) const {
+  const InstInfo& info = ir().info(inst);
+  for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+    const Mention& mm = ir().mention(m);
+    if (mm.operand == operand && mm.element == element && mm.is_def == def) return m;
+  }
+  return kNoId;
+}
+
+ValueId ValueNumbering::value_of(InstId inst, std::uint32_t operand, std::uint32_t element) const {
+  std::uint32_t m = mention_index(inst, operand, element, false);
+  if (m == kNoId || mention_value_[m] == kNoId) return kNoId;
+  return leader_[mention_value_[m]];
+}
+
+ValueId ValueNumbering::defined_value(InstId inst, std::uint32_t operand,
+                                      std::uint32_t element) const {
+  std::uint32_t m = mention_index(inst, operand, element, true);
+  if (m == kNoId || mention_value_[m] == kNoId) return kNoId;
+  return leader_[mention_value_[m]];
+}
+
+InstId ValueNumbering::defining_instruction(ValueId v) const {
+  const ValueInfo& x = values_[v];
+  return x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded ? x.inst : kNoId;
+}
+
+std::vector<PhiIncoming> ValueNumbering::phi_incoming(ValueId phi) const {
+  std::vector<PhiIncoming> out;
+  const ValueInfo& x = values_[phi];
+  if (x.kind != ValueKind::kPhi) return out;
+  for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k)
+    if (incoming_[k].value != kNoId) out.push_back({incoming_[k].pred, leader_[incoming_[k].value]});
+  return out;
+}
+
+std::vector<PhiIncoming> ValueNumbering::raw_phi_incoming(ValueId phi) const {
+  std::vector<PhiIncoming> out;
+  const ValueInfo& x = values_[phi];
+  if (x.kind != ValueKind::kPhi) return out;
+  for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k)
+    if (incoming_[k].value != kNoId) out.push_back(incoming_[k]);
+  return out;
+}
+
+ValueNumbering::LoopCarried ValueNumbering::loop_carried(ValueId phi, const LoopInfo& loops) const {
+  LoopCarried lc;
+  const ValueInfo& x = values_[phi];
+  if (x.kind != ValueKind::kPhi || loops.loop_with_header(x.block) == kNoId) return lc;
+  for (const PhiIncoming& in : phi_incoming(phi))
+    (loops.is_back_edge(in.pred, x.block) ? lc.updated : lc.initial).push_back(in.value);
+  return lc;
+}
+
+ReachingDefs ValueNumbering::reaching_defs(std::uint32_t m) const {
+  ReachingDefs r;
+  if (m >= mention_value_.size() || mention_value_[m] == kNoId) return r;
+  std::vector<char> seen(values_.size(), 0);
+  std::vector<ValueId> work{mention_value_[m]};
+  while (!work.empty()) {
+    ValueId v = work.back();
+    work.pop_back();
+    if (v == kNoId || seen[v]) continue;
+    seen[v] = 1;
+    const ValueInfo& x = values_[v];
+    switch (x.kind) {
+    case ValueKind::kUndef: r.undefined = true; break;
+    case ValueKind::kParam: r.parameter = true; break;
+    case ValueKind::kDef: r.sites.push_back(x.inst); break;
+    case ValueKind::kGuarded:
+      r.sites.push_back(x.inst);
+      work.push_back(x.prior);
+      break;
+    case ValueKind::kPhi:
+      for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k) work.push_back(incoming_[k].value);
+      break;
+    }
+  }
+  std::sort(r.sites.begin(), r.sites.end());
+  r.sites.erase(std::unique(r.sites.begin(), r.sites.end()), r.sites.end());
+  return r;
+}
+
+void ValueNumbering::print_value(std::ostream& os, ValueId v) const {
+  if (v == kNoId) {
+    os << "none";
+    return;
+  }
+  const ValueInfo& x = values_[v];
+  std::string reg = x.reg == kNoId ? "?" : ir().reg_name(x.reg);
+  switch (x.kind) {
+  case ValueKind::kUndef: os << "undef(" << reg << ')'; break;
+  case ValueKind::kParam: os << "param(" << reg << ')'; break;
+  case ValueKind::kDef: os << reg << '@' << x.inst; break;
+  case ValueKind::kGuarded: os << "guarded(" << reg << ")@" << x.inst; break;
+  case ValueKind::kPhi: os << "phi(" << reg << ")@B" << x.block; break;
+  }
+}
+
+}  // namespace ptxkit::verifier::analysis

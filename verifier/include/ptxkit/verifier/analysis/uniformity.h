@@ -1,0 +1,88 @@
+// uniformity.h: lane uniformity: which SSA values (and branch conditions) are the same in every
+// active lane of a warp, and which blocks only part of a warp reaches.
+//
+// Why: a reduction result read in every lane, a barrier or full-mask shuffle under lane-varying
+// control, a broadcast from a lane-varying source: the rules about warps all start from "is this
+// the same in every lane?".
+//
+// Lattice (per SSA value): uniform ⊑ varying; join = "varying if either is". Values start
+// uniform and only ever become varying, so the sparse propagation terminates. Transfer, per
+// value kind:
+//   - undef: uniform (an arbitrary but unobserved value). `.reg` parameter: uniform in an .entry
+//     (there are none), varying in a .func (callers pass per-lane arguments).
+//   - phi: varying if an incoming value is varying, or if it is a real merge (not a folded
+//     copy) at a block that lanes separated by a divergent branch can reach by different
+//     successors (control dependence: the value depends on which way each lane went). The set
+//     used is every block reachable from two different successors of a divergent branch, a
+//     superset of its join points, so this is sound and may over-approximate.
+//   - guarded write: varying if the predicate, the new or the prior value is varying.
+//   - instruction result: varying if an operand is varying or the instruction reads a varying
+//     special register, except for results that are uniform by construction:
+//       * uniform special registers: %ctaid, %nctaid, %ntid, %nsmid, %smid, %warpid, %nwarpid,
+//         %gridid, cluster ids and ranks, shared-memory sizes, %envregN, %current_graph_exec;
+//         varying: %tid, %laneid, %lanemask_*, %clock*, %globaltimer*, %pmN.
+//       * `vote.sync`, `redux.sync`, `activemask`, `match.all`, `bar.red`/`barrier.red`: the same
+//         result in every participating lane. `elect.sync r|p`: r uniform, p varying.
+//       * `shfl.sync.idx` with a uniform source lane and clamp: uniform whatever it reads.
+//       * a complete butterfly reduction: `op x, a, b` (add, mul, min, max, and, or, xor) where
+//         b is `shfl.sync.bfly` of a with a full member mask and clamp 31, and the bfly offsets of
+//         the chain leading to a, together with this one, cover lanes 1|2|4|8|16.
+//       * atom results, `.local` loads, texture/surface reads: varying.
+//       * loads through a uniform address: uniform from .const, from .param in an .entry, with
+//         `ldu`, and from .global with `.nc` (read-only for the kernel's lifetime). From .global,
+//         .shared or generic memory without `.nc`, uniform only if the function writes no memory
+//         of a space the load may read (st, atom, red, cp.*, ... — explicitly conservative: a
+//         lane-varying store could otherwise interleave). .param loads in a .func are varying.
+//   - a value defined inside a loop that has a divergent branch, read outside that loop, is
+//     varying at that read (temporal divergence: lanes left the loop in different iterations).
+// A branch (bra/brx.idx guarded by, or indexed with, a varying value) is divergent, and so is a
+// guarded ret/exit with a varying predicate (a lane-varying exit).
+//
+// Assumptions: .func bodies are analysed on their own (as if entered by a full warp); calls are
+// opaque and their results (`ld.param` of the return value) are varying.
+#pragma once
+
+#include "ptxkit/verifier/analysis/cfg.h"
+#include "ptxkit/verifier/analysis/dominators.h"
+#include "ptxkit/verifier/analysis/loops.h"
+#include "ptxkit/verifier/analysis/value_numbering.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ptxkit::verifier::analysis {
+
+class Uniformity {
+public:
+  Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, const LoopInfo& loops);
+
+  // Raw SSA value (any id, leaders included) is the same in every active lane.
+  bool is_uniform(ValueId v) const { return v == kNoId || !varying_[v]; }
+  // The value operand `operand` (element) of `inst` reads is uniform at that instruction
+  // (accounts for temporal divergence). Immediates, symbols and uniform special registers are
+  // uniform; varying special registers are not.
+  bool operand_uniform(InstId inst, std::uint32_t operand, std::uint32_t element = 0) const;
+  // The block ends in a branch whose direction varies across lanes, or in a guarded ret/exit
+  // whose predicate varies (some lanes leave).
+  bool divergent_terminator(BlockId b) const { return divergent_branch_[b] != 0; }
+  // Only part of the warp that entered some divergent terminator reaches b before that
+  // terminator's reconvergence point (its immediate post-dominator).
+  bool partial_warp(BlockId b) const { return partial_[b] != 0; }
+  // Some lanes may have left through a lane-varying ret/exit on a path to b.
+  bool after_divergent_exit(BlockId b) const { return after_exit_[b] != 0; }
+  // The loop contains a divergent terminator (its lanes may leave at different iterations).
+  bool loop_divergent(LoopId l) const { return loop_divergent_[l] != 0; }
+
+  // Whether a special register (e.g. "%tid.x") is uniform across a warp.
+  static bool special_register_uniform(std::string_view name);
+
+private:
+  friend struct UniformityBuilder;
+  bool varying_at(ValueId v, BlockId use_block) const;
+  const ValueNumbering* vn_;
+  const LoopInfo* loops_;
+  std::vector<char> varying_;
+  std::vector<char> divergent_branch_, partial_, after_exit_, join_, loop_divergent_;
+};
+
+}  // namespace ptxkit::verifier::analysis

@@ -1,0 +1,71 @@
+// finding.h: what a verifier rule reports, as plain data.
+//
+// Why data: rules decide, printers (report.h: text, JSON, SARIF) present; the runtime's
+// VerifiedPtx factory and tests consume the same values. A finding names both sides of the
+// problem (as GPUVerify reports a race): the primary location is where the defect shows
+// (the read of an undefined register), related locations are the other instructions involved
+// (the guarded definition that does not cover that path), each with its instruction text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::verifier {
+
+enum class Severity : std::uint8_t { kWarning, kError };
+std::string_view severity_name(Severity s);  // "warning", "error"
+
+struct FindingLocation {
+  std::string path;
+  std::uint32_t line = 0;
+  std::uint32_t col = 0;
+};
+
+// The CUDA/C++ source position a `.loc` directive gives for an instruction.
+struct SourcePosition {
+  std::string file;          // from the matching `.file` directive, unquoted; "" if unknown
+  std::uint32_t line = 0;    // 0: no .loc in force
+  std::uint32_t col = 0;
+  std::string text;          // that line of the source file when readable, else ""
+};
+
+struct RelatedLocation {
+  FindingLocation location;
+  std::string message;      // "defined here only when %p1 holds"
+  std::string instruction;  // canonical text of the instruction there
+  SourcePosition source;
+};
+
+struct Finding {
+  std::string rule;          // "undefined-register"
+  Severity severity = Severity::kError;
+  std::string kernel;        // name of the .entry/.func
+  FindingLocation location;
+  std::string message;
+  std::string instruction;   // canonical text of the instruction at `location`
+  SourcePosition source;     // from .loc when the PTX has debug info
+  std::vector<RelatedLocation> related;
+};
+
+// Per rule and file: what the rule examined and what it concluded.
+enum class RuleOutcome : std::uint8_t { kPass, kFail, kNotApplicable };
+std::string_view rule_outcome_name(RuleOutcome o);  // "pass", "fail", "not-applicable"
+
+struct RuleStatus {
+  std::string id;
+  RuleOutcome outcome = RuleOutcome::kNotApplicable;
+  std::uint32_t sites = 0;
+};
+
+// Everything `ptxkit verify` knows about one file.
+struct FileReport {
+  std::string path;
+  std::vector<Finding> findings;   // sorted by line, column, rule
+  std::vector<RuleStatus> rules;   // one per rule run, in catalogue order
+  std::uint32_t error_count() const;
+  std::uint32_t warning_count() const;
+};
+
+}  // namespace ptxkit::verifier

@@ -1,0 +1,31 @@
+// report.h: the printers of FileReports: text, JSON (../shared/CLI.md) and SARIF 2.1.0.
+//
+// Why apart from the rules: one finding model, three audiences (people, scripts, code-scanning
+// UIs). Formats:
+//   text   `path:line: rule: message` (warnings: `path:line: rule: warning: message`), then
+//          one indented line per instruction involved (`  path:line: <instruction>  ; note`),
+//          and `  source: file:line: <text>` where the PTX has `.loc` debug info. A summary
+//          line per file: `path: N errors, M warnings (rules: id=pass/fail/n-a(sites) ...)`
+//          is printed only with `summary`.
+//   json   {"files":[{"path","findings":[{"rule","severity","kernel","line","message",...}],
+//           "rules":[{"id","status","sites"}]}]}; findings also carry "col", "instruction",
+//           "related" and "source" (extra keys; the CLI.md keys are all present).
+//   sarif  one run, tool.driver.rules = the rules run, results with ruleId, level, message,
+//          locations, relatedLocations.
+#pragma once
+
+#include "ptxkit/verifier/finding.h"
+
+#include <string>
+#include <vector>
+
+namespace ptxkit::verifier {
+
+std::string format_text(const std::vector<FileReport>& reports, bool summary = false);
+std::string format_json(const std::vector<FileReport>& reports);
+std::string format_sarif(const std::vector<FileReport>& reports);
+
+// `path:line:col: error: [rule] message` (the one-line form of verify_for_load's refusals).
+std::string format_one_line(const Finding& f);
+
+}  // namespace ptxkit::verifier

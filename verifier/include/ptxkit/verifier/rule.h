@@ -1,0 +1,76 @@
+// rule.h: the interface of a verifier rule and the rule catalogue.
+//
+// Why: rules are written by several people against one set of analyses; each rule is one file
+// pair verifier/rules/<rule-id>.{h,cpp} whose header states what it proves and assumes, and it
+// joins the catalogue with one line in verifier/rules/rule_list.inc:
+//     PTXKIT_RULE(make_my_rule)
+// where `std::unique_ptr<Rule> make_my_rule();` is defined in the rule's .cpp. (An explicit list,
+// not static self-registration: the verifier is a static library and the linker would drop
+// unreferenced registration objects.)
+//
+// A rule examines one function at a time through RuleContext, counts the sites it examined
+// (`sites`: what "pass" is evidence of), and reports findings. It never aborts: a construct it
+// does not understand is skipped, not counted as a site.
+#pragma once
+
+#include "ptxkit/verifier/analysis/function_analysis.h"
+#include "ptxkit/verifier/ast.h"
+#include "ptxkit/verifier/finding.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::verifier {
+
+class RuleContext {
+public:
+  RuleContext(const Module& module, const Function& fn, const analysis::FunctionAnalysis& a,
+              std::string_view rule_id, Severity default_severity, std::vector<Finding>& out,
+              std::uint32_t& sites);
+
+  const Module& module() const { return *module_; }
+  const Function& function() const { return *fn_; }
+  const analysis::FunctionAnalysis& analysis() const { return *a_; }
+
+  // Count `n` examined sites.
+  void add_sites(std::uint32_t n = 1) { *sites_ += n; }
+
+  // A finding at instruction `inst`; add related instructions with relate().
+  Finding& report(analysis::InstId inst, std::string message);
+  Finding& report(analysis::InstId inst, std::string message, Severity severity);
+  void relate(Finding& f, analysis::InstId inst, std::string message) const;
+
+  // Location / text / .loc source position of an instruction.
+  FindingLocation location_of(analysis::InstId inst) const;
+  SourcePosition source_of(analysis::InstId inst) const;
+
+private:
+  const Module* module_;
+  const Function* fn_;
+  const analysis::FunctionAnalysis* a_;
+  std::string_view rule_id_;
+  Severity default_severity_;
+  std::vector<Finding>* out_;
+  std::uint32_t* sites_;
+};
+
+class Rule {
+public:
+  virtual ~Rule() = default;
+  virtual std::string_view id() const = 0;               // "undefined-register"
+  virtual std::string_view summary() const = 0;          // one line, for --help and SARIF
+  virtual Severity default_severity() const = 0;
+  // Examine one function with a body.
+  virtual void check(RuleContext& ctx) const = 0;
+};
+
+// Every rule, in catalogue order (the order of rule_list.inc).
+const std::vector<std::unique_ptr<Rule>>& all_rules();
+// The rule with that id, or nullptr.
+const Rule* find_rule(std::string_view id);
+// "a, b, c": the valid ids, for error messages.
+std::string rule_ids_joined();
+
+}  // namespace ptxkit::verifier

@@ -1,0 +1,67 @@
+// json.cpp: the JSON report of ../shared/CLI.md:
+//   {"files": [{"path", "findings": [{"rule","severity","kernel","line","message"}],
+//               "rules": [{"id","status","sites"}]}]}
+// Each finding also carries "col", "instruction", "related" and, with .loc, "source": scripts
+// reading only the CLI.md keys are unaffected.
+#include "ptxkit/verifier/report.h"
+
+#include "report/json_escape_p.h"
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using detail::json_quote;
+
+std::string source_json(const SourcePosition& s) {
+  return "{\"file\": " + json_quote(s.file) + ", \"line\": " + std::to_string(s.line) +
+         ", \"col\": " + std::to_string(s.col) + ", \"text\": " + json_quote(s.text) + "}";
+}
+
+}  // namespace
+
+std::string format_json(const std::vector<FileReport>& reports) {
+  std::string out = "{\"files\": [";
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const FileReport& r = reports[i];
+    out += i ? ",\n  " : "\n  ";
+    out += "{\"path\": " + json_quote(r.path) + ", \"findings\": [";
+    for (std::size_t k = 0; k < r.findings.size(); ++k) {
+      const Finding& f = r.findings[k];
+      out += k ? ",\n    " : "\n    ";
+      out += "{\"rule\": " + json_quote(f.rule) +
+             ", \"severity\": " + json_quote(severity_name(f.severity)) +
+             ", \"kernel\": " + json_quote(f.kernel) + ", \"line\": " +
+             std::to_string(f.location.line) + ", \"col\": " + std::to_string(f.location.col) +
+             ", \"message\": " + json_quote(f.message) +
+             ", \"instruction\": " + json_quote(f.instruction) + ", \"related\": [";
+      for (std::size_t j = 0; j < f.related.size(); ++j) {
+        const RelatedLocation& rel = f.related[j];
+        out += j ? ", " : "";
+        out += "{\"line\": " + std::to_string(rel.location.line) +
+               ", \"col\": " + std::to_string(rel.location.col) +
+               ", \"message\": " + json_quote(rel.message) +
+               ", \"instruction\": " + json_quote(rel.instruction);
+        if (rel.source.line) out += ", \"source\": " + source_json(rel.source);
+        out += '}';
+      }
+      out += ']';
+      if (f.source.line) out += ", \"source\": " + source_json(f.source);
+      out += '}';
+    }
+    out += r.findings.empty() ? "]" : "\n  ]";
+    out += ", \"rules\": [";
+    for (std::size_t k = 0; k < r.rules.size(); ++k) {
+      const RuleStatus& s = r.rules[k];
+      out += k ? ", " : "";
+      out += "{\"id\": " + json_quote(s.id) +
+             ", \"status\": " + json_quote(rule_outcome_name(s.outcome)) +
+             ", \"sites\": " + std::to_string(s.sites) + '}';
+    }
+    out += "]}";
+  }
+  out += reports.empty() ? "]}\n" : "\n]}\n";
+  return out;
+}
+
+}  // namespace ptxkit::verifier

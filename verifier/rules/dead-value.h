@@ -1,0 +1,27 @@
+// dead-value.h: rule `dead-value`: an instruction without side effects whose results are
+// never read.
+//
+// What it proves: for every side-effect-free instruction in reachable code (arithmetic, logic,
+// comparisons, conversions, moves, and loads that are not volatile/acquire/mmio), that at least
+// one of its results is read by an instruction (directly, through phis, or as the prior content
+// under a guarded write) — or it reports the instruction. The bug it exists for: a kernel that
+// loads a value and then computes with a constant (or another register) instead, so the load
+// is wasted and the output silently wrong.
+//
+// Severity: error for loads (compilers at -O1 and above delete unused loads, so one left in the
+// PTX means the consumer was lost: the seed's class of bug); warning for other values (debug
+// builds and hand-written PTX keep harmless dead arithmetic and moves; it is worth a look, not a
+// refusal). An instruction with several results (setp p|q, ld.v4) is dead only when none is
+// read. Carry-chain instructions (.cc, addc/subc/madc) are never reported: their CC output is
+// implicit.
+#pragma once
+
+#include "ptxkit/verifier/rule.h"
+
+#include <memory>
+
+namespace ptxkit::verifier {
+
+std::unique_ptr<Rule> make_dead_value_rule();
+
+}  // namespace ptxkit::verifier

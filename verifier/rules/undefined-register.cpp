@@ -1,0 +1,224 @@
+// undefined-register.cpp: the `undefined-register` rule (see undefined-register.h): a cheap
+// may-be-undefined fixed point over SSA values first, then a predicate-aware backward walk for
+// the few reads it leaves, so that the common guarded-definition shapes stay quiet.
+#include "undefined-register.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_set>
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using namespace analysis;
+
+struct Fact {
+  ValueId pred;
+  bool holds;  // the predicate value is true (false: it is false)
+  friend bool operator==(const Fact&, const Fact&) = default;
+};
+
+class UndefinedRegisterRule final : public Rule {
+public:
+  std::string_view id() const override { return "undefined-register"; }
+  std::string_view summary() const override {
+    return "a register is read on a path where nothing defined it";
+  }
+  Severity default_severity() const override { return Severity::kError; }
+  void check(RuleContext& ctx) const override;
+};
+
+// Whether `v` may hold "undefined" on some path, ignoring predicates.
+std::vector<char> may_be_undefined(const ValueNumbering& vn) {
+  std::vector<char> undef(vn.size(), 0);
+  std::vector<ValueId> work;
+  for (ValueId v = 0; v < vn.size(); ++v)
+    if (vn.info(v).kind == ValueKind::kUndef) {
+      undef[v] = 1;
+      work.push_back(v);
+    }
+  while (!work.empty()) {
+    ValueId v = work.back();
+    work.pop_back();
+    for (const ValueUse& u : vn.uses(v)) {
+      if (u.inst != kNoId || undef[u.phi]) continue;
+      const ValueInfo& w = vn.info(u.phi);
+      // A guarded write is undefined only through its prior; a phi through any incoming value.
+      if (w.kind == ValueKind::kGuarded && w.prior != v) continue;
+      undef[u.phi] = 1;
+      work.push_back(u.phi);
+    }
+  }
+  return undef;
+}
+
+class Walker {
+public:
+  Walker(const FunctionAnalysis& a, const std::vector<char>& undef) : a_(a), undef_(undef) {}
+
+  // Whether "undefined" reaches a read of `v` under the given facts; `steps` bounds the work.
+  bool reaches(ValueId v, std::vector<Fact> facts) {
+    steps_ = 0;
+    seen_.clear();
+    exceeded_ = false;
+    bool r = walk(v, facts);
+    return r && !exceeded_;
+  }
+
+private:
+  static constexpr std::uint32_t kBudget = 4096;
+  static constexpr std::size_t kMaxFacts = 6;
+
+  std::optional<bool> known(const std::vector<Fact>& facts, ValueId pred) const {
+    for (const Fact& f : facts)
+      if (f.pred == pred) return f.holds;
+    return std::nullopt;
+  }
+
+  // The fact a CFG edge pred -> block establishes, if its terminator is a guarded branch.
+  std::optional<Fact> edge_fact(BlockId from, BlockId to) const {
+    const Cfg& cfg = a_.cfg;
+    InstId t = cfg.terminator(from);
+    if (t == kNoId) return std::nullopt;
+    const InstInfo& info = a_.ir.info(t);
+    ValueId p = a_.values.ssa_guard(t);
+    if (p == kNoId) return std::nullopt;
+    bool jumps_to = false;
+    for (const InstId* x = a_.ir.targets_begin(t); x != a_.ir.targets_end(t); ++x)
+      jumps_to = jumps_to || (*x < a_.ir.size() && cfg.block_of(*x) == to);
+    bool falls_to = cfg.block(from).end < a_.ir.size() && cfg.block_of(cfg.block(from).end) == to;
+    bool is_branch = info.control == ControlKind::kBranch || info.control == ControlKind::kIndirect;
+    if (info.control != ControlKind::kNone && !is_branch) {
+      // guarded ret/exit/trap: the fall-through path is taken when the guard failed.
+      return falls_to ? std::optional<Fact>(Fact{p, info.guard_negated}) : std::nullopt;
+    }
+    if (!is_branch || jumps_to == falls_to) return std::nullopt;
+    // Taken when (p xor negated) holds.
+    return Fact{p, jumps_to != info.guard_negated};
+  }
+
+  bool walk(ValueId v, const std::vector<Fact>& facts) {
+    if (v == kNoId || !undef_[v]) return false;
+    if (++steps_ > kBudget) {
+      exceeded_ = true;
+      return false;
+    }
+    std::uint64_t key = (static_cast<std::uint64_t>(v) << 32) ^ hash(facts);
+    if (!seen_.insert(key).second) return false;
+    const ValueInfo& x = a_.values.info(v);
+    switch (x.kind) {
+    case ValueKind::kUndef: return true;
+    case ValueKind::kParam:
+    case ValueKind::kDef: return false;
+    case ValueKind::kGuarded: {
+      std::optional<bool> k = known(facts, x.pred);
+      if (k.has_value() && *k != x.negated) return false;  // the guard held: fresh, defined
+      return walk(x.prior, facts);
+    }
+    case ValueKind::kPhi:
+      for (const PhiIncoming& in : a_.values.raw_phi_incoming(v)) {
+        std::vector<Fact> next;
+        if (!a_.loops.is_back_edge(in.pred, x.block)) {
+          next = facts;
+          if (auto f = edge_fact(in.pred, x.block)) {
+            std::optional<bool> k = known(next, f->pred);
+            if (k.has_value() && *k != f->holds) continue;  // infeasible edge
+            if (!k.has_value()) {
+              if (next.size() >= kMaxFacts) next.erase(next.begin());
+              next.push_back(*f);
+            }
+          }
+        }
+        if (walk(in.value, next)) return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  static std::uint64_t hash(const std::vector<Fact>& facts) {
+    std::uint64_t h = facts.size();
+    for (const Fact& f : facts) h = h * 1000003u ^ (f.pred * 2u + f.holds);
+    return h;
+  }
+
+  const FunctionAnalysis& a_;
+  const std::vector<char>& undef_;
+  std::uint32_t steps_ = 0;
+  bool exceeded_ = false;
+  std::unordered_set<std::uint64_t> seen_;
+};
+
+void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
+  const FunctionAnalysis& a = ctx.analysis();
+  std::string name = a.ir.reg_name(reg);
+  // Where the register is written at all (reaching the read on some other path).
+  std::vector<InstId> sites;
+  std::vector<ValueId> work{v};
+  std::vector<char> seen(a.values.size(), 0);
+  while (!work.empty() && sites.size() < 3) {
+    ValueId w = work.back();
+    work.pop_back();
+    if (w == kNoId || seen[w]) continue;
+    seen[w] = 1;
+    const ValueInfo& x = a.values.info(w);
+    if (x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded) sites.push_back(x.inst);
+    if (x.kind == ValueKind::kGuarded) work.push_back(x.prior);
+    if (x.kind == ValueKind::kPhi)
+      for (const PhiIncoming& in : a.values.raw_phi_incoming(w)) work.push_back(in.value);
+  }
+  std::sort(sites.begin(), sites.end());
+  std::string msg = sites.empty()
+                        ? name + " is read but nothing writes it before this instruction"
+                        : name + " is read on a path where nothing defined it";
+  Finding& f = ctx.report(i, msg);
+  for (InstId s : sites) {
+    const InstInfo& info = a.ir.info(s);
+    std::string note = "defines " + name;
+    if (info.guard != kNoId)
+      note += " only when " + std::string(info.guard_negated ? "!" : "") + a.ir.reg_name(info.guard) +
+              " holds";
+    else
+      note += " on some paths only";
+    ctx.relate(f, s, note);
+  }
+}
+
+void UndefinedRegisterRule::check(RuleContext& ctx) const {
+  const FunctionAnalysis& a = ctx.analysis();
+  const ValueNumbering& vn = a.values;
+  std::vector<char> undef = may_be_undefined(vn);
+  Walker walker(a, undef);
+  for (InstId i = 0; i < a.ir.size(); ++i) {
+    if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
+    const InstInfo& info = a.ir.info(i);
+    std::vector<Fact> facts;
+    ValueId g = vn.ssa_guard(i);
+    if (g != kNoId) {
+      ctx.add_sites();
+      if (undef[g] && walker.reaches(g, {})) report_read(ctx, i, info.guard, g);
+      facts.push_back({g, !info.guard_negated});
+    }
+    std::vector<RegId> reported;
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+      const Mention& mm = a.ir.mention(m);
+      if (mm.is_def) continue;
+      ctx.add_sites();
+      ValueId v = vn.ssa_use(m);
+      if (v == kNoId || !undef[v]) continue;
+      if (std::find(reported.begin(), reported.end(), mm.reg) != reported.end()) continue;
+      if (!walker.reaches(v, facts)) continue;
+      reported.push_back(mm.reg);
+      report_read(ctx, i, mm.reg, v);
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Rule> make_undefined_register_rule() {
+  return std::make_unique<UndefinedRegisterRule>();
+}
+
+}  // namespace ptxkit::verifier

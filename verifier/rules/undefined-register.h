@@ -1,0 +1,26 @@
+// undefined-register.h: rule `undefined-register`: a register is read on a path on which
+// nothing wrote it.
+//
+// What it proves: for every read (operand or guard) in reachable code, that some path from the
+// function entry to the read writes the register last with an instruction (or it is a `.reg`
+// parameter) — or it reports the read. A guarded write `@p op %r, ...` writes only when p
+// holds; on the other path the prior content survives. The check is path-sensitive in the
+// guard predicates: `@p mov %r, a; @!p mov %r, b;` defines %r, a read guarded by `@p` after
+// `@p mov %r, a` is defined, and a branch `@p bra L` tells the paths through L that p held.
+//
+// Assumptions and limits: predicate facts are dropped when the walk crosses a loop back edge
+// (a fact about one iteration says nothing about the previous one), which may report a read
+// that a cross-iteration argument would prove defined; a walk that exceeds its step budget is
+// not reported (no finding without a witness path). Calls do not write caller registers.
+// Severity: error — the value read is unspecified, and the driver accepts the PTX silently.
+#pragma once
+
+#include "ptxkit/verifier/rule.h"
+
+#include <memory>
+
+namespace ptxkit::verifier {
+
+std::unique_ptr<Rule> make_undefined_register_rule();
+
+}  // namespace ptxkit::verifier

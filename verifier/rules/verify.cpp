@@ -1,0 +1,128 @@
+// verify.cpp: runs the rule catalogue over modules (verify_module / verify_text) and implements
+// verify_for_load(), the only factory of VerifiedPtx (declared in verified_ptx.h).
+#include "ptxkit/verifier/verify.h"
+
+#include "ptxkit/verifier/analysis/function_analysis.h"
+#include "ptxkit/verifier/report.h"
+#include "ptxkit/verifier/rule.h"
+#include "ptxkit/verifier/verified_ptx.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace ptxkit::verifier {
+
+namespace {
+
+// Fills SourcePosition::text from the files `.file` names (each read at most once).
+class SourceLines {
+public:
+  void fill(SourcePosition& s) {
+    if (s.file.empty() || s.line == 0) return;
+    auto it = files_.find(s.file);
+    if (it == files_.end()) {
+      std::vector<std::string> lines;
+      std::ifstream in(s.file);
+      for (std::string l; in && std::getline(in, l);) lines.push_back(std::move(l));
+      it = files_.emplace(s.file, std::move(lines)).first;
+    }
+    if (s.line <= it->second.size()) s.text = it->second[s.line - 1];
+  }
+
+private:
+  std::map<std::string, std::vector<std::string>> files_;
+};
+
+}  // namespace
+
+FileReport verify_module(const Module& module, const VerifyOptions& options) {
+  FileReport report;
+  report.path = module.path;
+  std::vector<const Rule*> rules;
+  for (const auto& r : all_rules()) {
+    if (options.rules.empty() ||
+        std::find(options.rules.begin(), options.rules.end(), r->id()) != options.rules.end())
+      rules.push_back(r.get());
+  }
+  std::vector<std::uint32_t> sites(rules.size(), 0);
+  std::vector<std::uint32_t> found(rules.size(), 0);
+  for (const Function* fn : module.functions()) {
+    if (!fn->has_body) continue;
+    analysis::FunctionAnalysis a(*fn);
+    for (std::size_t k = 0; k < rules.size(); ++k) {
+      std::size_t before = report.findings.size();
+      RuleContext ctx(module, *fn, a, rules[k]->id(), rules[k]->default_severity(),
+                      report.findings, sites[k]);
+      rules[k]->check(ctx);
+      found[k] += static_cast<std::uint32_t>(report.findings.size() - before);
+    }
+  }
+  for (std::size_t k = 0; k < rules.size(); ++k) {
+    RuleStatus st;
+    st.id = std::string(rules[k]->id());
+    st.sites = sites[k];
+    st.outcome = found[k] ? RuleOutcome::kFail
+                 : sites[k] ? RuleOutcome::kPass
+                            : RuleOutcome::kNotApplicable;
+    report.rules.push_back(std::move(st));
+  }
+  std::stable_sort(report.findings.begin(), report.findings.end(),
+                   [](const Finding& a, const Finding& b) {
+                     if (a.location.line != b.location.line) return a.location.line < b.location.line;
+                     if (a.location.col != b.location.col) return a.location.col < b.location.col;
+                     return a.rule < b.rule;
+                   });
+  if (options.read_source_lines) {
+    SourceLines lines;
+    for (Finding& f : report.findings) {
+      lines.fill(f.source);
+      for (RelatedLocation& r : f.related) lines.fill(r.source);
+    }
+  }
+  return report;
+}
+
+VerifyTextResult verify_text(std::string text, std::string path, const VerifyOptions& options) {
+  VerifyTextResult r;
+  ParseResult parsed = parse_owned(std::move(text), path);
+  if (!parsed) {
+    r.parse_error = parsed.error();
+    r.report.path = std::move(path);
+    return r;
+  }
+  r.report = verify_module(parsed.value(), options);
+  return r;
+}
+
+VerifiedPtxResult verify_for_load(std::string ptx, std::string name) {
+  ParseResult parsed = parse(ptx, name);
+  if (!parsed) {
+    LoadRefusal refusal;
+    refusal.message = "parse error in " + name;
+    refusal.diagnostics.push_back(parsed.error().format());
+    return refusal;
+  }
+  VerifyOptions options;
+  options.read_source_lines = false;
+  FileReport report = verify_module(parsed.value(), options);
+  if (report.error_count() > 0) {
+    LoadRefusal refusal;
+    std::uint32_t n = report.error_count();
+    refusal.message = std::to_string(n) + " verifier error" + (n == 1 ? "" : "s") + " in " + name;
+    for (const Finding& f : report.findings)
+      if (f.severity == Severity::kError) refusal.diagnostics.push_back(format_one_line(f));
+    return refusal;
+  }
+  VerificationSummary summary;
+  for (const RuleStatus& s : report.rules) {
+    if (s.outcome != RuleOutcome::kNotApplicable) ++summary.rules_run;
+    summary.sites_checked += s.sites;
+  }
+  for (const Finding& f : report.findings) summary.warnings.push_back(format_one_line(f));
+  Module module = std::move(parsed).value();
+  return VerifiedPtx(std::move(name), std::move(ptx), std::move(module), std::move(summary));
+}
+
+}  // namespace ptxkit::verifier
