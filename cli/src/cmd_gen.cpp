@@ -11,11 +11,10 @@
 #include "output_file.h"
 #include "reference_set.h"
 
-#include <ptxkit/kernels/registry.h>
-
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <ptxkit/kernels/registry.h>
 #include <string>
 #include <vector>
 
@@ -68,8 +67,8 @@ int run_all(const GenArgs& o) {
   std::filesystem::create_directories(o.out_dir, ec);
   if (ec) return usage_error("cannot create '" + o.out_dir + "': " + ec.message());
   for (const auto& inst : reference_instances(targets)) {
-    auto ptx = inst.kernel->generate(inst.config->values, inst.target,
-                                     kernels::GenOptions{.loc = o.loc});
+    auto ptx =
+        inst.kernel->generate(inst.config->values, inst.target, kernels::GenOptions{.loc = o.loc});
     if (!ptx) return usage_error(inst.file_name + ": " + ptx.error().to_string());
     std::string path = (std::filesystem::path(o.out_dir) / inst.file_name).string();
     std::string error;
@@ -79,43 +78,47 @@ int run_all(const GenArgs& o) {
   return kExitOk;
 }
 
-const CommandRegistration reg{"gen", [](CLI::App& app, CommandResult& result) {
-  auto o = std::make_shared<GenArgs>();
-  auto* sub = app.add_subcommand(
-      "gen", "Generate the PTX of a kernel (or, with --all, of every kernel at each of its "
-             "reference configs)");
-  sub->add_option("KERNEL", o->kernel, "Kernel name (see `ptxkit list`)");
-  sub->add_option("--set", o->sets,
-                  "Set a config field, FIELD=VALUE (repeatable); floats in any strtof form")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_option("--target", o->targets,
-                  std::string("Target GPU, e.g. sm_90 (default ") + kDefaultTarget +
-                      "); repeatable with --all (default: every supported target)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_flag("--loc", o->loc, "Emit .file/.loc lines pointing at the generator's C++ source");
-  sub->add_option("-o,--output", o->output, "Write the PTX to FILE (atomically) instead of stdout");
-  sub->add_flag("--all", o->all, "Generate every kernel x reference config x target");
-  sub->add_option("--out-dir", o->out_dir,
-                  "With --all: directory for KERNEL.CONFIGTAG.sm_XX.ptx files (created if missing)");
-  sub->footer("Examples:\n  ptxkit gen rmsnorm --set eps=1e-5 --target sm_80\n"
-              "  ptxkit gen --all --target sm_80 --target sm_90 --out-dir out/");
-  sub->callback([o, &result] {
-    if (o->all) {
-      result.exit_code = run_all(*o);
-    } else if (o->kernel.empty()) {
-      result.exit_code = usage_error("gen needs a KERNEL or --all; kernels: " +
-                                     std::string(kernels::KernelRegistry::names()));
-    } else {
-      if (!o->out_dir.empty()) {
-        result.exit_code = usage_error("--out-dir is for gen --all; use -o FILE");
-        return;
-      }
-      result.exit_code = run_one(*o);
-    }
-  });
-}};
+const CommandRegistration reg{
+    "gen", [](CLI::App& app, CommandResult& result) {
+      auto o = std::make_shared<GenArgs>();
+      auto* sub = app.add_subcommand(
+          "gen", "Generate the PTX of a kernel (or, with --all, of every kernel at each of its "
+                 "reference configs)");
+      sub->add_option("KERNEL", o->kernel, "Kernel name (see `ptxkit list`)");
+      sub->add_option("--set", o->sets,
+                      "Set a config field, FIELD=VALUE (repeatable); floats in any strtof form")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      sub->add_option("--target", o->targets,
+                      std::string("Target GPU, e.g. sm_90 (default ") + kDefaultTarget +
+                          "); repeatable with --all (default: every supported target)")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      sub->add_flag("--loc", o->loc,
+                    "Emit .file/.loc lines pointing at the generator's C++ source");
+      sub->add_option("-o,--output", o->output,
+                      "Write the PTX to FILE (atomically) instead of stdout");
+      sub->add_flag("--all", o->all, "Generate every kernel x reference config x target");
+      sub->add_option(
+          "--out-dir", o->out_dir,
+          "With --all: directory for KERNEL.CONFIGTAG.sm_XX.ptx files (created if missing)");
+      sub->footer("Examples:\n  ptxkit gen rmsnorm --set eps=1e-5 --target sm_80\n"
+                  "  ptxkit gen --all --target sm_80 --target sm_90 --out-dir out/");
+      sub->callback([o, &result] {
+        if (o->all) {
+          result.exit_code = run_all(*o);
+        } else if (o->kernel.empty()) {
+          result.exit_code = usage_error("gen needs a KERNEL or --all; kernels: " +
+                                         std::string(kernels::KernelRegistry::names()));
+        } else {
+          if (!o->out_dir.empty()) {
+            result.exit_code = usage_error("--out-dir is for gen --all; use -o FILE");
+            return;
+          }
+          result.exit_code = run_one(*o);
+        }
+      });
+    }};
 
-}  // namespace
-}  // namespace ptxkit::cli
+} // namespace
+} // namespace ptxkit::cli

@@ -51,8 +51,7 @@ int run_golden(Mode mode, const GoldenArgs& args) {
       std::cout << (exists ? "updated " : "created ") << path << "\n";
     } else {
       if (!exists) std::cout << "golden: missing " << path << "\n";
-      std::cout << unified_diff(have, *want, exists ? path : "/dev/null",
-                                path + " (regenerated)");
+      std::cout << unified_diff(have, *want, exists ? path : "/dev/null", path + " (regenerated)");
     }
   }
   // Files in the directory that are no longer generated (a kernel or config was removed).
@@ -94,20 +93,21 @@ void add_mode(CLI::App* golden, const char* name, const char* help, Mode mode,
   sub->callback([args, mode, &result] { result.exit_code = run_golden(mode, *args); });
 }
 
-const CommandRegistration reg{"golden", [](CLI::App& app, CommandResult& result) {
-  auto* golden = app.add_subcommand(
-      "golden", "Check, show or update the golden PTX files (KERNEL.CONFIGTAG.sm_XX.ptx, for "
-                "sm_80 and sm_90)");
-  golden->require_subcommand(1);
-  add_mode(golden, "check",
-           "Regenerate in memory and compare; print a unified diff per drifted file; exit 1 on "
-           "drift",
-           Mode::kCheck, result);
-  add_mode(golden, "diff", "Print the same diffs as check; exit 0", Mode::kDiff, result);
-  add_mode(golden, "update",
-           "Rewrite drifted golden files atomically and remove ones no longer generated",
-           Mode::kUpdate, result);
-}};
+const CommandRegistration reg{
+    "golden", [](CLI::App& app, CommandResult& result) {
+      auto* golden = app.add_subcommand(
+          "golden", "Check, show or update the golden PTX files (KERNEL.CONFIGTAG.sm_XX.ptx, for "
+                    "sm_80 and sm_90)");
+      golden->require_subcommand(1);
+      add_mode(golden, "check",
+               "Regenerate in memory and compare; print a unified diff per drifted file; exit 1 on "
+               "drift",
+               Mode::kCheck, result);
+      add_mode(golden, "diff", "Print the same diffs as check; exit 0", Mode::kDiff, result);
+      add_mode(golden, "update",
+               "Rewrite drifted golden files atomically and remove ones no longer generated",
+               Mode::kUpdate, result);
+    }};
 
-}  // namespace
-}  // namespace ptxkit::cli
+} // namespace
+} // namespace ptxkit::cli

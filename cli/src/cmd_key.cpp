@@ -4,11 +4,10 @@
 #include "diagnostics.h"
 #include "kernel_args.h"
 
-#include <ptxkit/kernels/key.h>
-#include <ptxkit/kernels/registry.h>
-
 #include <iostream>
 #include <memory>
+#include <ptxkit/kernels/key.h>
+#include <ptxkit/kernels/registry.h>
 #include <string>
 #include <vector>
 
@@ -41,20 +40,22 @@ int run_key(const KeyOptions& o) {
   return kExitOk;
 }
 
-const CommandRegistration reg{"key", [](CLI::App& app, CommandResult& result) {
-  auto o = std::make_shared<KeyOptions>();
-  auto* sub = app.add_subcommand(
-      "key", "Print the cache key of a kernel instance: NAME-<16 hex>, a hash of every baked "
-             "field, the target and the generator version");
-  sub->add_option("KERNEL", o->kernel, "Kernel name (see `ptxkit list`)")->required();
-  sub->add_option("--set", o->sets, "Set a config field, FIELD=VALUE (repeatable)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  sub->add_option("--target", o->target, std::string("Target GPU (default ") + kDefaultTarget + ")");
-  sub->add_flag("--explain", o->explain,
-                "Also print the hashed key material and each field left out with its reason");
-  sub->callback([o, &result] { result.exit_code = run_key(*o); });
-}};
+const CommandRegistration reg{
+    "key", [](CLI::App& app, CommandResult& result) {
+      auto o = std::make_shared<KeyOptions>();
+      auto* sub = app.add_subcommand(
+          "key", "Print the cache key of a kernel instance: NAME-<16 hex>, a hash of every baked "
+                 "field, the target and the generator version");
+      sub->add_option("KERNEL", o->kernel, "Kernel name (see `ptxkit list`)")->required();
+      sub->add_option("--set", o->sets, "Set a config field, FIELD=VALUE (repeatable)")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      sub->add_option("--target", o->target,
+                      std::string("Target GPU (default ") + kDefaultTarget + ")");
+      sub->add_flag("--explain", o->explain,
+                    "Also print the hashed key material and each field left out with its reason");
+      sub->callback([o, &result] { result.exit_code = run_key(*o); });
+    }};
 
-}  // namespace
-}  // namespace ptxkit::cli
+} // namespace
+} // namespace ptxkit::cli

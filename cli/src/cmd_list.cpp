@@ -6,12 +6,11 @@
 #include "command_registry.h"
 #include "kernel_json.h"
 
+#include <iostream>
+#include <memory>
 #include <ptxkit/kernels/field.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/ptxgen/target.h>
-
-#include <iostream>
-#include <memory>
 
 namespace ptxkit::cli {
 namespace {
@@ -20,8 +19,8 @@ void print_text(std::ostream& os) {
   for (const kernels::Kernel* k : kernels::KernelRegistry::all()) {
     os << k->name() << "\n  " << k->summary() << "\n  limits: " << k->limits() << "\n  fields:\n";
     for (const auto& f : k->fields()) {
-      os << "    " << f.name << " (" << kernels::field_type_name(f.type)
-         << ") default " << kernels::format_value(f, f.default_value) << ", "
+      os << "    " << f.name << " (" << kernels::field_type_name(f.type) << ") default "
+         << kernels::format_value(f, f.default_value) << ", "
          << (f.spec.baked ? "baked" : "not baked") << ", valid " << kernels::describe_limits(f)
          << ": " << f.spec.doc << "\n";
       if (!f.spec.baked) os << "      not in the key: " << f.spec.exempt_reason << "\n";
@@ -37,27 +36,29 @@ void print_text(std::ostream& os) {
   }
 }
 
-const CommandRegistration reg{"list", [](CLI::App& app, CommandResult& result) {
-  auto json = std::make_shared<bool>(false);
-  auto targets = std::make_shared<bool>(false);
-  auto* sub = app.add_subcommand("list", "List every kernel of the library with its config "
-                                         "fields and reference configs");
-  sub->add_flag("--json", *json,
-                "Print a JSON array: [{name, summary, fields: [{name, type, default, baked}], "
-                "reference_configs: [{field: value, ...}]}]");
-  sub->add_flag("--targets", *targets,
-                "Print the supported targets instead, one per line (what `gen --all` covers)");
-  sub->callback([json, targets, &result] {
-    if (*targets) {
-      for (const auto& t : ptxgen::Target::all_supported()) std::cout << t.name() << "\n";
-    } else if (*json) {
-      std::cout << kernels_json().dump(2) << "\n";
-    } else {
-      print_text(std::cout);
-    }
-    result.exit_code = kExitOk;
-  });
-}};
+const CommandRegistration reg{
+    "list", [](CLI::App& app, CommandResult& result) {
+      auto json = std::make_shared<bool>(false);
+      auto targets = std::make_shared<bool>(false);
+      auto* sub = app.add_subcommand("list", "List every kernel of the library with its config "
+                                             "fields and reference configs");
+      sub->add_flag("--json", *json,
+                    "Print a JSON array: [{name, summary, fields: [{name, type, default, baked}], "
+                    "reference_configs: [{field: value, ...}]}]");
+      sub->add_flag("--targets", *targets,
+                    "Print the supported targets instead, one per line (what `gen --all` covers)");
+      sub->callback([json, targets, &result] {
+        if (*targets) {
+          for (const auto& t : ptxgen::Target::all_supported())
+            std::cout << t.name() << "\n";
+        } else if (*json) {
+          std::cout << kernels_json().dump(2) << "\n";
+        } else {
+          print_text(std::cout);
+        }
+        result.exit_code = kExitOk;
+      });
+    }};
 
-}  // namespace
-}  // namespace ptxkit::cli
+} // namespace
+} // namespace ptxkit::cli

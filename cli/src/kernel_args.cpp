@@ -12,8 +12,8 @@ ptxkit::Expected<const kernels::Kernel*> find_kernel(const std::string& name) {
                     "'; valid kernels: " + kernels::KernelRegistry::names());
 }
 
-ptxkit::Expected<kernels::ConfigValues> config_from_cli(
-    const kernels::Kernel& kernel, const std::vector<std::string>& assignments) {
+ptxkit::Expected<kernels::ConfigValues>
+config_from_cli(const kernels::Kernel& kernel, const std::vector<std::string>& assignments) {
   return kernels::config_from_assignments(kernel, assignments);
 }
 
@@ -21,8 +21,12 @@ ptxkit::Expected<ptxgen::Target> target_from_cli(const std::string& name) {
   return ptxgen::Target::parse(name);
 }
 
-std::string target_name(const ptxgen::Target& target) { return std::string(target.name()); }
+std::string target_name(const ptxgen::Target& target) {
+  return std::string(target.name());
+}
 
-std::vector<ptxgen::Target> all_targets() { return ptxgen::Target::all_supported(); }
+std::vector<ptxgen::Target> all_targets() {
+  return ptxgen::Target::all_supported();
+}
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

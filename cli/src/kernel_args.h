@@ -7,7 +7,6 @@
 
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/ptxgen/expected.h>
-
 #include <string>
 #include <vector>
 
@@ -25,8 +24,8 @@ inline constexpr const char* kDefaultTarget = "sm_90";
 [[nodiscard]] ptxkit::Expected<const kernels::Kernel*> find_kernel(const std::string& name);
 
 // The kernel's defaults with `assignments` applied, validated.
-[[nodiscard]] ptxkit::Expected<kernels::ConfigValues> config_from_cli(
-    const kernels::Kernel& kernel, const std::vector<std::string>& assignments);
+[[nodiscard]] ptxkit::Expected<kernels::ConfigValues>
+config_from_cli(const kernels::Kernel& kernel, const std::vector<std::string>& assignments);
 
 // A target by name ("sm_90"); the error lists every supported target.
 [[nodiscard]] ptxkit::Expected<ptxgen::Target> target_from_cli(const std::string& name);
@@ -37,4 +36,4 @@ inline constexpr const char* kDefaultTarget = "sm_90";
 // Every supported target, in the builder's order.
 [[nodiscard]] std::vector<ptxgen::Target> all_targets();
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

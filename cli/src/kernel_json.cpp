@@ -1,25 +1,28 @@
 // kernel_json.cpp: JSON rendering of kernels for `ptxkit list --json` (shape fixed by CLI.md).
 #include "kernel_json.h"
 
-#include <ptxkit/kernels/registry.h>
-
 #include <cstdlib>
+#include <ptxkit/kernels/registry.h>
 #include <string>
 
 namespace ptxkit::cli {
 
 nlohmann::ordered_json field_value_json(const kernels::FieldInfo& field,
-                                const kernels::FieldValue& value) {
+                                        const kernels::FieldValue& value) {
   switch (kernels::type_of(value)) {
-  case kernels::FieldType::kU32: return std::get<std::uint32_t>(value);
-  case kernels::FieldType::kI32: return std::get<std::int32_t>(value);
+  case kernels::FieldType::kU32:
+    return std::get<std::uint32_t>(value);
+  case kernels::FieldType::kI32:
+    return std::get<std::int32_t>(value);
   case kernels::FieldType::kF32: {
     // Through the shortest decimal form, so 1e-6f prints as 1e-06, not 9.99999997e-07.
     std::string text = kernels::format_value(field, value);
     return std::strtod(text.c_str(), nullptr);
   }
-  case kernels::FieldType::kBool: return std::get<bool>(value);
-  case kernels::FieldType::kEnum: return kernels::format_value(field, value);
+  case kernels::FieldType::kBool:
+    return std::get<bool>(value);
+  case kernels::FieldType::kEnum:
+    return kernels::format_value(field, value);
   }
   return nullptr;
 }
@@ -51,8 +54,9 @@ nlohmann::ordered_json kernel_json(const kernels::Kernel& kernel) {
 
 nlohmann::ordered_json kernels_json() {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  for (const kernels::Kernel* k : kernels::KernelRegistry::all()) all.push_back(kernel_json(*k));
+  for (const kernels::Kernel* k : kernels::KernelRegistry::all())
+    all.push_back(kernel_json(*k));
   return all;
 }
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

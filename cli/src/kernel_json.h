@@ -4,7 +4,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <ptxkit/kernels/field.h>
 #include <ptxkit/kernels/kernel.h>
 
@@ -12,7 +11,8 @@ namespace ptxkit::cli {
 
 // A field value as JSON: numbers for u32/i32/f32 (floats in their shortest round-trip form),
 // true/false for bool, the value name for enum.
-nlohmann::ordered_json field_value_json(const kernels::FieldInfo& field, const kernels::FieldValue& value);
+nlohmann::ordered_json field_value_json(const kernels::FieldInfo& field,
+                                        const kernels::FieldValue& value);
 
 // {"name", "summary", "fields": [{"name","type","default","baked"}], "reference_configs": [...]}.
 nlohmann::ordered_json kernel_json(const kernels::Kernel& kernel);
@@ -20,4 +20,4 @@ nlohmann::ordered_json kernel_json(const kernels::Kernel& kernel);
 // The array of every registered kernel, sorted by name.
 nlohmann::ordered_json kernels_json();
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

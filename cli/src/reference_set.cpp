@@ -3,10 +3,9 @@
 
 #include "kernel_args.h"
 
+#include <algorithm>
 #include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <algorithm>
 
 namespace ptxkit::cli {
 
@@ -56,4 +55,4 @@ ptxkit::Expected<std::string> golden_content(const ReferenceInstance& instance) 
   return golden_header(instance) + *ptx;
 }
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

@@ -9,7 +9,6 @@
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/ptxgen/expected.h>
 #include <ptxkit/ptxgen/target.h>
-
 #include <string>
 #include <vector>
 
@@ -19,16 +18,16 @@ struct ReferenceInstance {
   const kernels::Kernel* kernel;
   const kernels::ReferenceConfig* config;
   ptxgen::Target target;
-  std::string file_name;  // KERNEL.CONFIGTAG.sm_XX.ptx
-  std::string key;        // the cache key
+  std::string file_name; // KERNEL.CONFIGTAG.sm_XX.ptx
+  std::string key;       // the cache key
 };
 
 // The targets golden files are kept for.
 [[nodiscard]] std::vector<ptxgen::Target> golden_targets();
 
 // Every registered kernel × reference config × target, sorted by file name.
-[[nodiscard]] std::vector<ReferenceInstance> reference_instances(
-    const std::vector<ptxgen::Target>& targets);
+[[nodiscard]] std::vector<ReferenceInstance>
+reference_instances(const std::vector<ptxgen::Target>& targets);
 
 // The instance's PTX (no header).
 [[nodiscard]] ptxkit::Expected<std::string> generate_instance(const ReferenceInstance& instance);
@@ -39,4 +38,4 @@ struct ReferenceInstance {
 // The golden file's whole content: header line, then the PTX.
 [[nodiscard]] ptxkit::Expected<std::string> golden_content(const ReferenceInstance& instance);
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

@@ -27,16 +27,17 @@ std::vector<std::string_view> split_lines(std::string_view text) {
 }
 
 struct Edit {
-  char op;  // ' ', '-', '+'
+  char op; // ' ', '-', '+'
   std::string_view line;
-  std::size_t a;  // line index in before (for ' ' and '-'), or the insertion point
-  std::size_t b;  // line index in after (for ' ' and '+'), or the insertion point
+  std::size_t a; // line index in before (for ' ' and '-'), or the insertion point
+  std::size_t b; // line index in after (for ' ' and '+'), or the insertion point
 };
 
 std::vector<Edit> diff_edits(const std::vector<std::string_view>& a,
                              const std::vector<std::string_view>& b) {
   std::size_t pre = 0;
-  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
+  while (pre < a.size() && pre < b.size() && a[pre] == b[pre])
+    ++pre;
   std::size_t suf = 0;
   while (suf < a.size() - pre && suf < b.size() - pre &&
          a[a.size() - 1 - suf] == b[b.size() - 1 - suf])
@@ -48,10 +49,11 @@ std::vector<Edit> diff_edits(const std::vector<std::string_view>& a,
   auto at = [&](std::size_t i, std::size_t j) -> std::uint32_t& { return lcs[i * (m + 1) + j]; };
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
-      at(i, j) = a[pre + i] == b[pre + j] ? at(i + 1, j + 1) + 1
-                                          : std::max(at(i + 1, j), at(i, j + 1));
+      at(i, j) =
+          a[pre + i] == b[pre + j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
   std::vector<Edit> edits;
-  for (std::size_t i = 0; i < pre; ++i) edits.push_back({' ', a[i], i, i});
+  for (std::size_t i = 0; i < pre; ++i)
+    edits.push_back({' ', a[i], i, i});
   std::size_t i = 0, j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && a[pre + i] == b[pre + j]) {
@@ -77,31 +79,32 @@ std::string range(std::size_t start, std::size_t count) {
   return std::to_string(first) + "," + std::to_string(count);
 }
 
-}  // namespace
+} // namespace
 
 std::string unified_diff(std::string_view before, std::string_view after,
-                         std::string_view before_label, std::string_view after_label,
-                         int context) {
+                         std::string_view before_label, std::string_view after_label, int context) {
   if (before == after) return {};
   const auto a = split_lines(before);
   const auto b = split_lines(after);
   const auto edits = diff_edits(a, b);
-  std::string out = "--- " + std::string(before_label) + "\n+++ " + std::string(after_label) +
-                    "\n";
+  std::string out = "--- " + std::string(before_label) + "\n+++ " + std::string(after_label) + "\n";
   const std::size_t ctx = static_cast<std::size_t>(std::max(context, 0));
   std::size_t k = 0;
   while (k < edits.size()) {
     // Find the next change.
-    while (k < edits.size() && edits[k].op == ' ') ++k;
+    while (k < edits.size() && edits[k].op == ' ')
+      ++k;
     if (k == edits.size()) break;
     std::size_t start = k >= ctx ? k - ctx : 0;
     // Extend the hunk while changes are within 2*ctx unchanged lines of each other.
     std::size_t end = k;
     while (true) {
-      while (end < edits.size() && edits[end].op != ' ') ++end;
+      while (end < edits.size() && edits[end].op != ' ')
+        ++end;
       std::size_t same = 0;
       std::size_t probe = end;
-      while (probe < edits.size() && edits[probe].op == ' ' && same <= 2 * ctx) ++probe, ++same;
+      while (probe < edits.size() && edits[probe].op == ' ' && same <= 2 * ctx)
+        ++probe, ++same;
       if (probe < edits.size() && edits[probe].op != ' ' && same <= 2 * ctx) {
         end = probe;
         continue;
@@ -114,8 +117,8 @@ std::string unified_diff(std::string_view before, std::string_view after,
       if (edits[x].op != '+') ++a_count;
       if (edits[x].op != '-') ++b_count;
     }
-    out += "@@ -" + range(edits[start].a, a_count) + " +" + range(edits[start].b, b_count) +
-           " @@\n";
+    out +=
+        "@@ -" + range(edits[start].a, a_count) + " +" + range(edits[start].b, b_count) + " @@\n";
     for (std::size_t x = start; x < end; ++x) {
       out += edits[x].op;
       out += edits[x].line;
@@ -128,4 +131,4 @@ std::string unified_diff(std::string_view before, std::string_view after,
   return out;
 }
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

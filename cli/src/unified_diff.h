@@ -12,7 +12,7 @@ namespace ptxkit::cli {
 // The unified diff turning `before` into `after`, labelled `before_label`/`after_label`
 // (`--- a`, `+++ b` lines). Empty when the texts are equal.
 [[nodiscard]] std::string unified_diff(std::string_view before, std::string_view after,
-                                       std::string_view before_label,
-                                       std::string_view after_label, int context = 3);
+                                       std::string_view before_label, std::string_view after_label,
+                                       int context = 3);
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

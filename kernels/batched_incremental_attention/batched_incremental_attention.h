@@ -17,9 +17,8 @@
 // cache; seq_lens[s] == 0 gives a zero output row.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -96,4 +95,4 @@ std::vector<float> attention_reference(const BatchedIncrementalAttentionConfig& 
                                        const std::vector<float>& v_cache,
                                        const std::vector<std::uint32_t>& seq_lens);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -15,13 +15,12 @@
 // a Var<F32> cannot be copied, and its value is only reachable through read().
 #include "batched_incremental_attention.h"
 
-#include <ptxkit/kernels/build_support.h>
-#include <ptxkit/kernels/registry.h>
-#include <ptxkit/ptxgen/ptxgen.h>
-
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -46,7 +45,7 @@ struct Accumulator {
   Var<F32> var;
 };
 
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& c,
                                                                   const ptxgen::Target& target,
@@ -65,8 +64,7 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
   Reg<U32> lane = b.tid_x();
 
   // This slot's length, clamped to the cache so a bad length never reads past it.
-  Reg<U32> seq_len =
-      b.min(b.ld(seq_lens + slot), b.baked<U32>("max_seq_len", c.max_seq_len));
+  Reg<U32> seq_len = b.min(b.ld(seq_lens + slot), b.baked<U32>("max_seq_len", c.max_seq_len));
   auto k_cache = global_from_loaded<const F32>(b, b.ld(k_ptrs + slot));
   auto v_cache = global_from_loaded<const F32>(b, b.ld(v_ptrs + slot));
 
@@ -76,25 +74,27 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
   Reg<U32> qlane = b.add(qrow, lane);
   // GQA: kv_head = head / (num_heads / num_kv_heads); K/V head base kv_head*max_seq_len*head_dim.
   Reg<U32> kv_head = b.div(head, b.baked<U32>("num_kv_heads", c.num_heads / c.num_kv_heads));
-  Reg<U32> kv_base = b.mul_lo(
-      kv_head, b.baked<U32>("max_seq_len", c.max_seq_len * c.head_dim));  // elements
+  Reg<U32> kv_base =
+      b.mul_lo(kv_head, b.baked<U32>("max_seq_len", c.max_seq_len * c.head_dim)); // elements
   Reg<U32> kv_lane = b.add(kv_base, lane);
 
   auto q_lane = q + qlane;
   std::vector<Reg<F32>> qv;
-  for (std::uint32_t j = 0; j < per_lane; ++j) qv.push_back(b.ld_nc(q_lane + j * 32));
+  for (std::uint32_t j = 0; j < per_lane; ++j)
+    qv.push_back(b.ld_nc(q_lane + j * 32));
 
   // Online-softmax state and the output accumulators.
   const float neg_inf = -std::numeric_limits<float>::infinity();
   Var<F32> m = b.var<F32>(b.imm<F32>(neg_inf), "running_max");
   Var<F32> sum = b.var<F32>(b.imm<F32>(0.0f), "sum_exp");
   std::vector<std::unique_ptr<Accumulator>> acc;
-  for (std::uint32_t j = 0; j < per_lane; ++j) acc.push_back(std::make_unique<Accumulator>(b));
+  for (std::uint32_t j = 0; j < per_lane; ++j)
+    acc.push_back(std::make_unique<Accumulator>(b));
   const Imm<F32> scale_log2e = b.baked<F32>(
       "scale", static_cast<float>(static_cast<double>(c.effective_scale()) * 1.4426950408889634));
 
   Var<U32> pos = b.var<U32>(b.imm<U32>(0), "pos");
-  Var<U32> kv_off = b.var<U32>(kv_lane, "kv_offset");  // element offset of k[pos][lane]
+  Var<U32> kv_off = b.var<U32>(kv_lane, "kv_offset"); // element offset of k[pos][lane]
   Label loop = b.new_label("seq_loop");
   Label done = b.new_label("seq_done");
   b.place(loop);
@@ -102,10 +102,11 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
     Reg<U32> p = pos.read();
     b.bra_if(!b.setp(cmp::lt, p, seq_len), done);
     Reg<U32> off = kv_off.read();
-    auto k_row = k_cache + off;  // &k[pos][lane]
-    auto v_row = v_cache + off;  // &v[pos][lane]
+    auto k_row = k_cache + off; // &k[pos][lane]
+    auto v_row = v_cache + off; // &v[pos][lane]
     Reg<F32> dot = b.mul(qv[0], b.ld_nc(k_row));
-    for (std::uint32_t j = 1; j < per_lane; ++j) dot = b.fma(qv[j], b.ld_nc(k_row + j * 32), dot, rn);
+    for (std::uint32_t j = 1; j < per_lane; ++j)
+      dot = b.fma(qv[j], b.ld_nc(k_row + j * 32), dot, rn);
     // Warp reduction: after the shfl.down tree only lane 0 holds the full dot product...
     for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
       dot = b.add(dot, b.shfl_down(dot, b.imm<U32>(delta)));
@@ -143,4 +144,4 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
 
 PTXKIT_REGISTER_KERNEL(BatchedIncrementalAttention);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

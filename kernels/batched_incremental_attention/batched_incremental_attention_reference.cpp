@@ -4,7 +4,6 @@
 // The reference is a plain two-pass softmax in double: max first, then exponentials and sums. It
 // shares no structure with the kernel's online softmax, so a rescale bug cannot hide in both.
 #include "batched_incremental_attention.h"
-
 #include "error_p.h"
 
 #include <algorithm>
@@ -119,15 +118,18 @@ std::vector<float> attention_reference(const BatchedIncrementalAttentionConfig& 
       double max = -std::numeric_limits<double>::infinity();
       for (std::size_t p = 0; p < len; ++p) {
         double dot = 0.0;
-        for (std::size_t d = 0; d < hd; ++d) dot += double{qh[d]} * double{kh[p * hd + d]};
+        for (std::size_t d = 0; d < hd; ++d)
+          dot += double{qh[d]} * double{kh[p * hd + d]};
         scores[p] = dot * scale;
         max = std::max(max, scores[p]);
       }
       double denom = 0.0;
-      for (auto& sc : scores) denom += (sc = std::exp(sc - max));
+      for (auto& sc : scores)
+        denom += (sc = std::exp(sc - max));
       for (std::size_t d = 0; d < hd; ++d) {
         double acc = 0.0;
-        for (std::size_t p = 0; p < len; ++p) acc += scores[p] * double{vh[p * hd + d]};
+        for (std::size_t p = 0; p < len; ++p)
+          acc += scores[p] * double{vh[p * hd + d]};
         oh[d] = static_cast<float>(acc / denom);
       }
     }
@@ -149,16 +151,16 @@ ptxkit::Expected<HostTensors> BatchedIncrementalAttention::reference(const Confi
   if (q->second.size() != qo || k->second.size() != cache || v->second.size() != cache ||
       lens->second.size() != c.batch_size)
     return fail("attention reference: buffer sizes do not match the config (q " +
-                std::to_string(qo) + ", k_cache/v_cache " + std::to_string(cache) +
-                ", seq_lens " + std::to_string(c.batch_size) + " elements expected)");
+                std::to_string(qo) + ", k_cache/v_cache " + std::to_string(cache) + ", seq_lens " +
+                std::to_string(c.batch_size) + " elements expected)");
   for (std::size_t s = 0; s < lens->second.size(); ++s)
     if (lens->second[s] > c.max_seq_len)
-      return fail("attention reference: seq_lens[" + std::to_string(s) + "] = " +
-                  std::to_string(lens->second[s]) + " exceeds max_seq_len = " +
-                  std::to_string(c.max_seq_len));
+      return fail("attention reference: seq_lens[" + std::to_string(s) +
+                  "] = " + std::to_string(lens->second[s]) +
+                  " exceeds max_seq_len = " + std::to_string(c.max_seq_len));
   HostTensors out;
   out.f32["out"] = attention_reference(c, q->second, k->second, v->second, lens->second);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

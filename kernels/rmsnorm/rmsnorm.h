@@ -1,4 +1,5 @@
-// rmsnorm.h: the batched, vectorized RMSNorm kernel of seed 000 (config, launch contract, reference).
+// rmsnorm.h: the batched, vectorized RMSNorm kernel of seed 000 (config, launch contract,
+// reference).
 //
 //   out[r, i] = x[r, i] / sqrt(mean_j(x[r, j]^2) + eps) * gamma[i]
 //
@@ -8,9 +9,8 @@
 // missing from a hand-written key).
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -67,4 +67,4 @@ struct RmsNorm {
 std::vector<float> rmsnorm_reference(const std::vector<float>& x, const std::vector<float>& gamma,
                                      std::uint32_t rows, std::uint32_t hidden, float eps);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -22,7 +22,7 @@ using namespace ptxkit::ptxgen;
 
 constexpr std::uint32_t kWarps = RmsNorm::kThreads / 32;
 
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Target& target,
                                               const GenOptions& options) {
@@ -34,11 +34,11 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
   auto warp_sums = b.shared_array<F32>("warp_sums", kWarps, 4);
 
   const Imm<U32> hidden = b.baked<U32>("hidden", c.hidden);
-  const Imm<U32> chunks = b.baked<U32>("hidden", c.hidden / 4);  // .v4 chunks per row
+  const Imm<U32> chunks = b.baked<U32>("hidden", c.hidden / 4); // .v4 chunks per row
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> row = b.ctaid_y();
-  Reg<U64> row_start = b.mul_wide(row, hidden);  // 64-bit: rows * hidden may exceed 2^32
+  Reg<U64> row_start = b.mul_wide(row, hidden); // 64-bit: rows * hidden may exceed 2^32
   auto x_row = in + row_start;
   auto y_row = out + row_start;
 
@@ -53,7 +53,8 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
     b.bra_if(!b.setp(cmp::lt, iv, chunks), sum_done);
     auto x = b.ld_nc_v4(x_row + b.shl(iv, b.imm<U32>(2)));
     Reg<F32> s = sumsq.read();
-    for (Reg<F32> v : x) s = b.fma(v, v, s, rn);
+    for (Reg<F32> v : x)
+      s = b.fma(v, v, s, rn);
     sumsq.assign(s);
     i.assign(b.add(iv, b.imm<U32>(kThreads)));
     b.bra(sum_loop);
@@ -62,7 +63,8 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
 
   // 2. Warp reduction: after shfl.down only lane 0 holds the warp's sum, and only lane 0 uses it.
   Reg<F32> s = sumsq.read();
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) s = b.add(s, b.shfl_down(s, b.imm<U32>(delta)));
+  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+    s = b.add(s, b.shfl_down(s, b.imm<U32>(delta)));
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
   Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
@@ -75,7 +77,8 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
 
   // 3. Every thread adds the warp sums in the same order, so all agree bit for bit.
   Reg<F32> total = b.ld(warp_sums + 0);
-  for (std::uint32_t w = 1; w < kWarps; ++w) total = b.add(total, b.ld(warp_sums + w));
+  for (std::uint32_t w = 1; w < kWarps; ++w)
+    total = b.add(total, b.ld(warp_sums + w));
 
   // 4. rstd = 1 / sqrt(mean(x^2) + eps).
   Reg<F32> mean = b.div(total, b.baked<F32>("hidden", static_cast<float>(c.hidden)), rn);
@@ -93,7 +96,8 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
     auto x = b.ld_nc_v4(x_row + e);
     auto g = b.ld_nc_v4(gamma + e);
     std::array<Reg<F32>, 4> y = x;
-    for (std::size_t k = 0; k < 4; ++k) y[k] = b.mul(b.mul(x[k], rstd), g[k]);
+    for (std::size_t k = 0; k < 4; ++k)
+      y[k] = b.mul(b.mul(x[k], rstd), g[k]);
     b.st_v4(y_row + e, y);
     j.assign(b.add(jv, b.imm<U32>(kThreads)));
     b.bra(out_loop);
@@ -106,4 +110,4 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
 
 PTXKIT_REGISTER_KERNEL(RmsNorm);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -2,9 +2,8 @@
 //
 // The reference accumulates the sum of squares in double, so it is a fixed point the device
 // result is compared against, not a second copy of the kernel's float arithmetic.
-#include "rmsnorm.h"
-
 #include "error_p.h"
+#include "rmsnorm.h"
 
 #include <cmath>
 
@@ -31,7 +30,7 @@ LaunchDims RmsNorm::launch(const Config& c) {
   d.grid[0] = 1;
   d.grid[1] = c.rows;
   d.block[0] = kThreads;
-  d.dynamic_smem_bytes = 0;  // the 8 warp partial sums live in static shared memory
+  d.dynamic_smem_bytes = 0; // the 8 warp partial sums live in static shared memory
   return d;
 }
 
@@ -58,7 +57,8 @@ std::vector<float> rmsnorm_reference(const std::vector<float>& x, const std::vec
   for (std::size_t r = 0; r < rows; ++r) {
     const float* row = x.data() + r * hidden;
     double sumsq = 0.0;
-    for (std::size_t i = 0; i < hidden; ++i) sumsq += double{row[i]} * double{row[i]};
+    for (std::size_t i = 0; i < hidden; ++i)
+      sumsq += double{row[i]} * double{row[i]};
     double inv_rms = 1.0 / std::sqrt(sumsq / hidden + double{eps});
     for (std::size_t i = 0; i < hidden; ++i)
       out[r * hidden + i] = static_cast<float>(double{row[i]} * inv_rms * double{gamma[i]});
@@ -73,12 +73,12 @@ ptxkit::Expected<HostTensors> RmsNorm::reference(const Config& c, const HostTens
     return fail("rmsnorm reference: inputs 'x' and 'gamma' are required");
   if (x->second.size() != std::size_t{c.rows} * c.hidden || g->second.size() != c.hidden)
     return fail("rmsnorm reference: x has " + std::to_string(x->second.size()) +
-                " elements and gamma " + std::to_string(g->second.size()) + "; expected rows*hidden = " +
-                std::to_string(std::size_t{c.rows} * c.hidden) + " and hidden = " +
-                std::to_string(c.hidden));
+                " elements and gamma " + std::to_string(g->second.size()) +
+                "; expected rows*hidden = " + std::to_string(std::size_t{c.rows} * c.hidden) +
+                " and hidden = " + std::to_string(c.hidden));
   HostTensors out;
   out.f32["out"] = rmsnorm_reference(x->second, g->second, c.rows, c.hidden, c.eps);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

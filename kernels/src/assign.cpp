@@ -1,7 +1,7 @@
 // assign.cpp: parsing of FIELD=VALUE assignments against a kernel's reflected fields.
-#include <ptxkit/kernels/assign.h>
-
 #include "error_p.h"
+
+#include <ptxkit/kernels/assign.h>
 
 namespace ptxkit::kernels {
 
@@ -34,12 +34,13 @@ ptxkit::Expected<void> apply_assignment(const Kernel& kernel, ConfigValues& valu
   return {};
 }
 
-ptxkit::Expected<ConfigValues> config_from_assignments(
-    const Kernel& kernel, const std::vector<std::string>& assignments) {
+ptxkit::Expected<ConfigValues>
+config_from_assignments(const Kernel& kernel, const std::vector<std::string>& assignments) {
   ConfigValues values = kernel.defaults();
-  for (const auto& a : assignments) PTXKIT_TRY(apply_assignment(kernel, values, a));
+  for (const auto& a : assignments)
+    PTXKIT_TRY(apply_assignment(kernel, values, a));
   PTXKIT_TRY(kernel.validate(values));
   return values;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -1,6 +1,5 @@
 // build_support.cpp: finishing and printing a kernel built with ptxgen.
 #include <ptxkit/kernels/build_support.h>
-
 #include <ptxkit/ptxgen/module.h>
 
 namespace ptxkit::kernels {
@@ -19,4 +18,4 @@ ptxkit::Expected<GeneratedPtx> finish_and_print(ptxgen::KernelBuilder& b,
   return result;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -2,12 +2,13 @@
 #pragma once
 
 #include <ptxkit/ptxgen/expected.h>
-
 #include <string>
 
 namespace ptxkit::kernels {
 
 // An Error without a source position (config and input errors have none).
-inline ptxkit::Error fail(std::string message) { return ptxkit::Error{std::move(message), {}, 0, 0}; }
+inline ptxkit::Error fail(std::string message) {
+  return ptxkit::Error{std::move(message), {}, 0, 0};
+}
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -2,8 +2,6 @@
 //
 // Floats print in the shortest form that reads back to the same bits, so a value shown by
 // `ptxkit list` can be pasted into `--set` and reproduce the same key.
-#include <ptxkit/kernels/field.h>
-
 #include "error_p.h"
 
 #include <cerrno>
@@ -11,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <ptxkit/kernels/field.h>
 #include <string>
 
 namespace ptxkit::kernels {
@@ -23,7 +22,9 @@ std::string format_number(double v) {
   return std::string(buf, end);
 }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
 
 ptxkit::Expected<std::int64_t> parse_integer(const FieldInfo& field, std::string_view text) {
   std::string s(text);
@@ -37,40 +38,53 @@ ptxkit::Expected<std::int64_t> parse_integer(const FieldInfo& field, std::string
   return static_cast<std::int64_t>(v);
 }
 
-}  // namespace
+} // namespace
 
 std::string_view field_type_name(FieldType type) {
   switch (type) {
-  case FieldType::kU32: return "u32";
-  case FieldType::kI32: return "i32";
-  case FieldType::kF32: return "f32";
-  case FieldType::kBool: return "bool";
-  case FieldType::kEnum: return "enum";
+  case FieldType::kU32:
+    return "u32";
+  case FieldType::kI32:
+    return "i32";
+  case FieldType::kF32:
+    return "f32";
+  case FieldType::kBool:
+    return "bool";
+  case FieldType::kEnum:
+    return "enum";
   }
   return "?";
 }
 
 FieldType type_of(const FieldValue& value) {
   switch (value.index()) {
-  case 0: return FieldType::kU32;
-  case 1: return FieldType::kI32;
-  case 2: return FieldType::kF32;
-  case 3: return FieldType::kBool;
-  default: return FieldType::kEnum;
+  case 0:
+    return FieldType::kU32;
+  case 1:
+    return FieldType::kI32;
+  case 2:
+    return FieldType::kF32;
+  case 3:
+    return FieldType::kBool;
+  default:
+    return FieldType::kEnum;
   }
 }
 
 std::string format_value(const FieldInfo& field, const FieldValue& value) {
   switch (type_of(value)) {
-  case FieldType::kU32: return std::to_string(std::get<std::uint32_t>(value));
-  case FieldType::kI32: return std::to_string(std::get<std::int32_t>(value));
+  case FieldType::kU32:
+    return std::to_string(std::get<std::uint32_t>(value));
+  case FieldType::kI32:
+    return std::to_string(std::get<std::int32_t>(value));
   case FieldType::kF32: {
     char buf[64];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, std::get<float>(value));
     (void)ec;
     return std::string(buf, end);
   }
-  case FieldType::kBool: return std::get<bool>(value) ? "true" : "false";
+  case FieldType::kBool:
+    return std::get<bool>(value) ? "true" : "false";
   case FieldType::kEnum: {
     std::uint32_t i = std::get<EnumValue>(value).index;
     if (i < field.enum_values.size()) return field.enum_values[i];
@@ -122,9 +136,9 @@ ptxkit::Expected<FieldValue> parse_value(const FieldInfo& field, std::string_vie
     for (std::size_t i = 0; i < field.enum_values.size(); ++i)
       if (field.enum_values[i] == text) return FieldValue{EnumValue{static_cast<std::uint32_t>(i)}};
     std::string valid;
-    for (const auto& n : field.enum_values) valid += (valid.empty() ? "" : ", ") + n;
-    return fail("field '" + field.name + "' (enum): " + quoted(text) +
-                " is not one of: " + valid);
+    for (const auto& n : field.enum_values)
+      valid += (valid.empty() ? "" : ", ") + n;
+    return fail("field '" + field.name + "' (enum): " + quoted(text) + " is not one of: " + valid);
   }
   }
   return fail("field '" + field.name + "': unknown type");
@@ -133,7 +147,8 @@ ptxkit::Expected<FieldValue> parse_value(const FieldInfo& field, std::string_vie
 std::string describe_limits(const FieldInfo& field) {
   std::string out;
   if (field.type == FieldType::kEnum) {
-    for (const auto& n : field.enum_values) out += (out.empty() ? "" : "|") + n;
+    for (const auto& n : field.enum_values)
+      out += (out.empty() ? "" : "|") + n;
     return out;
   }
   if (field.type == FieldType::kBool) return "true|false";
@@ -155,10 +170,17 @@ ptxkit::Expected<void> check_limits(const FieldInfo& field, const FieldValue& va
                 std::string(field_type_name(field.type)));
   double v = 0;
   switch (field.type) {
-  case FieldType::kU32: v = std::get<std::uint32_t>(value); break;
-  case FieldType::kI32: v = std::get<std::int32_t>(value); break;
-  case FieldType::kF32: v = std::get<float>(value); break;
-  case FieldType::kBool: return {};
+  case FieldType::kU32:
+    v = std::get<std::uint32_t>(value);
+    break;
+  case FieldType::kI32:
+    v = std::get<std::int32_t>(value);
+    break;
+  case FieldType::kF32:
+    v = std::get<float>(value);
+    break;
+  case FieldType::kBool:
+    return {};
   case FieldType::kEnum:
     if (std::get<EnumValue>(value).index >= field.enum_values.size())
       return fail("field '" + field.name + "': enum index out of range");
@@ -176,4 +198,4 @@ ptxkit::Expected<void> check_limits(const FieldInfo& field, const FieldValue& va
   return {};
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

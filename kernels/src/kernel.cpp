@@ -1,15 +1,16 @@
 // kernel.cpp: the config-generic parts of Kernel: defaults, lookup, validation, generation.
 //
 // Validation always runs before a build, so no builder ever sees a config outside its limits.
-#include <ptxkit/kernels/kernel.h>
-
 #include "error_p.h"
+
+#include <ptxkit/kernels/kernel.h>
 
 namespace ptxkit::kernels {
 
 ConfigValues Kernel::defaults() const {
   ConfigValues out;
-  for (const auto& f : fields()) out.push_back(f.default_value);
+  for (const auto& f : fields())
+    out.push_back(f.default_value);
   return out;
 }
 
@@ -47,4 +48,4 @@ ptxkit::Expected<GeneratedPtx> Kernel::generate(const ConfigValues& values,
   return build(values, target, options);
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

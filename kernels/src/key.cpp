@@ -1,9 +1,8 @@
 // key.cpp: cache-key material and hash (the scheme is documented in key.h and docs/kernels.md).
-#include <ptxkit/kernels/key.h>
-
 #include <cassert>
 #include <cstdio>
 #include <cstring>
+#include <ptxkit/kernels/key.h>
 
 #ifndef PTXKIT_GENERATOR_VERSION
 #error "PTXKIT_GENERATOR_VERSION must be defined by the build"
@@ -11,7 +10,9 @@
 
 namespace ptxkit::kernels {
 
-std::string_view generator_version() { return "ptxkit-" PTXKIT_GENERATOR_VERSION; }
+std::string_view generator_version() {
+  return "ptxkit-" PTXKIT_GENERATOR_VERSION;
+}
 
 std::uint64_t fnv1a64(std::string_view data) {
   std::uint64_t h = 0xcbf29ce484222325ull;
@@ -44,8 +45,12 @@ std::string key_material(const Kernel& kernel, const ConfigValues& values,
       v = buf;
       break;
     }
-    case FieldType::kBool: v = std::get<bool>(values[i]) ? "1" : "0"; break;
-    default: v = format_value(f, values[i]); break;
+    case FieldType::kBool:
+      v = std::get<bool>(values[i]) ? "1" : "0";
+      break;
+    default:
+      v = format_value(f, values[i]);
+      break;
     }
     m += f.name + ":" + std::string(field_type_name(f.type)) + "=" + v + "\n";
   }
@@ -59,4 +64,4 @@ std::string cache_key(const Kernel& kernel, const ConfigValues& values, std::str
   return std::string(kernel.name()) + "-" + buf;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -1,8 +1,7 @@
 // registry.cpp: storage of the statically registered kernels.
-#include <ptxkit/kernels/registry.h>
-
 #include <algorithm>
 #include <cassert>
+#include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -12,7 +11,7 @@ std::vector<std::unique_ptr<Kernel>>& storage() {
   return kernels;
 }
 
-}  // namespace
+} // namespace
 
 bool KernelRegistry::add(std::unique_ptr<Kernel> kernel) {
   assert(kernel != nullptr);
@@ -23,7 +22,8 @@ bool KernelRegistry::add(std::unique_ptr<Kernel> kernel) {
 
 std::vector<const Kernel*> KernelRegistry::all() {
   std::vector<const Kernel*> out;
-  for (const auto& k : storage()) out.push_back(k.get());
+  for (const auto& k : storage())
+    out.push_back(k.get());
   std::sort(out.begin(), out.end(),
             [](const Kernel* a, const Kernel* b) { return a->name() < b->name(); });
   return out;
@@ -37,8 +37,9 @@ const Kernel* KernelRegistry::find(std::string_view name) {
 
 std::string KernelRegistry::names() {
   std::string out;
-  for (const Kernel* k : all()) out += (out.empty() ? "" : ", ") + std::string(k->name());
+  for (const Kernel* k : all())
+    out += (out.empty() ? "" : ", ") + std::string(k->name());
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -2,12 +2,10 @@
 // GQA and per-slot behaviour, the kernel's limits and launch contract.
 #include "batched_incremental_attention/batched_incremental_attention.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
 
 namespace ptxkit::kernels {
 namespace {
@@ -15,8 +13,12 @@ namespace {
 using Config = BatchedIncrementalAttentionConfig;
 
 Config small() {
-  return Config{.head_dim = 32, .num_heads = 4, .num_kv_heads = 2, .max_seq_len = 9,
-                .scale = 0.0f, .batch_size = 3};
+  return Config{.head_dim = 32,
+                .num_heads = 4,
+                .num_kv_heads = 2,
+                .max_seq_len = 9,
+                .scale = 0.0f,
+                .batch_size = 3};
 }
 
 // Softmax written the naive way (exp without max subtraction; fine for the small scores here).
@@ -38,14 +40,15 @@ std::vector<double> naive_attention(const Config& c, const HostTensors& in, std:
   }
   std::vector<double> out(hd, 0.0);
   for (std::size_t p = 0; p < len; ++p)
-    for (std::size_t d = 0; d < hd; ++d) out[d] += w[p] / z * v[base + p * hd + d];
+    for (std::size_t d = 0; d < hd; ++d)
+      out[d] += w[p] / z * v[base + p * hd + d];
   return out;
 }
 
 TEST(AttentionReference, MatchesANaiveSoftmaxForEverySlotAndHead) {
   Config c = small();
   HostTensors in = BatchedIncrementalAttention::make_inputs(c, 42);
-  in.u32["seq_lens"] = {9, 4, 1};  // per-slot lengths differ
+  in.u32["seq_lens"] = {9, 4, 1}; // per-slot lengths differ
   auto out = BatchedIncrementalAttention::reference(c, in);
   ASSERT_TRUE(out) << out.error().message;
   const auto& y = out->f32.at("out");
@@ -76,7 +79,11 @@ TEST(AttentionReference, OnePositionReturnsItsValueRowAndZeroPositionsGiveZeros)
 TEST(AttentionReference, IncreasingScoresWeightTheLastPositionMost) {
   // The input under which seed 003's stuck rescale (correction == 1) was observable: scores grow
   // with position, so the right answer sits near V[len-1], not the mean of V.
-  Config c{.head_dim = 32, .num_heads = 1, .num_kv_heads = 1, .max_seq_len = 16, .scale = 1.0f,
+  Config c{.head_dim = 32,
+           .num_heads = 1,
+           .num_kv_heads = 1,
+           .max_seq_len = 16,
+           .scale = 1.0f,
            .batch_size = 1};
   HostTensors in;
   in.f32["q"].assign(32, 1.0f);
@@ -100,11 +107,14 @@ TEST(AttentionReference, GqaHeadsOfOneGroupShareTheirKvHead) {
   HostTensors in = BatchedIncrementalAttention::make_inputs(c, 11);
   auto& q = in.f32["q"];
   // Heads 0 and 1 (group 0) and heads 2 and 3 (group 1) get the same query.
-  for (std::size_t d = 0; d < 32; ++d) q[1 * 32 + d] = q[0 * 32 + d], q[3 * 32 + d] = q[0 * 32 + d];
+  for (std::size_t d = 0; d < 32; ++d)
+    q[1 * 32 + d] = q[0 * 32 + d], q[3 * 32 + d] = q[0 * 32 + d];
   auto y = BatchedIncrementalAttention::reference(c, in)->f32.at("out");
-  for (std::size_t d = 0; d < 32; ++d) EXPECT_EQ(y[d], y[32 + d]);
+  for (std::size_t d = 0; d < 32; ++d)
+    EXPECT_EQ(y[d], y[32 + d]);
   bool differs = false;
-  for (std::size_t d = 0; d < 32; ++d) differs |= y[d] != y[3 * 32 + d];
+  for (std::size_t d = 0; d < 32; ++d)
+    differs |= y[d] != y[3 * 32 + d];
   EXPECT_TRUE(differs) << "heads of different KV groups must read different K/V";
 }
 
@@ -129,7 +139,8 @@ TEST(AttentionLimits, HeadDimBeyondOneWarpAndBadGqaAreRefused) {
   auto gqa = config_from_assignments(*k, {"num_kv_heads=5"});
   ASSERT_FALSE(gqa);
   EXPECT_NE(gqa.error().message.find("must divide num_heads"), std::string::npos);
-  auto huge = config_from_assignments(*k, {"num_heads=24", "num_kv_heads=24", "max_seq_len=1048576"});
+  auto huge =
+      config_from_assignments(*k, {"num_heads=24", "num_kv_heads=24", "max_seq_len=1048576"});
   ASSERT_FALSE(huge);
   EXPECT_NE(huge.error().message.find("2^31"), std::string::npos);
   EXPECT_TRUE(config_from_assignments(*k, {"head_dim=64", "num_kv_heads=12"}));
@@ -149,5 +160,5 @@ TEST(AttentionContract, GridIsHeadsBySlotsOfOneWarp) {
   EXPECT_FLOAT_EQ(c.effective_scale(), 1.0f / std::sqrt(32.0f));
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

@@ -1,16 +1,14 @@
 // cli_test.cpp: the generation commands of `ptxkit` as a user runs them: exit codes 0/1/2 of
 // CLI.md, error messages that list what is valid, byte-identical output on repeated runs, atomic
 // -o output, `gen --all` file names, and `list --json`'s shape.
-#include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <ptxkit/kernels/registry.h>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -21,22 +19,23 @@ namespace {
 
 struct CmdResult {
   int code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
+  std::string out; // stdout
+  std::string err; // stderr
 };
 
 CmdResult ptxkit(const std::string& args) {
   static int n = 0;
-  std::string err_file = std::filesystem::temp_directory_path() /
-                         ("ptxkit_cli_test_" + std::to_string(::getpid()) + "_" +
-                          std::to_string(n++) + ".err");
+  std::string err_file =
+      std::filesystem::temp_directory_path() /
+      ("ptxkit_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++) + ".err");
   std::string cmd = std::string(PTXKIT_EXE) + " " + args + " 2>" + err_file;
   CmdResult r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;
   std::size_t got;
-  while ((got = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), got);
+  while ((got = std::fread(buf.data(), 1, buf.size(), p)) > 0)
+    r.out.append(buf.data(), got);
   int status = ::pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream e(err_file);
@@ -80,21 +79,22 @@ TEST(CliGen, UnknownKernelFieldValueOrTargetIsExit2ListingWhatIsValid) {
   EXPECT_EQ(t.code, 2);
   EXPECT_NE(t.err.find("sm_90"), std::string::npos) << t.err;
   EXPECT_EQ(ptxkit("gen").code, 2);
-  EXPECT_EQ(ptxkit("gen --all").code, 2);  // no --out-dir
+  EXPECT_EQ(ptxkit("gen --all").code, 2); // no --out-dir
   EXPECT_EQ(ptxkit("gen rmsnorm --bogus").code, 2);
   EXPECT_EQ(ptxkit("key nope").code, 2);
 }
 
 TEST(CliGen, OutputFileAndAllWriteTheDocumentedNames) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("ptxkit_cli_gen_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("ptxkit_cli_gen_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   CmdResult one = ptxkit("gen rmsnorm -o " + (dir / "r.ptx").string());
   ASSERT_EQ(one.code, 0) << one.err;
   EXPECT_TRUE(one.out.empty());
   EXPECT_EQ(std::filesystem::file_size(dir / "r.ptx"), ptxkit("gen rmsnorm").out.size());
-  CmdResult all = ptxkit("gen --all --target sm_80 --target sm_90 --out-dir " + (dir / "all").string());
+  CmdResult all =
+      ptxkit("gen --all --target sm_80 --target sm_90 --out-dir " + (dir / "all").string());
   ASSERT_EQ(all.code, 0) << all.err;
   std::size_t expected = 0;
   for (const auto* k : ptxkit::kernels::KernelRegistry::all())
@@ -105,8 +105,9 @@ TEST(CliGen, OutputFileAndAllWriteTheDocumentedNames) {
         EXPECT_TRUE(std::filesystem::exists(dir / "all" / name)) << name;
       }
   std::size_t files = 0;
-  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir / "all")) ++files;
-  EXPECT_EQ(files, expected);  // and no temporary left behind
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(dir / "all"))
+    ++files;
+  EXPECT_EQ(files, expected); // and no temporary left behind
   std::filesystem::remove_all(dir);
 }
 
@@ -115,7 +116,7 @@ TEST(CliKey, IsOneLineThatFollowsBakedFieldsOnly) {
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_TRUE(std::regex_match(a.out, std::regex("rmsnorm-[0-9a-f]{16}\n"))) << a.out;
   EXPECT_NE(a.out, ptxkit("key rmsnorm --set eps=1e-5").out);
-  EXPECT_NE(a.out, ptxkit("key rmsnorm --set eps=1.0000001e-6").out);  // 1 ulp away
+  EXPECT_NE(a.out, ptxkit("key rmsnorm --set eps=1.0000001e-6").out); // 1 ulp away
   EXPECT_EQ(a.out, ptxkit("key rmsnorm --set eps=0.000001 --set rows=64").out);
   EXPECT_NE(a.out, ptxkit("key rmsnorm --set eps=1e-6 --target sm_80").out);
   CmdResult e = ptxkit("key batched_incremental_attention --explain");
@@ -141,7 +142,7 @@ TEST(CliList, JsonHasTheShapeOfCliMd) {
     }
     EXPECT_FALSE(k.at("reference_configs").empty());
     for (const auto& rc : k.at("reference_configs"))
-      EXPECT_EQ(rc.size(), k.at("fields").size());  // every field, by name
+      EXPECT_EQ(rc.size(), k.at("fields").size()); // every field, by name
   }
   auto rms = std::find_if(j.begin(), j.end(), [](auto& k) { return k["name"] == "rmsnorm"; });
   ASSERT_NE(rms, j.end());
@@ -157,4 +158,4 @@ TEST(CliHelp, EveryGenerationCommandHasHelp) {
   }
 }
 
-}  // namespace
+} // namespace

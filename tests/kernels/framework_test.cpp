@@ -1,15 +1,13 @@
 // framework_test.cpp: unit tests of the kernel framework: reflection, value parsing, limits,
 // --set assignments and validation errors, with a test-only config that has every field type.
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/field.h>
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/kernels/reflect.h>
-
-#include <gtest/gtest.h>
-
-#include <array>
-#include <cmath>
-#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -116,7 +114,7 @@ TEST(FieldValues, FloatsParseInEveryStrtofForm) {
   EXPECT_NE(bad.error().message.find("eps"), std::string::npos);
   EXPECT_NE(bad.error().message.find("1e-6x"), std::string::npos);
   EXPECT_FALSE(parse_value(eps, ""));
-  EXPECT_FALSE(parse_value(eps, "1e39"));  // overflows f32
+  EXPECT_FALSE(parse_value(eps, "1e39")); // overflows f32
 }
 
 TEST(FieldValues, FloatsPrintInTheShortestFormThatReadsBack) {
@@ -151,10 +149,10 @@ TEST(FieldValues, LimitsNameTheFieldTheValueAndTheValidRange) {
   EXPECT_NE(big.error().message.find("'width' = 160"), std::string::npos) << big.error().message;
   EXPECT_NE(big.error().message.find("[32, 128], multiple of 32"), std::string::npos)
       << big.error().message;
-  EXPECT_FALSE(check_limits(width, FieldValue{std::uint32_t{48}}));  // not a multiple of 32
+  EXPECT_FALSE(check_limits(width, FieldValue{std::uint32_t{48}})); // not a multiple of 32
   EXPECT_FALSE(check_limits(field_named("eps"), FieldValue{std::nanf("")}));
   EXPECT_FALSE(check_limits(field_named("eps"), FieldValue{-1e-6f}));
-  EXPECT_FALSE(check_limits(width, FieldValue{1.0f}));  // wrong type
+  EXPECT_FALSE(check_limits(width, FieldValue{1.0f})); // wrong type
 }
 
 TEST(Assignments, ApplyInOrderAndRejectUnknownFieldsListingTheValidOnes) {
@@ -184,12 +182,12 @@ TEST(Validation, CrossFieldRulesRunAfterFieldLimitsAndNameTheKernel) {
   EXPECT_NE(cross.error().message.find("all_types"), std::string::npos);
   EXPECT_NE(cross.error().message.find("offset must be negative"), std::string::npos);
   auto limit = kernel.validate(to_values(AllTypesConfig{.offset = 40, .fused = false}));
-  ASSERT_FALSE(limit);  // the field limit is reported first
+  ASSERT_FALSE(limit); // the field limit is reported first
   EXPECT_NE(limit.error().message.find("'offset' = 40"), std::string::npos)
       << limit.error().message;
   auto gen = kernel.generate(to_values(AllTypesConfig{.offset = 3, .fused = false}),
                              ptxgen::Target::all_supported().front());
-  ASSERT_FALSE(gen);  // validation runs before any build
+  ASSERT_FALSE(gen); // validation runs before any build
   EXPECT_NE(gen.error().message.find("offset must be negative"), std::string::npos);
 }
 
@@ -200,5 +198,5 @@ TEST(Validation, WrongNumberOfValuesIsAnError) {
   EXPECT_FALSE(kernel.validate(values));
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

@@ -7,12 +7,10 @@
 // baked field does change it (so the key is not padded with fields that do not matter).
 #include "perturb.h"
 
+#include <cstdlib>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/ptxgen/target.h>
-
-#include <gtest/gtest.h>
-
-#include <cstdlib>
 
 namespace ptxkit::kernels {
 namespace {
@@ -28,7 +26,8 @@ TEST(Generation, EveryKernelIsRegistered) {
   EXPECT_NE(KernelRegistry::find("batched_incremental_attention"), nullptr);
   EXPECT_EQ(KernelRegistry::find("no_such_kernel"), nullptr);
   auto all = KernelRegistry::all();
-  for (std::size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1]->name(), all[i]->name());
+  for (std::size_t i = 1; i < all.size(); ++i)
+    EXPECT_LT(all[i - 1]->name(), all[i]->name());
 }
 
 TEST(Generation, IsDeterministicForEveryReferenceConfigAndTarget) {
@@ -37,7 +36,8 @@ TEST(Generation, IsDeterministicForEveryReferenceConfigAndTarget) {
       for (const auto& t : ptxgen::Target::all_supported()) {
         std::string first = gen(*k, rc.values, t);
         // Another kernel in between: no state may leak from one build into the next.
-        for (const Kernel* other : KernelRegistry::all()) (void)gen(*other, other->defaults(), t);
+        for (const Kernel* other : KernelRegistry::all())
+          (void)gen(*other, other->defaults(), t);
         EXPECT_EQ(first, gen(*k, rc.values, t)) << k->name() << " " << rc.tag << " " << t.name();
         EXPECT_NE(first.find(".target " + std::string(t.name())), std::string::npos);
         EXPECT_NE(first.find(".entry " + std::string(k->name())), std::string::npos);
@@ -54,11 +54,11 @@ TEST(Generation, ExemptFieldsLeaveThePtxUnchangedAndBakedFieldsChangeIt) {
         auto moved = testing::perturbed(*k, base, i);
         ASSERT_TRUE(moved) << k->name() << "." << f.name;
         if (f.spec.baked)
-          EXPECT_NE(gen(*k, *moved, t), ptx) << k->name() << "." << f.name
-                                             << " is declared baked but does not change the PTX";
+          EXPECT_NE(gen(*k, *moved, t), ptx)
+              << k->name() << "." << f.name << " is declared baked but does not change the PTX";
         else
-          EXPECT_EQ(gen(*k, *moved, t), ptx) << k->name() << "." << f.name
-                                             << " is exempt from the key but changes the PTX";
+          EXPECT_EQ(gen(*k, *moved, t), ptx)
+              << k->name() << "." << f.name << " is exempt from the key but changes the PTX";
       }
     }
 }
@@ -90,11 +90,12 @@ TEST(Generation, EveryBakedImmediateNamesABakedFieldAndItsLine) {
 TEST(Generation, RmsNormBakesEpsIntoAnImmediate) {
   const Kernel* k = KernelRegistry::find("rmsnorm");
   ASSERT_NE(k, nullptr);
-  auto ptx = k->generate(k->reference_config("qwen05b")->values,
-                         ptxgen::Target::all_supported().front());
+  auto ptx =
+      k->generate(k->reference_config("qwen05b")->values, ptxgen::Target::all_supported().front());
   ASSERT_TRUE(ptx);
   bool eps_seen = false;
-  for (const auto& b : ptx->baked) eps_seen |= b.field == "eps" && std::strtof(b.value.c_str(), nullptr) == 1e-6f;
+  for (const auto& b : ptx->baked)
+    eps_seen |= b.field == "eps" && std::strtof(b.value.c_str(), nullptr) == 1e-6f;
   EXPECT_TRUE(eps_seen);
 }
 
@@ -118,5 +119,5 @@ TEST(Generation, InvalidConfigsNeverReachTheBuilder) {
   EXPECT_NE(ptx.error().message.find("head_dim"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

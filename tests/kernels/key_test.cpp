@@ -5,11 +5,9 @@
 // 000's defect (a baked eps missing from the key) cannot come back for any kernel.
 #include "perturb.h"
 
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
 #include <regex>
 
 namespace ptxkit::kernels {
@@ -18,8 +16,7 @@ namespace {
 TEST(CacheKey, HasTheDocumentedShape) {
   for (const Kernel* k : KernelRegistry::all()) {
     std::string key = cache_key(*k, k->defaults(), "sm_90");
-    EXPECT_TRUE(std::regex_match(key, std::regex(std::string(k->name()) + "-[0-9a-f]{16}")))
-        << key;
+    EXPECT_TRUE(std::regex_match(key, std::regex(std::string(k->name()) + "-[0-9a-f]{16}"))) << key;
   }
 }
 
@@ -96,5 +93,5 @@ TEST(CacheKey, Fnv1aMatchesPublishedVectors) {
   EXPECT_EQ(fnv1a64("foobar"), 0x85944171f73967e8ull);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

@@ -1,10 +1,9 @@
 // perturb.h: test helper: nearby valid values of a config field (for key and PTX invariance tests).
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cmath>
 #include <optional>
+#include <ptxkit/kernels/kernel.h>
 #include <vector>
 
 namespace ptxkit::kernels::testing {
@@ -35,7 +34,9 @@ inline std::vector<FieldValue> neighbours(const FieldInfo& f, const FieldValue& 
     out.push_back(x - 1);
     break;
   }
-  case FieldType::kBool: out.push_back(!std::get<bool>(v)); break;
+  case FieldType::kBool:
+    out.push_back(!std::get<bool>(v));
+    break;
   case FieldType::kEnum:
     for (std::uint32_t k = 0; k < f.enum_values.size(); ++k)
       if (k != std::get<EnumValue>(v).index) out.push_back(EnumValue{k});
@@ -58,8 +59,9 @@ inline std::optional<ConfigValues> perturbed(const Kernel& k, const ConfigValues
 // Every config a kernel is tested at: its defaults and its reference configs.
 inline std::vector<ConfigValues> test_configs(const Kernel& k) {
   std::vector<ConfigValues> out{k.defaults()};
-  for (const auto& r : k.reference_configs()) out.push_back(r.values);
+  for (const auto& r : k.reference_configs())
+    out.push_back(r.values);
   return out;
 }
 
-}  // namespace ptxkit::kernels::testing
+} // namespace ptxkit::kernels::testing

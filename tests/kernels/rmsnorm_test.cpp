@@ -1,12 +1,10 @@
 // rmsnorm_test.cpp: RMSNorm's CPU reference, limits, launch contract and generated PTX.
 #include "rmsnorm/rmsnorm.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
 
 namespace ptxkit::kernels {
 namespace {
@@ -16,8 +14,10 @@ TEST(RmsNormReference, ConstantRowNormalizesToGamma) {
   const std::uint32_t hidden = 64;
   const float c = -3.0f, eps = 1e-5f;
   std::vector<float> x(2 * hidden, c), gamma(hidden);
-  for (std::uint32_t i = 0; i < hidden; ++i) gamma[i] = 0.5f + 0.01f * static_cast<float>(i);
-  for (std::uint32_t i = 0; i < hidden; ++i) x[hidden + i] = 2.0f;  // second row: constant 2
+  for (std::uint32_t i = 0; i < hidden; ++i)
+    gamma[i] = 0.5f + 0.01f * static_cast<float>(i);
+  for (std::uint32_t i = 0; i < hidden; ++i)
+    x[hidden + i] = 2.0f; // second row: constant 2
   auto out = rmsnorm_reference(x, gamma, 2, hidden, eps);
   ASSERT_EQ(out.size(), x.size());
   const double s0 = c / std::sqrt(double{c} * c + eps), s1 = 2.0 / std::sqrt(4.0 + eps);
@@ -43,7 +43,8 @@ TEST(RmsNormReference, OutputRowsHaveUnitRmsWithUnitGamma) {
   const auto& y = out->f32.at("out");
   for (std::uint32_t r = 0; r < c.rows; ++r) {
     double ss = 0;
-    for (std::uint32_t i = 0; i < c.hidden; ++i) ss += double{y[r * c.hidden + i]} * y[r * c.hidden + i];
+    for (std::uint32_t i = 0; i < c.hidden; ++i)
+      ss += double{y[r * c.hidden + i]} * y[r * c.hidden + i];
     EXPECT_NEAR(std::sqrt(ss / c.hidden), 1.0, 1e-4) << r;
   }
 }
@@ -64,7 +65,7 @@ TEST(RmsNormContract, LaunchIsOneBlockOf256PerRow) {
   EXPECT_EQ(d.block[0], 256u);
   auto p = RmsNorm::params(RmsNormConfig{.hidden = 896, .eps = 1e-6f, .rows = 5});
   ASSERT_EQ(p.size(), 3u);
-  EXPECT_EQ(p[0].elems, 5u * 896u);  // the logical size: nothing padded
+  EXPECT_EQ(p[0].elems, 5u * 896u); // the logical size: nothing padded
   EXPECT_EQ(p[1].kind, ParamKind::kOutput);
 }
 
@@ -81,5 +82,5 @@ TEST(RmsNormLimits, AHiddenSizeTheVectorPathCannotCoverIsRefused) {
   EXPECT_TRUE(config_from_assignments(*k, {"hidden=4", "eps=1e-5"}));
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

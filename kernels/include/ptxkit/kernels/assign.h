@@ -6,7 +6,6 @@
 #pragma once
 
 #include <ptxkit/kernels/kernel.h>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,10 +18,10 @@ namespace ptxkit::kernels {
                                                       std::string_view assignment);
 
 // Defaults, then each assignment in order, then Kernel::validate.
-[[nodiscard]] ptxkit::Expected<ConfigValues> config_from_assignments(
-    const Kernel& kernel, const std::vector<std::string>& assignments);
+[[nodiscard]] ptxkit::Expected<ConfigValues>
+config_from_assignments(const Kernel& kernel, const std::vector<std::string>& assignments);
 
 // "hidden (u32, [4, 65536], multiple of 4), eps (f32, ...)" for error messages.
 [[nodiscard]] std::string describe_fields(const Kernel& kernel);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

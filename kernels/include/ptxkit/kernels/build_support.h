@@ -12,4 +12,4 @@ namespace ptxkit::kernels {
 [[nodiscard]] ptxkit::Expected<GeneratedPtx> finish_and_print(ptxgen::KernelBuilder& b,
                                                               const GenOptions& options);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

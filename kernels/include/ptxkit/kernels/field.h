@@ -6,10 +6,9 @@
 // but missing from the key, or settable but unvalidated.
 #pragma once
 
-#include <ptxkit/ptxgen/expected.h>
-
 #include <cstdint>
 #include <optional>
+#include <ptxkit/ptxgen/expected.h>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -57,7 +56,7 @@ struct FieldInfo {
   FieldType type = FieldType::kU32;
   FieldSpec spec;
   FieldValue default_value;
-  std::vector<std::string> enum_values;  // kEnum only, in index order
+  std::vector<std::string> enum_values; // kEnum only, in index order
 };
 
 // The value of `value` as text: integers in decimal, bools as true/false, enums by name, floats in
@@ -80,4 +79,4 @@ struct FieldInfo {
 // The FieldType of a value.
 [[nodiscard]] FieldType type_of(const FieldValue& value);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -25,20 +25,20 @@ enum class ElemType { kF32, kU32 };
 
 // How one `.param` of the entry is filled.
 enum class ParamKind {
-  kInput,         // .u64 pointer to `buffer`, read by the kernel
-  kOutput,        // .u64 pointer to `buffer`, written by the kernel (compare with the reference)
-  kPointerArray,  // .u64 pointer to an array of `count` .u64 pointers: element i is the address
-                  // of `buffer` + i * `stride_elems` elements (e.g. one K cache per batch slot)
+  kInput,        // .u64 pointer to `buffer`, read by the kernel
+  kOutput,       // .u64 pointer to `buffer`, written by the kernel (compare with the reference)
+  kPointerArray, // .u64 pointer to an array of `count` .u64 pointers: element i is the address
+                 // of `buffer` + i * `stride_elems` elements (e.g. one K cache per batch slot)
 };
 
 struct ParamSpec {
-  std::string name;     // the PTX parameter name
+  std::string name; // the PTX parameter name
   ParamKind kind = ParamKind::kInput;
-  std::string buffer;   // the HostTensors buffer it refers to
+  std::string buffer; // the HostTensors buffer it refers to
   ElemType elem = ElemType::kF32;
-  std::size_t elems = 0;         // the buffer's element count (its logical size, never padded)
-  std::size_t count = 0;         // kPointerArray: number of pointers
-  std::size_t stride_elems = 0;  // kPointerArray: elements between successive pointers
+  std::size_t elems = 0;        // the buffer's element count (its logical size, never padded)
+  std::size_t count = 0;        // kPointerArray: number of pointers
+  std::size_t stride_elems = 0; // kPointerArray: elements between successive pointers
 };
 
 // Grid, block and dynamic shared memory of one launch.
@@ -51,7 +51,7 @@ struct LaunchDims {
 // Deterministic pseudo-random numbers for test inputs (splitmix64), so that a reference run and
 // a device run can regenerate the same inputs from a seed.
 class InputRng {
- public:
+public:
   explicit InputRng(std::uint64_t seed) : state_(seed) {}
   std::uint64_t next_u64() {
     std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
@@ -66,12 +66,13 @@ class InputRng {
   }
   std::vector<float> uniform_vector(std::size_t n, float lo, float hi) {
     std::vector<float> v(n);
-    for (auto& x : v) x = uniform(lo, hi);
+    for (auto& x : v)
+      x = uniform(lo, hi);
     return v;
   }
 
- private:
+private:
   std::uint64_t state_;
 };
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -8,13 +8,12 @@
 // `KernelAdapter<Def>` with PTXKIT_REGISTER_KERNEL (registry.h).
 #pragma once
 
+#include <cstdint>
 #include <ptxkit/kernels/field.h>
 #include <ptxkit/kernels/host_tensors.h>
 #include <ptxkit/kernels/reflect.h>
 #include <ptxkit/ptxgen/expected.h>
 #include <ptxkit/ptxgen/target.h>
-
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,17 +22,17 @@ namespace ptxkit::kernels {
 
 // A production configuration a kernel is generated, golden-tested and benchmarked at.
 struct ReferenceConfig {
-  std::string tag;          // short, used in file names: KERNEL.TAG.sm_XX.ptx
-  std::string description;  // e.g. "Qwen2.5-0.5B: hidden 896, eps 1e-6"
+  std::string tag;         // short, used in file names: KERNEL.TAG.sm_XX.ptx
+  std::string description; // e.g. "Qwen2.5-0.5B: hidden 896, eps 1e-6"
   ConfigValues values;
 };
 
 // One immediate in the PTX that came from a config field.
 struct BakedImmediate {
-  std::size_t ptx_line = 0;  // 1-based line in `text`
-  std::string instruction;   // the PTX instruction text
-  std::string field;         // the config field it came from
-  std::string value;         // the immediate as printed
+  std::size_t ptx_line = 0; // 1-based line in `text`
+  std::string instruction;  // the PTX instruction text
+  std::string field;        // the config field it came from
+  std::string value;        // the immediate as printed
 };
 
 // Generated PTX of one kernel instance.
@@ -43,11 +42,11 @@ struct GeneratedPtx {
 };
 
 struct GenOptions {
-  bool loc = false;  // emit .file/.loc provenance lines
+  bool loc = false; // emit .file/.loc provenance lines
 };
 
 class Kernel {
- public:
+public:
   virtual ~Kernel() = default;
 
   [[nodiscard]] virtual std::string_view name() const = 0;
@@ -82,10 +81,10 @@ class Kernel {
                                                 std::uint64_t seed) const = 0;
   // The CPU reference: the output buffers (the kOutput params) for `inputs`. An error when the
   // inputs do not match the config's shape (sizes, lengths out of range).
-  [[nodiscard]] virtual ptxkit::Expected<HostTensors> reference(const ConfigValues& values,
-                                                                const HostTensors& inputs) const = 0;
+  [[nodiscard]] virtual ptxkit::Expected<HostTensors>
+  reference(const ConfigValues& values, const HostTensors& inputs) const = 0;
 
- protected:
+protected:
   [[nodiscard]] virtual ptxkit::Expected<void> validate_rules(const ConfigValues& values) const = 0;
   [[nodiscard]] virtual ptxkit::Expected<GeneratedPtx> build(const ConfigValues& values,
                                                              const ptxgen::Target& target,
@@ -113,7 +112,7 @@ struct NamedConfig {
 //   static ptxkit::Expected<HostTensors> reference(const Config&, const HostTensors&);
 template <class Def>
 class KernelAdapter final : public Kernel {
- public:
+public:
   using Config = typename Def::Config;
 
   KernelAdapter() : fields_(describe<Config>()) {
@@ -141,7 +140,7 @@ class KernelAdapter final : public Kernel {
     return Def::reference(from_values<Config>(v), inputs);
   }
 
- protected:
+protected:
   ptxkit::Expected<void> validate_rules(const ConfigValues& v) const override {
     return Def::validate(from_values<Config>(v));
   }
@@ -150,9 +149,9 @@ class KernelAdapter final : public Kernel {
     return Def::build(from_values<Config>(v), target, options);
   }
 
- private:
+private:
   std::vector<FieldInfo> fields_;
   std::vector<ReferenceConfig> refs_;
 };
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

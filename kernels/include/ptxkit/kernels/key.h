@@ -19,9 +19,8 @@
 // digits.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string>
 #include <string_view>
 
@@ -41,4 +40,4 @@ namespace ptxkit::kernels {
 // 64-bit FNV-1a.
 [[nodiscard]] std::uint64_t fnv1a64(std::string_view data);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

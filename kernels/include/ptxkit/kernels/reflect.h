@@ -18,11 +18,10 @@
 // name is the enumerator with underlying value i.
 #pragma once
 
-#include <ptxkit/kernels/field.h>
-
 #include <cassert>
 #include <concepts>
 #include <cstdint>
+#include <ptxkit/kernels/field.h>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -76,7 +75,7 @@ T from_field_value(const FieldValue& v) {
 }
 
 class Describer {
- public:
+public:
   template <class T>
   void field(std::string_view name, T& value, const FieldSpec& spec) {
     FieldInfo info;
@@ -96,7 +95,7 @@ class Describer {
 };
 
 class Reader {
- public:
+public:
   template <class T>
   void field(std::string_view, T& value, const FieldSpec&) {
     values.push_back(to_field_value(value));
@@ -105,7 +104,7 @@ class Reader {
 };
 
 class Writer {
- public:
+public:
   explicit Writer(const ConfigValues& values) : values_(values) {}
   template <class T>
   void field(std::string_view, T& value, const FieldSpec&) {
@@ -113,12 +112,12 @@ class Writer {
     value = from_field_value<T>(values_[next_++]);
   }
 
- private:
+private:
   const ConfigValues& values_;
   std::size_t next_ = 0;
 };
 
-}  // namespace detail
+} // namespace detail
 
 // The fields of config type C, with C{}'s values as defaults.
 template <class C>
@@ -148,4 +147,4 @@ C from_values(const ConfigValues& values) {
   return c;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -7,9 +7,8 @@
 // depend on static initialization order.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <memory>
+#include <ptxkit/kernels/kernel.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +16,7 @@
 namespace ptxkit::kernels {
 
 class KernelRegistry {
- public:
+public:
   // Every registered kernel, sorted by name.
   [[nodiscard]] static std::vector<const Kernel*> all();
   // The kernel called `name`, or nullptr.
@@ -29,14 +28,13 @@ class KernelRegistry {
   static bool add(std::unique_ptr<Kernel> kernel);
 };
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels
 
 #define PTXKIT_KERNELS_CONCAT_(a, b) a##b
 #define PTXKIT_KERNELS_CONCAT(a, b) PTXKIT_KERNELS_CONCAT_(a, b)
 // Registers KernelAdapter<Def> at static-initialization time. Use once per kernel, at namespace
 // scope in the kernel's builder file.
-#define PTXKIT_REGISTER_KERNEL(Def)                                                             \
-  [[maybe_unused]] static const bool PTXKIT_KERNELS_CONCAT(ptxkit_kernel_registered_,          \
-                                                           __LINE__) =                          \
-      ::ptxkit::kernels::KernelRegistry::add(                                                   \
+#define PTXKIT_REGISTER_KERNEL(Def)                                                                \
+  [[maybe_unused]] static const bool PTXKIT_KERNELS_CONCAT(ptxkit_kernel_registered_, __LINE__) =  \
+      ::ptxkit::kernels::KernelRegistry::add(                                                      \
           std::make_unique<::ptxkit::kernels::KernelAdapter<Def>>())

@@ -1,0 +1,81 @@
+// fused_residual_rmsnorm.h: residual add fused with RMSNorm (config, launch contract, reference).
+//
+//   sum[r, i] = x[r, i] + residual[r, i]                       (written: the backward pass needs it)
+//   out[r, i] = sum[r, i] / sqrt(mean_j(sum[r, j]^2) + eps) * gamma[i]
+//
+// One block per row (grid (1, rows)), T = min(256, hidden/4 rounded up to a warp) threads; each
+// thread adds its .v4 chunks of x and residual in registers, stores the sum, block all-reduces
+// the sum of squares and writes the normalized row from the same registers: x and residual are
+// read once, sum and out written once (the fused kernel moves 4 rows of bytes where separate add +
+// rmsnorm move 6). hidden must be a multiple of 4 in [4, 16384]; eps is baked. sum may alias x or
+// residual, and out may alias any input (every element is read and written by one thread, and
+// every read happens before the block's barrier).
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct FusedResidualRmsNormConfig {
+  std::uint32_t hidden = 896;
+  float eps = 1e-6f;
+  std::uint32_t rows = 1;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("hidden", c.hidden,
+            FieldSpec{.doc = "row length (elements); the .v4 path needs a multiple of 4",
+                      .min = 4.0,
+                      .max = 16384.0,
+                      .multiple_of = 4});
+    v.field("eps", c.eps,
+            FieldSpec{.doc = "added to mean(sum^2) before the reciprocal square root",
+                      .min = 0.0,
+                      .max = 1.0});
+    v.field("rows", c.rows,
+            FieldSpec{.doc = "rows per launch (grid.y)",
+                      .baked = false,
+                      .min = 1.0,
+                      .max = 65535.0,
+                      .exempt_reason = "launch shape only: grid.y = rows and each block reads its "
+                                       "row index from %ctaid.y, so no PTX depends on it"});
+  }
+};
+
+struct FusedResidualRmsNorm {
+  using Config = FusedResidualRmsNormConfig;
+  static constexpr std::string_view kName = "fused_residual_rmsnorm";
+  static constexpr std::string_view kSummary =
+      "residual add + RMSNorm in one pass: sum = x + residual (written for the backward pass), "
+      "out = sum / sqrt(mean(sum^2) + eps) * gamma; one block per row, row in registers (.v4)";
+  static constexpr std::string_view kLimits =
+      "hidden a multiple of 4 in [4, 16384] (.v4 chunks cover each row exactly, at most 16 per "
+      "thread); eps in (0, 1]; rows in [1, 65535] (grid.y)";
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+struct FusedResidualRmsNormOutputs {
+  std::vector<float> sum;  // x + residual, in f32 (what the kernel stores)
+  std::vector<float> out;  // rmsnorm(sum) * gamma (sum of squares in double)
+};
+
+// The reference on plain vectors: x and residual are rows*hidden, gamma is hidden.
+FusedResidualRmsNormOutputs fused_residual_rmsnorm_reference(const std::vector<float>& x,
+                                                             const std::vector<float>& residual,
+                                                             const std::vector<float>& gamma,
+                                                             std::uint32_t rows,
+                                                             std::uint32_t hidden, float eps);
+
+}  // namespace ptxkit::kernels

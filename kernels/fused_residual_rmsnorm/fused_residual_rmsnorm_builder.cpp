@@ -1,0 +1,90 @@
+// fused_residual_rmsnorm_builder.cpp: the fused residual add + RMSNorm as PTX on ptxgen, and its
+// registration.
+//
+// One block of T threads per row (row = %ctaid.y), T = row_block::threads_for(hidden / 4):
+//   1. s = x + residual for this thread's .v4 chunks, in registers (row_block.h: unrolled; a chunk
+//      some threads lack is clamped into the row, zeroed, and its stores are predicated);
+//   2. store s (the un-normalized sum, for the backward pass);
+//   3. total = block_sum(s^2)  (shfl.bfly tree, so every lane holds its warp's sum; warp sums
+//      through shared memory, added in a fixed order by every thread);
+//   4. rstd = rsqrt.approx(total / hidden + eps), eps a baked immediate;
+//   5. out = s * rstd * gamma from the same registers.
+// x and residual are read with plain ld.global (not .nc): sum may alias one of them.
+#include "fused_residual_rmsnorm.h"
+
+#include "../layernorm/row_block.h"
+
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+
+#include <optional>
+
+namespace ptxkit::kernels {
+
+namespace {
+using namespace ptxkit::ptxgen;
+}  // namespace
+
+ptxkit::Expected<GeneratedPtx> FusedResidualRmsNorm::build(const Config& c,
+                                                           const ptxgen::Target& target,
+                                                           const GenOptions& options) {
+  const std::uint32_t chunks = c.hidden / 4;
+  const std::uint32_t threads = row_block::threads_for(chunks);
+  const std::uint32_t warps = threads / 32;
+  KernelBuilder b(std::string(kName), target);
+  b.reqntid(threads);
+  auto x = b.param<Ptr<Global, const F32>>("input");
+  auto residual = b.param<Ptr<Global, const F32>>("residual");
+  auto gamma = b.param<Ptr<Global, const F32>>("gamma");
+  auto sum_out = b.param<Ptr<Global, F32>>("sum");
+  auto out = b.param<Ptr<Global, F32>>("output");
+  auto slots = b.shared_array<F32>("warp_sums", warps, 4);
+
+  Reg<U32> tid = b.tid_x();
+  Reg<U32> row = b.ctaid_y();
+  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("hidden", c.hidden));  // 64-bit offsets
+  auto x_row = x + row_start;
+  auto r_row = residual + row_start;
+  auto s_row = sum_out + row_start;
+  auto y_row = out + row_start;
+  row_block::RowChunks rc(b, tid, chunks, "hidden");
+  auto x_thread = rc.thread_ptr(x_row);
+  auto r_thread = rc.thread_ptr(r_row);
+  auto s_thread = rc.thread_ptr(s_row);
+
+  // 1-2. The sum, in registers, stored once; its sum of squares.
+  std::vector<std::array<Reg<F32>, 4>> s;
+  std::optional<Reg<F32>> sumsq;
+  for (std::uint32_t k = 0; k < rc.count(); ++k) {
+    auto xv = rc.load(x_row, x_thread, k, false);
+    auto rv = rc.load(r_row, r_thread, k, false);
+    std::array<Reg<F32>, 4> sk = xv;
+    for (std::size_t j = 0; j < 4; ++j) {
+      sk[j] = b.add(xv[j], rv[j]);
+      sumsq = sumsq ? b.fma(sk[j], sk[j], *sumsq, rn) : b.mul(sk[j], sk[j]);
+    }
+    rc.store(s_row, s_thread, k, sk);
+    s.push_back(sk);
+  }
+
+  // 3-4. rstd = 1 / sqrt(mean(sum^2) + eps); a missing chunk contributed 0 (zeroed loads).
+  Reg<F32> total = row_block::block_sum_all_threads(b, *sumsq, slots, warps, tid);
+  Reg<F32> mean = b.div(total, b.baked<F32>("hidden", static_cast<float>(c.hidden)), rn);
+  Reg<F32> rstd = b.rsqrt(b.add(mean, b.baked<F32>("eps", c.eps)), approx);
+
+  // 5. out = sum * rstd * gamma.
+  auto g_thread = rc.thread_ptr(gamma);
+  auto y_thread = rc.thread_ptr(y_row);
+  for (std::uint32_t k = 0; k < rc.count(); ++k) {
+    auto g = b.ld_nc_v4(rc.chunk_ptr(gamma, g_thread, k));
+    std::array<Reg<F32>, 4> y = s[k];
+    for (std::size_t j = 0; j < 4; ++j) y[j] = b.mul(b.mul(s[k][j], rstd), g[j]);
+    rc.store(y_row, y_thread, k, y);
+  }
+  b.ret();
+  return finish_and_print(b, options);
+}
+
+PTXKIT_REGISTER_KERNEL(FusedResidualRmsNorm);
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,75 @@
+// layernorm.h: LayerNorm over rows (config, launch contract, reference).
+//
+//   mean = mean_j x[r, j];  var = mean_j (x[r, j] - mean)^2
+//   out[r, i] = (x[r, i] - mean) / sqrt(var + eps) * gamma[i] + beta[i]
+//
+// One block per row (grid (1, rows)), T = min(256, hidden/4 rounded up to a warp) threads, each
+// holding its .v4 chunks of the row in registers (row_block.h): the row is read once, the mean
+// and then the variance are block all-reduced from registers (two-pass variance: no
+// E[x^2] - mean^2 cancellation), and the output is written from the same registers. hidden must
+// be a multiple of 4 (the .v4 chunks then cover every row exactly and none reads past its end)
+// and at most 16384 (at most 16 chunks per thread in registers). eps is baked into the PTX, so
+// it is in the cache key. out may alias x (each element is read and written by one thread).
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct LayerNormConfig {
+  std::uint32_t hidden = 896;
+  float eps = 1e-6f;
+  std::uint32_t rows = 1;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("hidden", c.hidden,
+            FieldSpec{.doc = "row length (elements); the .v4 path needs a multiple of 4",
+                      .min = 4.0,
+                      .max = 16384.0,
+                      .multiple_of = 4});
+    v.field("eps", c.eps,
+            FieldSpec{.doc = "added to the variance before the reciprocal square root",
+                      .min = 0.0,
+                      .max = 1.0});
+    v.field("rows", c.rows,
+            FieldSpec{.doc = "rows per launch (grid.y)",
+                      .baked = false,
+                      .min = 1.0,
+                      .max = 65535.0,
+                      .exempt_reason = "launch shape only: grid.y = rows and each block reads its "
+                                       "row index from %ctaid.y, so no PTX depends on it"});
+  }
+};
+
+struct LayerNorm {
+  using Config = LayerNormConfig;
+  static constexpr std::string_view kName = "layernorm";
+  static constexpr std::string_view kSummary =
+      "LayerNorm: out = (x - mean) / sqrt(var + eps) * gamma + beta, one block per row, the row "
+      "held in registers (.v4), two-pass variance";
+  static constexpr std::string_view kLimits =
+      "hidden a multiple of 4 in [4, 16384] (.v4 chunks cover each row exactly, at most 16 per "
+      "thread); eps in (0, 1]; rows in [1, 65535] (grid.y)";
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+// The reference on plain vectors (mean and variance in double): x is rows*hidden, gamma and beta
+// are hidden.
+std::vector<float> layernorm_reference(const std::vector<float>& x, const std::vector<float>& gamma,
+                                       const std::vector<float>& beta, std::uint32_t rows,
+                                       std::uint32_t hidden, float eps);
+
+}  // namespace ptxkit::kernels

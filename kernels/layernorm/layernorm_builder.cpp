@@ -1,0 +1,94 @@
+// layernorm_builder.cpp: LayerNorm's PTX, written on ptxgen, and its registration.
+//
+// One block of T threads per row (row = %ctaid.y), T = row_block::threads_for(hidden / 4):
+//   1. load this thread's .v4 chunks of the row into registers (unrolled; a chunk some threads
+//      lack is clamped into the row and zeroed, row_block.h);
+//   2. mean = block_sum(x) / hidden           (shfl.bfly tree: every lane holds the warp sum;
+//                                               warp sums through shared memory, fixed order);
+//   3. var  = block_sum((x - mean)^2) / hidden (a chunk the thread lacks contributes 0, not
+//                                               mean^2; its own shared slots);
+//   4. rstd = rsqrt.approx(var + eps), eps a baked immediate;
+//   5. out  = (x - mean) * rstd * gamma + beta from the same registers.
+#include "layernorm.h"
+
+#include "row_block.h"
+
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+
+#include <optional>
+
+namespace ptxkit::kernels {
+
+namespace {
+using namespace ptxkit::ptxgen;
+}  // namespace
+
+ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::Target& target,
+                                                const GenOptions& options) {
+  const std::uint32_t chunks = c.hidden / 4;
+  const std::uint32_t threads = row_block::threads_for(chunks);
+  const std::uint32_t warps = threads / 32;
+  KernelBuilder b(std::string(kName), target);
+  b.reqntid(threads);
+  auto in = b.param<Ptr<Global, const F32>>("input");
+  auto out = b.param<Ptr<Global, F32>>("output");
+  auto gamma = b.param<Ptr<Global, const F32>>("gamma");
+  auto beta = b.param<Ptr<Global, const F32>>("beta");
+  auto mean_slots = b.shared_array<F32>("mean_partials", warps, 4);
+  auto var_slots = b.shared_array<F32>("var_partials", warps, 4);
+
+  Reg<U32> tid = b.tid_x();
+  Reg<U32> row = b.ctaid_y();
+  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("hidden", c.hidden));  // 64-bit offsets
+  auto x_row = in + row_start;
+  auto y_row = out + row_start;
+  row_block::RowChunks rc(b, tid, chunks, "hidden");
+  auto x_thread = rc.thread_ptr(x_row);
+
+  // 1. The row, once, into registers.
+  std::vector<std::array<Reg<F32>, 4>> x;
+  for (std::uint32_t k = 0; k < rc.count(); ++k) x.push_back(rc.load(x_row, x_thread, k, false));
+
+  // 2. The mean.
+  const Imm<F32> n = b.baked<F32>("hidden", static_cast<float>(c.hidden));
+  Reg<F32> s = b.add(b.add(x[0][0], x[0][1]), b.add(x[0][2], x[0][3]));
+  for (std::uint32_t k = 1; k < rc.count(); ++k)
+    s = b.add(s, b.add(b.add(x[k][0], x[k][1]), b.add(x[k][2], x[k][3])));
+  Reg<F32> mean = b.div(row_block::block_sum_all_threads(b, s, mean_slots, warps, tid), n, rn);
+
+  // 3. The variance, from the deviations (a missing chunk's deviation is 0, not -mean).
+  std::vector<std::array<Reg<F32>, 4>> d;
+  std::optional<Reg<F32>> ss;
+  for (std::uint32_t k = 0; k < rc.count(); ++k) {
+    std::array<Reg<F32>, 4> dk = x[k];
+    for (std::size_t j = 0; j < 4; ++j) {
+      dk[j] = b.sub(x[k][j], mean);
+      if (auto ok = rc.valid(k)) dk[j] = b.selp(dk[j], b.imm<F32>(0.0f), *ok);
+      ss = ss ? b.fma(dk[j], dk[j], *ss, rn) : b.mul(dk[j], dk[j]);
+    }
+    d.push_back(dk);
+  }
+  Reg<F32> var = b.div(row_block::block_sum_all_threads(b, *ss, var_slots, warps, tid), n, rn);
+
+  // 4. rstd = 1 / sqrt(var + eps).
+  Reg<F32> rstd = b.rsqrt(b.add(var, b.baked<F32>("eps", c.eps)), approx);
+
+  // 5. out = d * rstd * gamma + beta.
+  auto g_thread = rc.thread_ptr(gamma);
+  auto b_thread = rc.thread_ptr(beta);
+  auto y_thread = rc.thread_ptr(y_row);
+  for (std::uint32_t k = 0; k < rc.count(); ++k) {
+    auto g = b.ld_nc_v4(rc.chunk_ptr(gamma, g_thread, k));
+    auto bt = b.ld_nc_v4(rc.chunk_ptr(beta, b_thread, k));
+    std::array<Reg<F32>, 4> y = d[k];
+    for (std::size_t j = 0; j < 4; ++j) y[j] = b.fma(b.mul(d[k][j], rstd), g[j], bt[j], rn);
+    rc.store(y_row, y_thread, k, y);
+  }
+  b.ret();
+  return finish_and_print(b, options);
+}
+
+PTXKIT_REGISTER_KERNEL(LayerNorm);
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,56 @@
+// elementwise.h: the launch shape and index guard shared by the flat elementwise kernels
+// (residual_add, swiglu): one .v4 group of 4 elements per thread, then a scalar tail.
+//
+// Why: an elementwise kernel is pure bandwidth, so each thread moves one 16-byte vector per
+// buffer (coalesced: consecutive threads, consecutive 16-byte groups) and the grid has one thread
+// per group, enough blocks to fill every SM many times over at the sizes that matter. n is baked,
+// so the number of full groups (n / 4) and the tail length (n % 4, at most 3) are immediates:
+// thread g < n/4 takes the .v4 path; thread g == n/4 handles the n % 4 tail elements one by one
+// (scalar loads, so nothing is read past element n - 1); every other thread does nothing. The
+// tail code is only emitted when n % 4 != 0. Buffers must be 16-byte aligned (cudaMalloc: 256).
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+#include <ptxkit/ptxgen/ptxgen.h>
+
+#include <cstdint>
+
+namespace ptxkit::kernels::elementwise {
+
+using namespace ptxkit::ptxgen;
+
+inline constexpr std::uint32_t kThreads = 256;
+
+// Threads needed for n elements: one per .v4 group, plus one for a partial group.
+constexpr std::uint64_t groups_with_tail(std::uint32_t n) { return (std::uint64_t{n} + 3) / 4; }
+
+// Blocks of kThreads for n elements.
+constexpr std::uint32_t blocks_for(std::uint32_t n) {
+  return static_cast<std::uint32_t>((groups_with_tail(n) + kThreads - 1) / kThreads);
+}
+
+// Emits the index computation and the guard around `vec` (called with the first element index
+// of this thread's group, a multiple of 4) and `scalar` (called once per tail element with its
+// element index). `field` names the config field n is baked from.
+template <class Vec, class Scalar>
+void for_each_group(KernelBuilder& b, std::uint32_t n, const char* field, Vec vec, Scalar scalar) {
+  const std::uint32_t full = n / 4;
+  const std::uint32_t tail = n % 4;
+  Reg<U32> g = b.mad_lo(b.ctaid_x(), b.imm<U32>(kThreads), b.tid_x());
+  Label tail_label = b.new_label("tail");
+  Label done = b.new_label("done");
+  Reg<Pred> in_full = b.setp(cmp::lt, g, b.baked<U32>(field, full));
+  b.bra_if(!in_full, tail_label);
+  vec(b.shl(g, b.imm<U32>(2)));
+  b.bra(done);
+  b.place(tail_label);
+  if (tail != 0) {
+    // Only thread g == n/4 owns the partial group.
+    b.bra_if(!b.setp(cmp::eq, g, b.baked<U32>(field, full)), done);
+    for (std::uint32_t t = 0; t < tail; ++t) scalar(b.baked<U32>(field, full * 4 + t));
+  }
+  b.place(done);
+  b.ret();
+}
+
+}  // namespace ptxkit::kernels::elementwise

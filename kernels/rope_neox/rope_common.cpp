@@ -1,0 +1,219 @@
+// rope_common.cpp: the RoPE NeoX emitter shared by rope_neox, rope_neox_batched and
+// rope_neox_backward, their launch geometry and their double-precision reference.
+//
+// One thread per group of pairs (4 when head_dim/2 % 4 == 0, so both halves move as .v4; else 1):
+//   g     = %ctaid.x * threads + %tid.x;   g >= groups_per_row -> exit (the only tail guard: the
+//                                          last block of a row is partial, nothing else is)
+//   head  = g / (half / V);  i = (g % (half / V)) * V
+//   off   = token * row + head * head_dim + i;  x1 = x[off .. off+V), x2 = x[off+half .. +V)
+//   per pair: inv_freq = ex2(i * (-2/head_dim) * lg2(theta)), angle = pos * inv_freq reduced to
+//   [-pi, pi], then the rotation (forward or inverse) with fma.
+// Plain ld.global (not .nc) so that input == output (in place) is allowed: each element is read
+// and written by the same thread.
+#include "rope_common.h"
+
+#include "error_p.h"
+
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/ptxgen/ptxgen.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <optional>
+
+namespace ptxkit::kernels {
+
+namespace {
+using namespace ptxkit::ptxgen;
+
+constexpr std::uint32_t kMaxThreads = 128;
+
+// 2pi as three floats (Cody-Waite): C1 + C2 + C3 == 2pi to about 2^-72.
+struct TwoPiSplit {
+  float c1, c2, c3;
+};
+TwoPiSplit two_pi_split() {
+  const long double two_pi = 6.283185307179586476925286766559L;
+  float c1 = static_cast<float>(two_pi);
+  float c2 = static_cast<float>(two_pi - static_cast<long double>(c1));
+  float c3 = static_cast<float>(two_pi - static_cast<long double>(c1) - static_cast<long double>(c2));
+  return {c1, c2, c3};
+}
+
+// sin and cos of pos * f for f32 pos and f, with the product formed exactly (hi + lo) and reduced
+// modulo 2pi before the .approx instructions (accurate on [-pi, pi] only).
+std::array<Reg<F32>, 2> sincos_of_product(KernelBuilder& b, Reg<F32> pos, Reg<F32> f) {
+  static const TwoPiSplit k2pi = two_pi_split();
+  Reg<F32> hi = b.mul(pos, f, rn);
+  Reg<F32> lo = b.fma(pos, f, b.neg(hi), rn);  // exact: pos * f - hi
+  Reg<F32> turns = b.cvt<F32>(b.mul(hi, b.imm<F32>(static_cast<float>(0.5 / std::numbers::pi)), rn), rni);
+  Reg<F32> nk = b.neg(turns);
+  Reg<F32> r = b.fma(nk, b.imm<F32>(k2pi.c1), hi, rn);
+  r = b.fma(nk, b.imm<F32>(k2pi.c2), r, rn);
+  r = b.fma(nk, b.imm<F32>(k2pi.c3), r, rn);
+  r = b.add(r, lo, rn);
+  return {b.sin(r, approx), b.cos(r, approx)};
+}
+
+}  // namespace
+
+std::uint32_t rope_pairs_per_thread(const RopeGeometry& g) {
+  return (g.head_dim / 2) % 4 == 0 ? 4 : 1;
+}
+std::uint32_t rope_groups_per_row(const RopeGeometry& g) {
+  return g.num_heads * (g.head_dim / 2) / rope_pairs_per_thread(g);
+}
+std::uint32_t rope_threads(const RopeGeometry& g) {
+  std::uint32_t groups = rope_groups_per_row(g);
+  std::uint32_t warps = (groups + 31) / 32;
+  return std::min(kMaxThreads, warps * 32);
+}
+std::uint32_t rope_blocks_per_row(const RopeGeometry& g) {
+  std::uint32_t t = rope_threads(g);
+  return (rope_groups_per_row(g) + t - 1) / t;
+}
+
+ptxkit::Expected<void> validate_rope(const RopeGeometry& g) {
+  if (g.head_dim % 2 != 0)
+    return fail("field 'head_dim' = " + std::to_string(g.head_dim) +
+                " must be even (NeoX rotates pairs (i, i + head_dim/2))");
+  std::uint64_t row = std::uint64_t{g.num_heads} * g.head_dim;
+  if (row >= (std::uint64_t{1} << 31))
+    return fail("num_heads * head_dim = " + std::to_string(row) +
+                " must be < 2^31 (offsets inside a token row are 32-bit)");
+  if (!(g.theta > 1.0f) || !std::isfinite(g.theta))
+    return fail("field 'theta' = " + std::to_string(g.theta) +
+                " must be finite and > 1 (inv_freq = theta^(-2i/head_dim) must decrease)");
+  return {};
+}
+
+ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const RopeGeometry& g,
+                                          bool batched, RopeDirection direction,
+                                          const ptxgen::Target& target,
+                                          const GenOptions& options) {
+  const std::uint32_t V = rope_pairs_per_thread(g);
+  const std::uint32_t half = g.head_dim / 2;
+  const std::uint32_t threads = rope_threads(g);
+
+  KernelBuilder b(std::string(kernel_name), target);
+  b.reqntid(threads);
+  auto in = b.param<Ptr<Global, const F32>>("input");
+  auto out = b.param<Ptr<Global, F32>>("output");
+  auto positions = b.param<Ptr<Global, const U32>>(batched ? "positions" : "pos");
+
+  // The group of pairs this thread owns; the last block of a row may be partial.
+  Reg<U32> group = b.mad_lo(b.ctaid_x(), b.imm<U32>(threads), b.tid_x());
+  Label done = b.new_label("done");
+  b.bra_if(!b.setp(cmp::lt, group, b.baked<U32>("num_heads", rope_groups_per_row(g))), done);
+
+  // Batched: token = %ctaid.y and its position positions[token]; else one token at pos[0].
+  std::optional<Reg<U32>> token;
+  if (batched) token = b.ctaid_y();
+  Reg<U32> pos = b.ld_nc(token ? positions + *token : positions);
+  Reg<F32> pos_f = b.cvt<F32>(pos, rn);  // exact below 2^24
+
+  const Imm<U32> groups_per_head = b.baked<U32>("head_dim", half / V);
+  Reg<U32> head = b.div(group, groups_per_head);
+  Reg<U32> pair0 = b.mul_lo(b.sub(group, b.mul_lo(head, groups_per_head)), b.imm<U32>(V));
+  Reg<U32> in_row = b.mad_lo(head, b.baked<U32>("head_dim", g.head_dim), pair0);
+  Reg<U64> off = b.cvt<U64>(in_row);
+  if (token)  // 64-bit: tokens * row may exceed 2^32
+    off = b.add(b.mul_wide(*token, b.baked<U32>("num_heads", g.num_heads * g.head_dim)), off);
+  auto x1p = in + off;
+  auto y1p = out + off;
+  auto x2p = x1p + static_cast<std::int64_t>(half);
+  auto y2p = y1p + static_cast<std::int64_t>(half);
+
+  // log2(theta) once; theta itself is the baked immediate (seed 000: theta must reach the key).
+  Reg<F32> theta = b.mov(b.baked<F32>("theta", g.theta));
+  Reg<F32> exp_step = b.mul(b.lg2(theta, approx),
+                            b.baked<F32>("head_dim", -2.0f / static_cast<float>(g.head_dim)), rn);
+
+  std::vector<Reg<F32>> x1, x2;
+  if (V == 4) {
+    for (Reg<F32> r : b.ld_v4(x1p)) x1.push_back(r);
+    for (Reg<F32> r : b.ld_v4(x2p)) x2.push_back(r);
+  } else {
+    x1.push_back(b.ld(x1p));
+    x2.push_back(b.ld(x2p));
+  }
+  std::array<Reg<F32>, 4> y1{x1[0], x1[0], x1[0], x1[0]}, y2 = y1;
+  for (std::uint32_t k = 0; k < V; ++k) {
+    Reg<U32> pair = k == 0 ? pair0 : b.add(pair0, b.imm<U32>(k));
+    Reg<F32> inv_freq = b.ex2(b.mul(b.cvt<F32>(pair, rn), exp_step, rn), approx);
+    auto [sn, cs] = sincos_of_product(b, pos_f, inv_freq);
+    if (direction == RopeDirection::kForward) {
+      y1[k] = b.fma(x1[k], cs, b.neg(b.mul(x2[k], sn, rn)), rn);  // x1 cos - x2 sin
+      y2[k] = b.fma(x1[k], sn, b.mul(x2[k], cs, rn), rn);         // x1 sin + x2 cos
+    } else {
+      y1[k] = b.fma(x2[k], sn, b.mul(x1[k], cs, rn), rn);         // x1 cos + x2 sin
+      y2[k] = b.fma(x2[k], cs, b.neg(b.mul(x1[k], sn, rn)), rn);  // x2 cos - x1 sin
+    }
+  }
+  if (V == 4) {
+    b.st_v4(y1p, y1);
+    b.st_v4(y2p, y2);
+  } else {
+    b.st(y1p, y1[0]);
+    b.st(y2p, y2[0]);
+  }
+  b.place(done);
+  b.ret();
+  return finish_and_print(b, options);
+}
+
+std::vector<float> rope_reference(const RopeGeometry& g, const std::vector<float>& x,
+                                  const std::vector<std::uint32_t>& positions,
+                                  RopeDirection direction) {
+  const std::size_t half = g.head_dim / 2;
+  const std::size_t row = std::size_t{g.num_heads} * g.head_dim;
+  std::vector<float> out(x.size());
+  const double sign = direction == RopeDirection::kForward ? 1.0 : -1.0;
+  for (std::size_t t = 0; t < positions.size(); ++t)
+    for (std::size_t h = 0; h < g.num_heads; ++h)
+      for (std::size_t i = 0; i < half; ++i) {
+        double inv_freq = std::pow(double{g.theta}, -2.0 * static_cast<double>(i) / g.head_dim);
+        double angle = sign * static_cast<double>(positions[t]) * inv_freq;
+        double c = std::cos(angle), s = std::sin(angle);
+        std::size_t o = t * row + h * g.head_dim + i;
+        double a = x[o], bb = x[o + half];
+        out[o] = static_cast<float>(a * c - bb * s);
+        out[o + half] = static_cast<float>(a * s + bb * c);
+      }
+  return out;
+}
+
+HostTensors rope_inputs(const RopeGeometry& g, std::uint32_t tokens, std::uint32_t max_pos,
+                        std::uint64_t seed) {
+  InputRng rng(seed);
+  HostTensors t;
+  t.f32["x"] = rng.uniform_vector(std::size_t{tokens} * g.num_heads * g.head_dim, -1.0f, 1.0f);
+  auto& pos = t.u32["positions"];
+  pos.resize(tokens);
+  for (auto& p : pos) p = static_cast<std::uint32_t>(rng.next_u64() % max_pos);
+  return t;
+}
+
+ptxkit::Expected<HostTensors> rope_reference_tensors(const RopeGeometry& g, std::uint32_t tokens,
+                                                     const HostTensors& in,
+                                                     RopeDirection direction,
+                                                     std::string_view kernel_name) {
+  auto x = in.f32.find("x");
+  auto p = in.u32.find("positions");
+  const std::string who(kernel_name);
+  if (x == in.f32.end() || p == in.u32.end())
+    return fail(who + " reference: inputs 'x' (f32) and 'positions' (u32) are required");
+  const std::size_t n = std::size_t{tokens} * g.num_heads * g.head_dim;
+  if (x->second.size() != n || p->second.size() != tokens)
+    return fail(who + " reference: x has " + std::to_string(x->second.size()) +
+                " elements and positions " + std::to_string(p->second.size()) +
+                "; expected tokens * num_heads * head_dim = " + std::to_string(n) +
+                " and tokens = " + std::to_string(tokens));
+  HostTensors out;
+  out.f32["out"] = rope_reference(g, x->second, p->second, direction);
+  return out;
+}
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,75 @@
+// rope_common.h: what the three RoPE NeoX kernels share: the geometry, the PTX emitter and the
+// CPU reference (rope_neox, rope_neox_batched and rope_neox_backward differ only in where the
+// position comes from and in the sign of the rotation).
+//
+// NeoX ("half rotation") layout: a head of head_dim elements is rotated in pairs
+// (i, i + head_dim/2), i < head_dim/2, by the angle pos * inv_freq(i) with
+//   inv_freq(i) = theta^(-2i / head_dim).
+// Forward:  y[i] = x[i] cos - x[i+h] sin,   y[i+h] = x[i] sin + x[i+h] cos.
+// Inverse (the backward pass, R^T): y[i] = x[i] cos + x[i+h] sin,  y[i+h] = x[i+h] cos - x[i] sin.
+//
+// The kernel computes inv_freq on the device: lg2.approx of theta (a baked f32 immediate, so the
+// PTX, the key and `ptxkit lint-keys` all show theta itself -- seed 000's bug was a theta baked into
+// the PTX but missing from the hand-written cache key), times -2/head_dim, ex2.approx per pair.
+// The angle pos * inv_freq is formed as an exact two-product (hi + lo, fma) and reduced modulo 2pi
+// with a three-constant Cody-Waite step before sin.approx/cos.approx, whose error bound (2^-20.9
+// absolute) holds only on [-pi, pi]. What remains is inv_freq's own error (a few ulp of f32), so
+// the angle error grows like pos * 2^-21; expect |y - ref| <= 2e-6 + pos * 5e-7 for |x| <= 1.
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+#include <ptxkit/ptxgen/target.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct RopeGeometry {
+  std::uint32_t head_dim = 64;
+  std::uint32_t num_heads = 14;
+  float theta = 1e6f;
+};
+
+enum class RopeDirection { kForward, kInverse };
+
+// Pairs handled by one thread: 4 (two .v4 loads, two .v4 stores) when head_dim/2 is a multiple of
+// 4, else 1 (scalar). Either way every access stays inside its head: no tail can run past a row.
+[[nodiscard]] std::uint32_t rope_pairs_per_thread(const RopeGeometry& g);
+// Threads per token row: num_heads * head_dim/2 / pairs_per_thread.
+[[nodiscard]] std::uint32_t rope_groups_per_row(const RopeGeometry& g);
+// Block size: the row's groups rounded up to a warp, at most 128.
+[[nodiscard]] std::uint32_t rope_threads(const RopeGeometry& g);
+// Blocks per token row (grid.x).
+[[nodiscard]] std::uint32_t rope_blocks_per_row(const RopeGeometry& g);
+
+// Cross-field rules shared by the three kernels (head_dim even; the row fits 32-bit offsets).
+[[nodiscard]] ptxkit::Expected<void> validate_rope(const RopeGeometry& g);
+
+// The PTX of one RoPE kernel. `batched`: the token is %ctaid.y and its position positions[token];
+// otherwise there is one token and its position is pos[0]. Parameters: input, output, and
+// "positions" (batched) or "pos" (one u32); input may equal output (in place).
+[[nodiscard]] ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name,
+                                                        const RopeGeometry& g, bool batched,
+                                                        RopeDirection direction,
+                                                        const ptxgen::Target& target,
+                                                        const GenOptions& options);
+
+// The CPU reference in double: x is [positions.size(), num_heads, head_dim].
+[[nodiscard]] std::vector<float> rope_reference(const RopeGeometry& g, const std::vector<float>& x,
+                                                const std::vector<std::uint32_t>& positions,
+                                                RopeDirection direction);
+
+// The host buffers a RoPE kernel is checked with: x in [-1, 1), positions in [0, max_pos).
+[[nodiscard]] HostTensors rope_inputs(const RopeGeometry& g, std::uint32_t tokens,
+                                      std::uint32_t max_pos, std::uint64_t seed);
+
+// Checks the inputs' sizes and runs rope_reference into "out".
+[[nodiscard]] ptxkit::Expected<HostTensors> rope_reference_tensors(const RopeGeometry& g,
+                                                                   std::uint32_t tokens,
+                                                                   const HostTensors& in,
+                                                                   RopeDirection direction,
+                                                                   std::string_view kernel_name);
+
+}  // namespace ptxkit::kernels

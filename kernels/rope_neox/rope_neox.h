@@ -1,0 +1,70 @@
+// rope_neox.h: RoPE NeoX (half rotation) for one position, all heads (config, launch contract,
+// reference). The decode-step kernel of seed 000's `rope_neox_forward`.
+//
+//   y[h, i]     = x[h, i] cos(pos w_i) - x[h, i + d/2] sin(pos w_i)
+//   y[h, i+d/2] = x[h, i] sin(pos w_i) + x[h, i + d/2] cos(pos w_i),  w_i = theta^(-2i/d)
+//
+// x and y are [num_heads, head_dim] f32 (y may be x: in place). The position is a runtime value
+// read from a one-element u32 device buffer `pos` (so a captured CUDA graph can replay a decode
+// step with a new position without re-capturing). theta is baked into the PTX as an f32 immediate
+// and so enters the cache key (seed 000's bug). Geometry, accuracy and the emitter: rope_common.h.
+#pragma once
+
+#include "rope_common.h"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct RopeNeoxConfig {
+  std::uint32_t head_dim = 64;
+  std::uint32_t num_heads = 14;
+  float theta = 1e6f;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("head_dim", c.head_dim,
+            FieldSpec{.doc = "elements per head (even: pairs (i, i + head_dim/2)); .v4 when "
+                             "head_dim % 8 == 0",
+                      .min = 2.0,
+                      .max = 1024.0,
+                      .multiple_of = 2});
+    v.field("num_heads", c.num_heads,
+            FieldSpec{.doc = "heads rotated (14 for Qwen2.5-0.5B's Q, 2 for its K)",
+                      .min = 1.0,
+                      .max = 65536.0});
+    v.field("theta", c.theta,
+            FieldSpec{.doc = "RoPE base: inv_freq = theta^(-2i/head_dim) (1e6 Qwen2.5, 1e4 Llama)",
+                      .min = 1.0,
+                      .max = 1e9});
+  }
+
+  [[nodiscard]] RopeGeometry geometry() const { return {head_dim, num_heads, theta}; }
+};
+
+struct RopeNeox {
+  using Config = RopeNeoxConfig;
+  static constexpr std::string_view kName = "rope_neox";
+  static constexpr std::string_view kSummary =
+      "RoPE NeoX (half rotation) at one position for all heads; the position is read from a u32 "
+      "device buffer, theta is baked";
+  static constexpr std::string_view kLimits =
+      "head_dim even in [2, 1024] (.v4 when head_dim % 8 == 0, scalar otherwise); "
+      "num_heads * head_dim < 2^31; theta finite and > 1; pos < 2^24 (exact in f32); "
+      "output may alias input";
+  // Positions make_inputs draws from (uniform in [0, kMaxTestPos)).
+  static constexpr std::uint32_t kMaxTestPos = 4096;
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,60 @@
+// swiglu.h: the fused SwiGLU gate of an MLP, out = silu(gate) * up (config, launch contract,
+// reference).
+//
+//   silu(x) = x / (1 + exp(-x)),  exp(-x) = ex2(-x * log2(e))   (one ex2.approx, one div.full)
+//
+// One .v4 group per thread over n elements with a scalar tail (residual_add/elementwise.h), so
+// any n and nothing read past element n - 1. gate and up are separate [n] buffers (the two halves
+// of the gate_up projection when n is the intermediate size). n is baked. out may alias gate or
+// up. Accuracy: ex2.approx and div.full are each within 2 ulp, so silu is within a few ulp of
+// the exact value over the whole f32 range; silu(-inf..-88) underflows to -0 (1 + exp(-x) = inf).
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct SwiGluConfig {
+  std::uint32_t n = 4864;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("n", c.n,
+            FieldSpec{.doc = "elements of gate, up and out (any count: .v4 groups, then a scalar "
+                             "tail of n % 4)",
+                      .min = 1.0,
+                      .max = 2147483648.0});
+  }
+};
+
+struct SwiGlu {
+  using Config = SwiGluConfig;
+  static constexpr std::string_view kName = "swiglu";
+  static constexpr std::string_view kSummary =
+      "fused SwiGLU: out = silu(gate) * up, silu(x) = x / (1 + ex2(-x * log2 e)); one .v4 group "
+      "per thread and a scalar tail";
+  static constexpr std::string_view kLimits =
+      "n in [1, 2^31] (any n: n % 4 tail elements are handled with scalar loads); buffers 16-byte "
+      "aligned";
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+// silu(x) in double.
+double silu_reference(double x);
+
+// The reference on plain vectors (double): out[i] = silu(gate[i]) * up[i].
+std::vector<float> swiglu_reference(const std::vector<float>& gate, const std::vector<float>& up);
+
+}  // namespace ptxkit::kernels
