@@ -331,6 +331,7 @@ void Parser::parse_params(std::vector<VarDecl>& out) {
   // After '(' : `.param ...` or `.reg ...` declarations separated by ','.
   if (accept(')')) return;
   do {
+    skip_ws();
     SourceLoc loc = here();
     std::string_view dir;
     if (!peek_directive(dir) || (dir != "param" && dir != "reg"))
@@ -354,6 +355,7 @@ void Parser::parse_function(Module& m, Linkage linkage, SourceLoc loc) {
   f.name = expect_identifier("a function name");
   if (accept('(')) parse_params(f.params);
   for (;;) {
+    skip_ws();
     SourceLoc dloc = here();
     std::string_view dir;
     if (!peek_directive(dir)) break;
