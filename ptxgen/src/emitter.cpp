@@ -5,6 +5,7 @@
 #include "ptxkit/ptxgen/emitter.h"
 
 #include "ptxkit/ptxgen/isa/common.h"
+#include "text_p.h"
 
 #include <cassert>
 #include <string>
@@ -38,7 +39,7 @@ Error located(std::string message, const SourceLoc& loc) {
 }
 
 std::string where(const SourceLoc& loc) {
-  return std::string(loc.file) + ":" + std::to_string(loc.line);
+  return detail::cat(loc.file, ":", loc.line);
 }
 
 } // namespace
@@ -46,8 +47,8 @@ std::string where(const SourceLoc& loc) {
 Emitter::Emitter(std::string kernel_name, Target target)
     : kernel_{std::move(kernel_name), target, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}} {
   if (!is_identifier(kernel_.name)) {
-    errors_.push_back(Error{"invalid kernel name '" + kernel_.name +
-                                "' (PTX identifiers: [A-Za-z_][A-Za-z0-9_]*)",
+    errors_.push_back(Error{detail::cat("invalid kernel name '", kernel_.name,
+                                        "' (PTX identifiers: [A-Za-z_][A-Za-z0-9_]*)"),
                             "", 0, 0});
   }
   names_.push_back(kernel_.name);
@@ -66,14 +67,14 @@ void Emitter::minnctapersm(std::uint32_t n) {
 Label Emitter::new_label(std::string_view name) {
   LabelInfo info;
   info.name = std::string(name);
-  std::string base = "$L__" + sanitize(name);
+  std::string base = detail::cat("$L__", sanitize(name));
   std::string ptx = base;
   for (unsigned n = 1;; ++n) {
     bool clash = false;
     for (const LabelInfo& l : kernel_.labels)
       clash = clash || l.ptx_name == ptx;
     if (!clash) break;
-    ptx = base + "_" + std::to_string(n);
+    ptx = detail::cat(base, "_", n);
   }
   info.ptx_name = ptx;
   kernel_.labels.push_back(std::move(info));
@@ -106,12 +107,13 @@ Expected<Kernel> Emitter::finish() {
   finished_ = true;
   for (const LabelInfo& l : kernel_.labels) {
     if (l.placed > 1) {
-      errors_.push_back(located("label '" + l.name + "' is placed twice (at " +
-                                    where(l.first_place) + " and " + where(l.second_place) + ")",
-                                l.second_place));
+      errors_.push_back(
+          located(detail::cat("label '", l.name, "' is placed twice (at ", where(l.first_place),
+                              " and ", where(l.second_place), ")"),
+                  l.second_place));
     } else if (l.used && l.placed == 0) {
-      errors_.push_back(located("label '" + l.name + "' is used (first at " + where(l.first_use) +
-                                    ") but never placed",
+      errors_.push_back(located(detail::cat("label '", l.name, "' is used (first at ",
+                                            where(l.first_use), ") but never placed"),
                                 l.first_use));
     }
   }
@@ -173,8 +175,7 @@ void Emitter::error(std::string message, const Loc& loc) {
 
 bool Emitter::require_sm(unsigned sm, std::string_view what, const Loc& loc) {
   if (kernel_.target.sm() >= sm) return true;
-  error(std::string(what) + " needs sm_" + std::to_string(sm) + " or newer (target is " +
-            std::string(kernel_.target.name()) + ")",
+  error(detail::cat(what, " needs sm_", sm, " or newer (target is ", kernel_.target.name(), ")"),
         loc);
   return false;
 }
@@ -187,15 +188,15 @@ std::int32_t Emitter::add_baked(std::string field, std::string value) {
 std::string Emitter::unique_name(std::string_view name, const Loc& loc, std::string_view what) {
   std::string n(name);
   if (!is_identifier(n)) {
-    error("invalid " + std::string(what) + " name '" + n +
-              "' (PTX identifiers: [A-Za-z_][A-Za-z0-9_]*)",
-          loc);
-    return "invalid_" + std::to_string(names_.size());
+    error(
+        detail::cat("invalid ", what, " name '", n, "' (PTX identifiers: [A-Za-z_][A-Za-z0-9_]*)"),
+        loc);
+    return detail::cat("invalid_", names_.size());
   }
   for (const std::string& existing : names_) {
     if (existing == n) {
-      error("duplicate " + std::string(what) + " name '" + n + "'", loc);
-      return n + "_dup" + std::to_string(names_.size());
+      error(detail::cat("duplicate ", what, " name '", n, "'"), loc);
+      return detail::cat(n, "_dup", names_.size());
     }
   }
   names_.push_back(n);
@@ -212,9 +213,10 @@ std::string Emitter::declare_array(Mod space, std::string_view name, TypeId elem
                                    std::uint64_t count, std::uint32_t align,
                                    std::vector<std::uint64_t> init, const Loc& loc) {
   std::string n = unique_name(name, loc, "array");
-  if (space == Mod::kConst) n = kernel_.name + "_" + n; // module scope: keep kernels apart
+  if (space == Mod::kConst)
+    n = detail::cat(kernel_.name, "_", n); // module scope: keep kernels apart
   if (align == 0 || (align & (align - 1)) != 0) error("array alignment must be a power of 2", loc);
-  if (count == 0) error("array '" + n + "' has no elements", loc);
+  if (count == 0) error(detail::cat("array '", n, "' has no elements"), loc);
   kernel_.arrays.push_back(ArrayDecl{space, n, element, count, align, std::move(init)});
   return n;
 }

@@ -4,6 +4,8 @@
 // the `.version` below); tests/ptxgen assembles the every-instruction kernel for each entry.
 #include "ptxkit/ptxgen/target.h"
 
+#include "text_p.h"
+
 #include <array>
 
 namespace ptxkit::ptxgen {
@@ -46,8 +48,7 @@ Expected<Target> Target::parse(std::string_view name) {
     if (!list.empty()) list += ", ";
     list += t.name;
   }
-  return Error{"unsupported target '" + std::string(name) + "' (supported: " + list + ")", "", 0,
-               0};
+  return Error{detail::cat("unsupported target '", name, "' (supported: ", list, ")"), "", 0, 0};
 }
 
 const std::vector<Target>& Target::all_supported() {
@@ -76,7 +77,7 @@ unsigned Target::ptx_minor() const {
   return kTargets[index_].ptx_minor;
 }
 std::string Target::ptx_version() const {
-  return std::to_string(ptx_major()) + "." + std::to_string(ptx_minor());
+  return detail::cat(ptx_major(), ".", ptx_minor());
 }
 
 } // namespace ptxkit::ptxgen

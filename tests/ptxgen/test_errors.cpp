@@ -27,7 +27,8 @@ TEST(Errors, LabelUsedButNeverPlaced) {
   ASSERT_FALSE(k);
   EXPECT_TRUE(contains(k.error().message, "label 'loop' is used")) << k.error().message;
   EXPECT_TRUE(contains(k.error().message, "never placed"));
-  EXPECT_TRUE(contains(k.error().message, "test_errors.cpp:" + std::to_string(line)));
+  EXPECT_TRUE(
+      contains(k.error().message, std::string("test_errors.cpp:").append(std::to_string(line))));
   EXPECT_EQ(k.error().line, line);
 }
 
@@ -43,8 +44,8 @@ TEST(Errors, LabelPlacedTwice) {
   ASSERT_FALSE(k);
   const std::string& m = k.error().message;
   EXPECT_TRUE(contains(m, "label 'again' is placed twice")) << m;
-  EXPECT_TRUE(contains(m, "test_errors.cpp:" + std::to_string(first)));
-  EXPECT_TRUE(contains(m, "test_errors.cpp:" + std::to_string(second)));
+  EXPECT_TRUE(contains(m, std::string("test_errors.cpp:").append(std::to_string(first))));
+  EXPECT_TRUE(contains(m, std::string("test_errors.cpp:").append(std::to_string(second))));
 }
 
 TEST(Errors, PlacedOnceAndUsedIsFine) {

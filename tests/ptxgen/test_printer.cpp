@@ -120,7 +120,7 @@ TEST(Printer, BakedImmediatesReportTheirLine) {
   EXPECT_EQ(b.instruction, "fma.rn.f32 %f3, 0f358637BD, %f1, %f2;");
   std::vector<std::string> lines = lines_of(p.text);
   ASSERT_LE(b.ptx_line, lines.size());
-  EXPECT_EQ(lines[b.ptx_line - 1], "\t" + b.instruction);
+  EXPECT_EQ(lines[b.ptx_line - 1], std::string("\t").append(b.instruction));
   EXPECT_EQ(b.ptx_line, 37u);
 }
 
@@ -146,8 +146,11 @@ TEST(Printer, LocLinesPointAtTheEmittingCxxLine) {
   // Relative to the repository root, whatever the checkout location.
   EXPECT_NE(p.text.find(".file 1 \"tests/ptxgen/test_printer.cpp\"\n"), std::string::npos)
       << p.text;
-  EXPECT_NE(p.text.find("\t.loc 1 " + std::to_string(line) + " "), std::string::npos) << p.text;
-  EXPECT_NE(p.text.find("\t.loc 1 " + std::to_string(line + 1) + " "), std::string::npos);
+  EXPECT_NE(p.text.find(std::string("\t.loc 1 ").append(std::to_string(line)).append(" ")),
+            std::string::npos)
+      << p.text;
+  EXPECT_NE(p.text.find(std::string("\t.loc 1 ").append(std::to_string(line + 1)).append(" ")),
+            std::string::npos);
   // Without the option: no provenance at all.
   KernelBuilder c("loc", sm90());
   c.ret();

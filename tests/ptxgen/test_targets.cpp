@@ -49,10 +49,10 @@ struct PtxasResult {
 PtxasResult run_ptxas(const std::string& arch, const std::string& ptx) {
   std::filesystem::path dir = std::filesystem::path(PTXKIT_BINARY_DIR) / "tests" / "ptxgen-tmp";
   std::filesystem::create_directories(dir);
-  std::filesystem::path file = dir / ("every_instruction_" + arch + ".ptx");
+  std::filesystem::path file = dir / std::string("every_instruction_").append(arch).append(".ptx");
   std::ofstream(file) << ptx;
-  std::string cmd =
-      std::string(PTXKIT_PTXAS) + " -arch=" + arch + " " + file.string() + " -o /dev/null 2>&1";
+  std::string cmd = std::string(PTXKIT_PTXAS);
+  cmd.append(" -arch=").append(arch).append(" ").append(file.string()).append(" -o /dev/null 2>&1");
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   PtxasResult r{-1, ""};
   if (!pipe) return r;

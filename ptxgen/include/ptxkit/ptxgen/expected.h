@@ -24,9 +24,11 @@ struct Error {
   // "file:line:col: message", "file:line: message" or just "message".
   std::string to_string() const {
     if (file.empty()) return message;
-    std::string s = file + ":" + std::to_string(line);
-    if (column != 0) s += ":" + std::to_string(column);
-    return s + ": " + message;
+    // Appending (not `":" + std::to_string(..)`) sidesteps a g++ 12 -Wrestrict false positive.
+    std::string s = file;
+    s.append(":").append(std::to_string(line));
+    if (column != 0) s.append(":").append(std::to_string(column));
+    return s.append(": ").append(message);
   }
 };
 
