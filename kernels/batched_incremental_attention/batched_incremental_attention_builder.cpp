@@ -28,16 +28,6 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-// A global pointer loaded from memory (the K/V pointer arrays hold generic addresses of global
-// buffers): cvta.to.global, as ptxgen does for pointer parameters.
-template <class T>
-Ptr<Global, T> global_from_loaded(KernelBuilder& b, Reg<U64> address) {
-  Reg<U64> g = b.new_reg<U64>();
-  b.emit_op(Op::kCvta, {Mod::kTo, Mod::kGlobal}, {TypeId::kU64},
-            {Emitter::reg_op(g), Emitter::reg_op(address)}, Loc::current());
-  return Ptr<Global, T>(&b, g, 0);
-}
-
 // One output accumulator. Var<F32> can be neither copied nor moved, so each lives in its own heap
 // slot, constructed in place from the builder's factory.
 struct Accumulator {
@@ -64,9 +54,10 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
   Reg<U32> lane = b.tid_x();
 
   // This slot's length, clamped to the cache so a bad length never reads past it.
-  Reg<U32> seq_len = b.min(b.ld(seq_lens + slot), b.baked<U32>("max_seq_len", c.max_seq_len));
-  auto k_cache = global_from_loaded<const F32>(b, b.ld(k_ptrs + slot));
-  auto v_cache = global_from_loaded<const F32>(b, b.ld(v_ptrs + slot));
+  Reg<U32> seq_len =
+      b.min(b.ld(b.element(seq_lens, slot)), b.baked<U32>("max_seq_len", c.max_seq_len));
+  auto k_cache = b.global_ptr<const F32>(b.ld(b.element(k_ptrs, slot)));
+  auto v_cache = b.global_ptr<const F32>(b.ld(b.element(v_ptrs, slot)));
 
   // q/out row: (slot * num_heads + head) * head_dim.
   const Imm<U32> head_dim = b.baked<U32>("head_dim", c.head_dim);
@@ -78,7 +69,7 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
       b.mul_lo(kv_head, b.baked<U32>("max_seq_len", c.max_seq_len * c.head_dim)); // elements
   Reg<U32> kv_lane = b.add(kv_base, lane);
 
-  auto q_lane = q + qlane;
+  auto q_lane = b.element(q, qlane);
   std::vector<Reg<F32>> qv;
   for (std::uint32_t j = 0; j < per_lane; ++j)
     qv.push_back(b.ld_nc(q_lane + j * 32));
@@ -102,8 +93,8 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
     Reg<U32> p = pos.read();
     b.bra_if(!b.setp(cmp::lt, p, seq_len), done);
     Reg<U32> off = kv_off.read();
-    auto k_row = k_cache + off; // &k[pos][lane]
-    auto v_row = v_cache + off; // &v[pos][lane]
+    auto k_row = b.element(k_cache, off); // &k[pos][lane]
+    auto v_row = b.element(v_cache, off); // &v[pos][lane]
     Reg<F32> dot = b.mul(qv[0], b.ld_nc(k_row));
     for (std::uint32_t j = 1; j < per_lane; ++j)
       dot = b.fma(qv[j], b.ld_nc(k_row + j * 32), dot, rn);
@@ -135,7 +126,7 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
   Reg<F32> total = sum.read();
   Reg<F32> inv = b.rcp(total, rn);
   Reg<F32> inv_or_zero = b.selp(inv, b.imm<F32>(0.0f), b.setp(cmp::gt, total, b.imm<F32>(0.0f)));
-  auto out_lane = out + qlane;
+  auto out_lane = b.element(out, qlane);
   for (std::uint32_t j = 0; j < per_lane; ++j)
     b.st(out_lane + j * 32, b.mul(acc[j]->var.read(), inv_or_zero));
   b.ret();

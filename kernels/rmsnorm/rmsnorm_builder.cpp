@@ -39,8 +39,8 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
   Reg<U32> tid = b.tid_x();
   Reg<U32> row = b.ctaid_y();
   Reg<U64> row_start = b.mul_wide(row, hidden); // 64-bit: rows * hidden may exceed 2^32
-  auto x_row = in + row_start;
-  auto y_row = out + row_start;
+  auto x_row = b.element(in, row_start);
+  auto y_row = b.element(out, row_start);
 
   // 1. Sum of squares over this thread's chunks.
   Var<F32> sumsq = b.var<F32>(b.imm<F32>(0.0f), "sumsq");
@@ -51,7 +51,7 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
   {
     Reg<U32> iv = i.read();
     b.bra_if(!b.setp(cmp::lt, iv, chunks), sum_done);
-    auto x = b.ld_nc_v4(x_row + b.shl(iv, b.imm<U32>(2)));
+    auto x = b.ld_nc_v4(b.element(x_row, b.shl(iv, b.imm<U32>(2))));
     Reg<F32> s = sumsq.read();
     for (Reg<F32> v : x)
       s = b.fma(v, v, s, rn);
@@ -68,7 +68,7 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
   Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
-  auto my_sum = warp_sums + warp;
+  auto my_sum = b.element(warp_sums, warp);
   {
     auto only_lane0 = b.guard(is_lane0);
     b.st(my_sum, s);
@@ -93,12 +93,12 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
     Reg<U32> jv = j.read();
     b.bra_if(!b.setp(cmp::lt, jv, chunks), out_done);
     Reg<U32> e = b.shl(jv, b.imm<U32>(2));
-    auto x = b.ld_nc_v4(x_row + e);
-    auto g = b.ld_nc_v4(gamma + e);
+    auto x = b.ld_nc_v4(b.element(x_row, e));
+    auto g = b.ld_nc_v4(b.element(gamma, e));
     std::array<Reg<F32>, 4> y = x;
     for (std::size_t k = 0; k < 4; ++k)
       y[k] = b.mul(b.mul(x[k], rstd), g[k]);
-    b.st_v4(y_row + e, y);
+    b.st_v4(b.element(y_row, e), y);
     j.assign(b.add(jv, b.imm<U32>(kThreads)));
     b.bra(out_loop);
   }
