@@ -180,6 +180,10 @@ struct FunctionIRBuilder {
     }
     info.mention_begin = static_cast<std::uint32_t>(ir.mentions_.size());
     bool first_is_def = writes_first_operand(inst);
+    // wgmma.mma_async accumulates into d unless scale-d is the immediate 0: d is read too.
+    if (op == "wgmma" && inst.has_modifier("mma_async") && inst.operands.size() > 3 &&
+        !(inst.operands[3].kind == OperandKind::kImmInt && inst.operands[3].bits == 0))
+      add_operand(i, inst.operands[0], 0, false);
     for (std::uint16_t k = 0; k < inst.operands.size(); ++k) {
       const Operand& o = inst.operands[k];
       bool def = k == 0 && first_is_def;

@@ -33,6 +33,30 @@ bool is_pure(const Instruction& inst) {
   return true;
 }
 
+bool is_debug_build(const Module& m) {
+  return std::find(m.targets.begin(), m.targets.end(), "debug") != m.targets.end();
+}
+
+// The load reads the thread's local stack: `.local` space, or a generic address derived from
+// `cvta.local` / the `__local_depot` symbol (debug builds reload spilled variables this way).
+bool reads_local_stack(const FunctionAnalysis& a, InstId i) {
+  const Instruction& inst = a.ir.inst(i);
+  if (inst.has_modifier("local")) return true;
+  ValueId v = a.values.value_of(i, 1);
+  for (int depth = 0; depth < 6 && v != kNoId; ++depth) {
+    InstId d = a.values.defining_instruction(v);
+    if (d == kNoId) return false;
+    const Instruction& di = a.ir.inst(d);
+    if (di.opcode == "cvta" && di.has_modifier("local")) return true;
+    if (di.opcode == "mov" && di.operands.size() == 2 &&
+        di.operands[1].text().starts_with("__local_depot"))
+      return true;
+    if (di.opcode != "add" && di.opcode != "sub" && di.opcode != "mov") return false;
+    v = a.values.value_of(d, 1);
+  }
+  return false;
+}
+
 class DeadValueRule final : public Rule {
 public:
   std::string_view id() const override { return "dead-value"; }
@@ -68,6 +92,7 @@ void DeadValueRule::check(RuleContext& ctx) const {
       mark(x.fresh);
     }
   }
+  const bool debug = is_debug_build(ctx.module());
   for (InstId i = 0; i < a.ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
     if (!a.cfg.reachable(b)) continue;
@@ -82,15 +107,21 @@ void DeadValueRule::check(RuleContext& ctx) const {
       has_result = true;
       if (first == kNoId) first = mm.reg;
       ValueId v = vn.ssa_def(m);
-      used = used || (v != kNoId && live[v]);
+      if (v == kNoId) continue;
+      // A guarded write is used if the register after it is read, or if its new value is read
+      // directly (`@p ld %r; @!p mov %r, x;` merges the two paths' values).
+      const ValueInfo& x = vn.info(v);
+      used = used || live[v] || (x.kind == ValueKind::kGuarded && live[x.fresh]);
     }
     if (!has_result) continue;
     ctx.add_sites();
     if (used) continue;
     bool load = is_load(inst);
+    Severity severity = load && !debug && !reads_local_stack(a, i) ? Severity::kError
+                                                                    : Severity::kWarning;
     std::string name = a.ir.reg_name(first);
     std::string what = load ? "the value loaded into " + name : "the result " + name;
-    Finding& f = ctx.report(i, what + " is never used", load ? Severity::kError : Severity::kWarning);
+    Finding& f = ctx.report(i, what + " is never used", severity);
     // The next write of the same register in this block, if any, is where it was discarded.
     for (InstId j = i + 1; j < a.cfg.block(b).end; ++j) {
       const InstInfo& nj = a.ir.info(j);

@@ -8,10 +8,12 @@
 // loads a value and then computes with a constant (or another register) instead, so the load
 // is wasted and the output silently wrong.
 //
-// Severity: error for loads (compilers at -O1 and above delete unused loads, so one left in the
-// PTX means the consumer was lost: the seed's class of bug); warning for other values (debug
-// builds and hand-written PTX keep harmless dead arithmetic and moves; it is worth a look, not a
-// refusal). An instruction with several results (setp p|q, ld.v4) is dead only when none is
+// Severity: error for loads (optimizing compilers delete unused loads, so one left in the PTX
+// means its consumer was lost: the seed's class of bug); warning for other values (Triton and
+// LLVM leave dead zero-initialising movs and setps; worth a look, not a refusal), and warning
+// for every load of a debug build (`.target sm_XX, debug`: nvcc -G keeps unused variables) and
+// for reloads from the thread's local stack (`.local`, or generic addresses from cvta.local /
+// __local_depot), which are spill traffic, not lost data. An instruction with several results (setp p|q, ld.v4) is dead only when none is
 // read. Carry-chain instructions (.cc, addc/subc/madc) are never reported: their CC output is
 // implicit.
 #pragma once

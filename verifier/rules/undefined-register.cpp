@@ -169,10 +169,13 @@ void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
       for (const PhiIncoming& in : a.values.raw_phi_incoming(w)) work.push_back(in.value);
   }
   std::sort(sites.begin(), sites.end());
+  const auto& targets = ctx.module().targets;
+  bool debug = std::find(targets.begin(), targets.end(), "debug") != targets.end();
   std::string msg = sites.empty()
                         ? name + " is read but nothing writes it before this instruction"
                         : name + " is read on a path where nothing defined it";
-  Finding& f = ctx.report(i, msg);
+  Severity severity = sites.empty() && !debug ? Severity::kError : Severity::kWarning;
+  Finding& f = ctx.report(i, msg, severity);
   for (InstId s : sites) {
     const InstInfo& info = a.ir.info(s);
     std::string note = "defines " + name;

@@ -12,7 +12,13 @@
 // (a fact about one iteration says nothing about the previous one), which may report a read
 // that a cross-iteration argument would prove defined; a walk that exceeds its step budget is
 // not reported (no finding without a witness path). Calls do not write caller registers.
-// Severity: error — the value read is unspecified, and the driver accepts the PTX silently.
+// Severity: error when no write of the register reaches the read on any path (the value is
+// always unspecified: a lost definition). Warning when the register is written on some paths
+// only: optimizing compilers legitimately emit such reads when the undefined path is infeasible
+// by a correlated condition (CUB's partial tiles load `if (i < n)` and use under a recomputed
+// `i < n`), which a path analysis without arithmetic cannot prove; and warning in debug builds
+// (`.target sm_XX, debug`), where nvcc -G stores uninitialized locals (empty structs, padding)
+// to the stack.
 #pragma once
 
 #include "ptxkit/verifier/rule.h"

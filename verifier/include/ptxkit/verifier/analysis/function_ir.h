@@ -14,10 +14,9 @@
 //     instruction writes (def) or reads (use) it. Address bases and coordinates are uses; the
 //     destination (operand 0: a register, a `{}` vector or a `p|q` pair) is a def except for the
 //     opcodes that write no register (bra, brx, st, red, bar without .red, ...). `call`'s first
-//     parenthesized list (the return values) is a def. Accumulators read and written by the same
-//     instruction (wgmma.mma_async `d`) count as defs only: the accumulate-or-not choice is a
-//     run-time operand (scale-d), and modelling it as a read would flag every zero-initialising
-//     first MMA.
+//     parenthesized list (the return values) is a def. The accumulator of wgmma.mma_async (`d`)
+//     is read and written (a use and a def mention each), unless its scale-d operand is the
+//     immediate 0, which ignores the old accumulator.
 //   - Labels are scoped like registers; a label written at the very end of a body resolves to
 //     InstId == size() (falling off the end: the function returns).
 #pragma once
