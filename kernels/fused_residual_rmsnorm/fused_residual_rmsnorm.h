@@ -3,7 +3,7 @@
 //   sum[r, i] = x[r, i] + residual[r, i]                       (written: the backward pass needs it)
 //   out[r, i] = sum[r, i] / sqrt(mean_j(sum[r, j]^2) + eps) * gamma[i]
 //
-// One block per row (grid (1, rows)), T = min(256, hidden/4 rounded up to a warp) threads; each
+// One block per row (grid (rows)), T = min(256, hidden/4 rounded up to a warp) threads; each
 // thread adds its .v4 chunks of x and residual in registers, stores the sum, block all-reduces
 // the sum of squares and writes the normalized row from the same registers: x and residual are
 // read once, sum and out written once (the fused kernel moves 4 rows of bytes where separate add +
@@ -37,12 +37,12 @@ struct FusedResidualRmsNormConfig {
                       .min = 0.0,
                       .max = 1.0});
     v.field("rows", c.rows,
-            FieldSpec{.doc = "rows per launch (grid.y)",
+            FieldSpec{.doc = "rows per launch (grid.x)",
                       .baked = false,
                       .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.y = rows and each block reads its "
-                                       "row index from %ctaid.y, so no PTX depends on it"});
+                      .max = 2147483647.0,
+                      .exempt_reason = "launch shape only: grid.x = rows and each block reads its "
+                                       "row index from %ctaid.x, so no PTX depends on it"});
   }
 };
 
@@ -54,7 +54,7 @@ struct FusedResidualRmsNorm {
       "out = sum / sqrt(mean(sum^2) + eps) * gamma; one block per row, row in registers (.v4)";
   static constexpr std::string_view kLimits =
       "hidden a multiple of 4 in [4, 16384] (.v4 chunks cover each row exactly, at most 16 per "
-      "thread); eps in (0, 1]; rows in [1, 65535] (grid.y)";
+      "thread); eps in (0, 1]; rows in [1, 2^31 - 1] (grid.x)";
 
   static std::vector<NamedConfig<Config>> reference_configs();
   static ptxkit::Expected<void> validate(const Config& c);

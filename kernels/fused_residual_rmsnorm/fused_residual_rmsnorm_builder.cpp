@@ -1,7 +1,7 @@
 // fused_residual_rmsnorm_builder.cpp: the fused residual add + RMSNorm as PTX on ptxgen, and its
 // registration.
 //
-// One block of T threads per row (row = %ctaid.y), T = row_block::threads_for(hidden / 4):
+// One block of T threads per row (row = %ctaid.x), T = row_block::threads_for(hidden / 4):
 //   1. s = x + residual for this thread's .v4 chunks, in registers (row_block.h: unrolled; a chunk
 //      some threads lack is clamped into the row, zeroed, and its stores are predicated);
 //   2. store s (the un-normalized sum, for the backward pass);
@@ -41,7 +41,7 @@ ptxkit::Expected<GeneratedPtx> FusedResidualRmsNorm::build(const Config& c,
   auto slots = b.shared_array<F32>("warp_sums", warps, 4);
 
   Reg<U32> tid = b.tid_x();
-  Reg<U32> row = b.ctaid_y();
+  Reg<U32> row = b.ctaid_x();
   Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("hidden", c.hidden));  // 64-bit offsets
   auto x_row = x + row_start;
   auto r_row = residual + row_start;

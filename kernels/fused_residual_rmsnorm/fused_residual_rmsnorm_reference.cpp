@@ -29,7 +29,7 @@ ptxkit::Expected<void> FusedResidualRmsNorm::validate(const Config& c) {
 
 LaunchDims FusedResidualRmsNorm::launch(const Config& c) {
   LaunchDims d;
-  d.grid[1] = c.rows;
+  d.grid[0] = c.rows;
   d.block[0] = row_block::threads_for(c.hidden / 4);
   d.dynamic_smem_bytes = 0;  // the warp partial sums live in static shared memory
   return d;

@@ -3,7 +3,7 @@
 //   mean = mean_j x[r, j];  var = mean_j (x[r, j] - mean)^2
 //   out[r, i] = (x[r, i] - mean) / sqrt(var + eps) * gamma[i] + beta[i]
 //
-// One block per row (grid (1, rows)), T = min(256, hidden/4 rounded up to a warp) threads, each
+// One block per row (grid (rows)), T = min(256, hidden/4 rounded up to a warp) threads, each
 // holding its .v4 chunks of the row in registers (row_block.h): the row is read once, the mean
 // and then the variance are block all-reduced from registers (two-pass variance: no
 // E[x^2] - mean^2 cancellation), and the output is written from the same registers. hidden must
@@ -37,12 +37,12 @@ struct LayerNormConfig {
                       .min = 0.0,
                       .max = 1.0});
     v.field("rows", c.rows,
-            FieldSpec{.doc = "rows per launch (grid.y)",
+            FieldSpec{.doc = "rows per launch (grid.x)",
                       .baked = false,
                       .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.y = rows and each block reads its "
-                                       "row index from %ctaid.y, so no PTX depends on it"});
+                      .max = 2147483647.0,
+                      .exempt_reason = "launch shape only: grid.x = rows and each block reads its "
+                                       "row index from %ctaid.x, so no PTX depends on it"});
   }
 };
 
@@ -54,7 +54,7 @@ struct LayerNorm {
       "held in registers (.v4), two-pass variance";
   static constexpr std::string_view kLimits =
       "hidden a multiple of 4 in [4, 16384] (.v4 chunks cover each row exactly, at most 16 per "
-      "thread); eps in (0, 1]; rows in [1, 65535] (grid.y)";
+      "thread); eps in (0, 1]; rows in [1, 2^31 - 1] (grid.x)";
 
   static std::vector<NamedConfig<Config>> reference_configs();
   static ptxkit::Expected<void> validate(const Config& c);

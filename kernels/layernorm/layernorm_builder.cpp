@@ -1,6 +1,6 @@
 // layernorm_builder.cpp: LayerNorm's PTX, written on ptxgen, and its registration.
 //
-// One block of T threads per row (row = %ctaid.y), T = row_block::threads_for(hidden / 4):
+// One block of T threads per row (row = %ctaid.x), T = row_block::threads_for(hidden / 4):
 //   1. load this thread's .v4 chunks of the row into registers (unrolled; a chunk some threads
 //      lack is clamped into the row and zeroed, row_block.h);
 //   2. mean = block_sum(x) / hidden           (shfl.bfly tree: every lane holds the warp sum;
@@ -39,7 +39,7 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
   auto var_slots = b.shared_array<F32>("var_partials", warps, 4);
 
   Reg<U32> tid = b.tid_x();
-  Reg<U32> row = b.ctaid_y();
+  Reg<U32> row = b.ctaid_x();
   Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("hidden", c.hidden));  // 64-bit offsets
   auto x_row = in + row_start;
   auto y_row = out + row_start;
@@ -52,10 +52,11 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
 
   // 2. The mean.
   const Imm<F32> n = b.baked<F32>("hidden", static_cast<float>(c.hidden));
-  Reg<F32> s = b.add(b.add(x[0][0], x[0][1]), b.add(x[0][2], x[0][3]));
-  for (std::uint32_t k = 1; k < rc.count(); ++k)
-    s = b.add(s, b.add(b.add(x[k][0], x[k][1]), b.add(x[k][2], x[k][3])));
-  Reg<F32> mean = b.div(row_block::block_sum_all_threads(b, s, mean_slots, warps, tid), n, rn);
+  // (One emitting call per argument list: C++ argument evaluation order is unspecified.)
+  std::optional<Reg<F32>> s;
+  for (std::uint32_t k = 0; k < rc.count(); ++k)
+    for (std::size_t j = 0; j < 4; ++j) s = s ? b.add(*s, x[k][j]) : x[k][j];
+  Reg<F32> mean = b.div(row_block::block_sum_all_threads(b, *s, mean_slots, warps, tid), n, rn);
 
   // 3. The variance, from the deviations (a missing chunk's deviation is 0, not -mean).
   std::vector<std::array<Reg<F32>, 4>> d;

@@ -36,7 +36,11 @@ template <class Vec, class Scalar>
 void for_each_group(KernelBuilder& b, std::uint32_t n, const char* field, Vec vec, Scalar scalar) {
   const std::uint32_t full = n / 4;
   const std::uint32_t tail = n % 4;
-  Reg<U32> g = b.mad_lo(b.ctaid_x(), b.imm<U32>(kThreads), b.tid_x());
+  // One emitting call per statement: C++ leaves argument evaluation order unspecified, and the
+  // PTX must be the same bytes whichever compiler built the generator.
+  Reg<U32> tid = b.tid_x();
+  Reg<U32> block = b.ctaid_x();
+  Reg<U32> g = b.mad_lo(block, b.imm<U32>(kThreads), tid);
   Label tail_label = b.new_label("tail");
   Label done = b.new_label("done");
   Reg<Pred> in_full = b.setp(cmp::lt, g, b.baked<U32>(field, full));

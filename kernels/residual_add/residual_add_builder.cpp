@@ -34,7 +34,10 @@ ptxkit::Expected<GeneratedPtx> ResidualAdd::build(const Config& c, const ptxgen:
       },
       [&](Imm<U32> e) {
         Reg<U32> i = b.mov(e);
-        b.st(out + i, b.add(b.ld(a + i), b.ld(bb + i)));
+        Reg<F32> x = b.ld(a + i);
+        Reg<F32> y = b.ld(bb + i);
+        Reg<F32> s = b.add(x, y);
+        b.st(out + i, s);
       });
   return finish_and_print(b, options);
 }

@@ -42,7 +42,10 @@ ptxkit::Expected<GeneratedPtx> SwiGlu::build(const Config& c, const ptxgen::Targ
       },
       [&](Imm<U32> e) {
         Reg<U32> i = b.mov(e);
-        b.st(out + i, silu_times(b, b.ld(gate + i), b.ld(up + i)));
+        Reg<F32> g = b.ld(gate + i);
+        Reg<F32> u = b.ld(up + i);
+        Reg<F32> y = silu_times(b, g, u);
+        b.st(out + i, y);
       });
   return finish_and_print(b, options);
 }

@@ -1,0 +1,83 @@
+// embedding_gather.h: rows of an embedding table by token id (config, launch contract,
+// reference).
+//
+//   out[t, :] = table[ids[t], :]   if ids[t] < vocab
+//   out[t, :] = 0                  otherwise (an out-of-range id)
+//
+// Out-of-range ids: the kernel writes a zero row and reads nothing from the table, so it never
+// reads past the table's end and the output is fully defined (no stale data from an earlier
+// step). We chose zeros over an error-flag buffer because a flag would have to be cleared before
+// every launch and read back after it, which a decode loop on a stream (or a CUDA graph) does not
+// do; callers that need to know validate the ids on the host with
+// EmbeddingGather::check_ids (part of the launch contract), which names the first bad id.
+//
+// One block per token (grid (tokens)), T = min(256, hidden/4 rounded up to a warp) threads, each
+// copying its .v4 chunks of the row (unrolled, row_block.h). hidden must be a multiple of 4 in
+// [4, 16384]; vocab and hidden are baked (vocab is the guard's immediate).
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct EmbeddingGatherConfig {
+  std::uint32_t vocab = 151936;
+  std::uint32_t hidden = 896;
+  std::uint32_t tokens = 1;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("vocab", c.vocab,
+            FieldSpec{.doc = "rows of the table; an id >= vocab gives a zero row",
+                      .min = 1.0,
+                      .max = 2147483647.0});
+    v.field("hidden", c.hidden,
+            FieldSpec{.doc = "row length (elements); the .v4 path needs a multiple of 4",
+                      .min = 4.0,
+                      .max = 16384.0,
+                      .multiple_of = 4});
+    v.field("tokens", c.tokens,
+            FieldSpec{.doc = "ids per launch (grid.x)",
+                      .baked = false,
+                      .min = 1.0,
+                      .max = 2147483647.0,
+                      .exempt_reason = "launch shape only: grid.x = tokens and each block reads "
+                                       "its id from ids[%ctaid.x], so no PTX depends on it"});
+  }
+};
+
+struct EmbeddingGather {
+  using Config = EmbeddingGatherConfig;
+  static constexpr std::string_view kName = "embedding_gather";
+  static constexpr std::string_view kSummary =
+      "embedding gather: out[t] = table[ids[t]] (.v4 row copy, one block per token); an id >= "
+      "vocab writes a zero row and reads nothing";
+  static constexpr std::string_view kLimits =
+      "hidden a multiple of 4 in [4, 16384]; vocab in [1, 2^31 - 1]; tokens in [1, 2^31 - 1] "
+      "(grid.x); ids >= vocab give zero rows (check_ids reports them on the host)";
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+
+  // Host-side half of the launch contract: an error naming the first id >= vocab (and its
+  // index), for callers that must refuse bad ids instead of getting zero rows.
+  static ptxkit::Expected<void> check_ids(const Config& c, std::span<const std::uint32_t> ids);
+};
+
+// The reference on plain vectors: table is vocab*hidden, ids has one entry per token.
+std::vector<float> embedding_gather_reference(const std::vector<float>& table,
+                                              const std::vector<std::uint32_t>& ids,
+                                              std::uint32_t vocab, std::uint32_t hidden);
+
+}  // namespace ptxkit::kernels

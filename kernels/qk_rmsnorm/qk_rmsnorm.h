@@ -1,0 +1,87 @@
+// qk_rmsnorm.h: per-head RMSNorm (QK-norm) over every head of every token in one launch
+// (config, launch contract, reference).
+//
+//   out[t, h, i] = x[t, h, i] / sqrt(mean_j(x[t, h, j]^2) + eps) * gamma[i]      (i < head_dim)
+//
+// x is [tokens, num_heads, head_dim] (the Q or the K projection, heads contiguous per token) and
+// gamma is one [head_dim] vector shared by all heads (q_norm / k_norm). One block per token
+// (grid (tokens)), one warp per head (block = num_heads * 32 threads): a head fits in one warp's
+// registers, so the sum of squares is one shfl.bfly tree that leaves the sum in every lane, with
+// no shared memory and no barrier. Lane l owns the vectors l, l+32, ... of its head, each 4
+// floats wide when head_dim % 128 == 0, 2 when head_dim % 64 == 0, else 1: consecutive lanes read
+// consecutive vectors (coalesced), and the vectors cover the head exactly. head_dim must be a
+// multiple of 32 in [32, 256]; num_heads in [1, 32]. eps is baked. out may alias x (in-place
+// QK-norm).
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct QkRmsNormConfig {
+  std::uint32_t head_dim = 64;
+  std::uint32_t num_heads = 14;
+  float eps = 1e-6f;
+  std::uint32_t tokens = 1;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("head_dim", c.head_dim,
+            FieldSpec{.doc = "elements per head; one warp per head, head_dim/32 per lane",
+                      .min = 32.0,
+                      .max = 256.0,
+                      .multiple_of = 32});
+    v.field("num_heads", c.num_heads,
+            FieldSpec{.doc = "heads per token (one warp each; the block size)",
+                      .min = 1.0,
+                      .max = 32.0});
+    v.field("eps", c.eps,
+            FieldSpec{.doc = "added to mean(x^2) before the reciprocal square root",
+                      .min = 0.0,
+                      .max = 1.0});
+    v.field("tokens", c.tokens,
+            FieldSpec{.doc = "tokens (positions) per launch (grid.x)",
+                      .baked = false,
+                      .min = 1.0,
+                      .max = 2147483647.0,
+                      .exempt_reason = "launch shape only: grid.x = tokens and each block reads "
+                                       "its token from %ctaid.x, so no PTX depends on it"});
+  }
+};
+
+struct QkRmsNorm {
+  using Config = QkRmsNormConfig;
+  static constexpr std::string_view kName = "qk_rmsnorm";
+  static constexpr std::string_view kSummary =
+      "per-head RMSNorm (QK-norm): every head of every token in one launch, one warp per head, "
+      "shfl.bfly all-lanes sum, gamma per head_dim";
+  static constexpr std::string_view kLimits =
+      "head_dim a multiple of 32 in [32, 256] (one warp holds a head); num_heads in [1, 32] "
+      "(block = 32 * num_heads threads); eps in (0, 1]; tokens in [1, 2^31 - 1] (grid.x)";
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+// The elements per vector access of a lane: 4, 2 or 1 (see above).
+constexpr std::uint32_t qk_rmsnorm_vector_width(std::uint32_t head_dim) {
+  return head_dim % 128 == 0 ? 4 : head_dim % 64 == 0 ? 2 : 1;
+}
+
+// The reference on plain vectors (double accumulation): x is tokens*num_heads*head_dim.
+std::vector<float> qk_rmsnorm_reference(const std::vector<float>& x,
+                                        const std::vector<float>& gamma, std::uint32_t tokens,
+                                        std::uint32_t num_heads, std::uint32_t head_dim,
+                                        float eps);
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,97 @@
+// qk_rmsnorm_reference.cpp: per-head RMSNorm's CPU reference, launch contract, inputs and
+// reference configs.
+//
+// Each (token, head) row is normalized on its own with the sum of squares in double; gamma is
+// indexed by the position inside the head, never by the head.
+#include "qk_rmsnorm.h"
+
+#include "error_p.h"
+
+#include <cmath>
+
+namespace ptxkit::kernels {
+
+std::vector<NamedConfig<QkRmsNormConfig>> QkRmsNorm::reference_configs() {
+  return {
+      {"qwen05b_q", "Qwen2.5-0.5B Q: 14 heads of head_dim 64, eps 1e-6",
+       Config{.head_dim = 64, .num_heads = 14, .eps = 1e-6f, .tokens = 4}},
+      {"qwen05b_k", "Qwen2.5-0.5B K: 2 KV heads of head_dim 64, eps 1e-6",
+       Config{.head_dim = 64, .num_heads = 2, .eps = 1e-6f, .tokens = 4}},
+      {"llama_q", "Llama Q: 32 heads of head_dim 128, eps 1e-5",
+       Config{.head_dim = 128, .num_heads = 32, .eps = 1e-5f, .tokens = 4}},
+  };
+}
+
+ptxkit::Expected<void> QkRmsNorm::validate(const Config& c) {
+  if (!(c.eps > 0.0f))
+    return fail("field 'eps' = " + std::to_string(c.eps) +
+                " must be > 0 (it guards the reciprocal square root of an all-zero head)");
+  return {};
+}
+
+LaunchDims QkRmsNorm::launch(const Config& c) {
+  LaunchDims d;
+  d.grid[0] = c.tokens;
+  d.block[0] = 32 * c.num_heads;
+  return d;
+}
+
+std::vector<ParamSpec> QkRmsNorm::params(const Config& c) {
+  std::size_t n = std::size_t{c.tokens} * c.num_heads * c.head_dim;
+  return {
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
+      {.name = "gamma", .kind = ParamKind::kInput, .buffer = "gamma", .elems = c.head_dim},
+  };
+}
+
+HostTensors QkRmsNorm::make_inputs(const Config& c, std::uint64_t seed) {
+  InputRng rng(seed);
+  HostTensors t;
+  const std::size_t heads = std::size_t{c.tokens} * c.num_heads;
+  auto& x = t.f32["x"];
+  x.reserve(heads * c.head_dim);
+  // A different scale per head, so a kernel that mixed heads in one sum would be visibly off.
+  for (std::size_t h = 0; h < heads; ++h) {
+    const float scale = 0.25f + static_cast<float>(h % 7);
+    for (std::uint32_t i = 0; i < c.head_dim; ++i) x.push_back(scale * rng.uniform(-1.0f, 1.0f));
+  }
+  t.f32["gamma"] = rng.uniform_vector(c.head_dim, 0.5f, 1.5f);
+  return t;
+}
+
+std::vector<float> qk_rmsnorm_reference(const std::vector<float>& x,
+                                        const std::vector<float>& gamma, std::uint32_t tokens,
+                                        std::uint32_t num_heads, std::uint32_t head_dim,
+                                        float eps) {
+  std::vector<float> out(x.size());
+  const std::size_t heads = std::size_t{tokens} * num_heads;
+  for (std::size_t h = 0; h < heads; ++h) {
+    const float* row = x.data() + h * head_dim;
+    double sumsq = 0.0;
+    for (std::size_t i = 0; i < head_dim; ++i) sumsq += double{row[i]} * double{row[i]};
+    const double inv_rms = 1.0 / std::sqrt(sumsq / head_dim + double{eps});
+    for (std::size_t i = 0; i < head_dim; ++i)
+      out[h * head_dim + i] = static_cast<float>(double{row[i]} * inv_rms * double{gamma[i]});
+  }
+  return out;
+}
+
+ptxkit::Expected<HostTensors> QkRmsNorm::reference(const Config& c, const HostTensors& in) {
+  auto x = in.f32.find("x");
+  auto g = in.f32.find("gamma");
+  if (x == in.f32.end() || g == in.f32.end())
+    return fail("qk_rmsnorm reference: inputs 'x' and 'gamma' are required");
+  const std::size_t n = std::size_t{c.tokens} * c.num_heads * c.head_dim;
+  if (x->second.size() != n || g->second.size() != c.head_dim)
+    return fail("qk_rmsnorm reference: x has " + std::to_string(x->second.size()) +
+                " elements and gamma " + std::to_string(g->second.size()) +
+                "; expected tokens*num_heads*head_dim = " + std::to_string(n) +
+                " and head_dim = " + std::to_string(c.head_dim));
+  HostTensors out;
+  out.f32["out"] =
+      qk_rmsnorm_reference(x->second, g->second, c.tokens, c.num_heads, c.head_dim, c.eps);
+  return out;
+}
+
+}  // namespace ptxkit::kernels
