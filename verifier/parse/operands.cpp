@@ -242,7 +242,9 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
       skip_ws();
       if (p_ < end_ && (*p_ == '+' || *p_ == '-')) {
         // generic(sym)+off: kept as an expression.
-        std::string text = "generic(" + std::string(v.text) + ")";
+        std::string text = "generic(";
+        text += v.text;
+        text += ')';
         text += *p_++;
         parse_expr_term(text, false, 1);
         v.kind = InitValue::Kind::kExpr;

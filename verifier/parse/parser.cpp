@@ -12,6 +12,19 @@
 
 namespace ptxkit::verifier {
 namespace detail {
+namespace {
+
+// 'prefix+text' in single quotes (built with append: GCC 12's -Wrestrict misfires on
+// `"lit" + std::string` at -O3).
+std::string quoted(std::string_view prefix, std::string_view text) {
+  std::string s = "'";
+  s += prefix;
+  s += text;
+  s += '\'';
+  return s;
+}
+
+}  // namespace
 
 void* Arena::allocate(std::size_t bytes, std::size_t align) {
   std::size_t pad = (align - reinterpret_cast<std::uintptr_t>(cur_) % align) % align;
@@ -126,7 +139,9 @@ std::uint32_t Parser::expect_u32(const char* what) {
   std::uint64_t v = expect_uint(what);
   if (v > 0xffffffffu) {
     p_ = start;
-    fail_here(std::string("value out of range for ") + what);
+    std::string msg = "value out of range for ";
+    msg += what;
+    fail_here(std::move(msg));
   }
   return static_cast<std::uint32_t>(v);
 }
@@ -137,13 +152,13 @@ std::string Parser::describe_found() {
   std::string_view tok;
   if (*q == '.') {
     ++q;
-    if (lex_modifier(q, end_, tok)) return "'." + std::string(tok.substr(0, 64)) + "'";
+    if (lex_modifier(q, end_, tok)) return quoted(".", tok.substr(0, 64));
   } else if (lex_identifier(q, end_, tok)) {
-    return "'" + std::string(tok.substr(0, 64)) + "'";
+    return quoted("", tok.substr(0, 64));
   } else if (*q >= '0' && *q <= '9') {
     const char* e = q;
     while (e < end_ && e - q < 64 && (is_ident_char(*e) || *e == '.')) ++e;
-    return "'" + std::string(q, e) + "'";
+    return quoted("", std::string_view(q, static_cast<std::size_t>(e - q)));
   }
   auto c = static_cast<unsigned char>(*p_);
   char buf[32];
@@ -156,7 +171,11 @@ std::string Parser::describe_found() {
 
 void Parser::fail_expected(std::string_view what) {
   skip_ws();
-  fail_here("expected " + std::string(what) + ", found " + describe_found());
+  std::string msg = "expected ";
+  msg += what;
+  msg += ", found ";
+  msg += describe_found();
+  fail_here(std::move(msg));
 }
 
 void Parser::fail_here(std::string message) {
@@ -403,8 +422,16 @@ void Parser::parse_function(Module& m, Linkage linkage, SourceLoc loc) {
 }  // namespace detail
 
 std::string ParseError::format() const {
-  std::string out = path + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) +
-                    ": error: " + message + "\n" + source_line + "\n";
+  std::string out = path;
+  out += ':';
+  out += std::to_string(loc.line);
+  out += ':';
+  out += std::to_string(loc.col);
+  out += ": error: ";
+  out += message;
+  out += '\n';
+  out += source_line;
+  out += '\n';
   for (std::uint32_t i = 1; i < loc.col && i - 1 < source_line.size(); ++i)
     out += source_line[i - 1] == '\t' ? '\t' : ' ';
   out += "^\n";

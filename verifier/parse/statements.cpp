@@ -178,8 +178,12 @@ void Parser::parse_statement_at_label(std::vector<Statement>& out, std::string_v
 
 void Parser::parse_block(Block& block, std::uint32_t depth) {
   // Called after '{'.
-  if (depth > kMaxBlockDepth)
-    fail_here("blocks nested deeper than " + std::to_string(kMaxBlockDepth) + " levels");
+  if (depth > kMaxBlockDepth) {
+    std::string msg = "blocks nested deeper than ";
+    msg += std::to_string(kMaxBlockDepth);
+    msg += " levels";
+    fail_here(std::move(msg));
+  }
   std::vector<Statement> stmts;
   std::vector<VarDecl> decls;
   for (;;) {
