@@ -221,4 +221,17 @@ std::string Emitter::declare_array(Mod space, std::string_view name, TypeId elem
   return n;
 }
 
+std::string Emitter::declare_dynamic_shared(std::string_view name, TypeId element,
+                                            std::uint32_t align, const Loc& loc) {
+  for (const ArrayDecl& a : kernel_.arrays) {
+    if (a.is_extern) error("a kernel has one dynamic shared array", loc);
+  }
+  std::string n = detail::cat(kernel_.name, "_", unique_name(name, loc, "array"));
+  if (align == 0 || (align & (align - 1)) != 0) error("array alignment must be a power of 2", loc);
+  ArrayDecl a{Mod::kShared, n, element, 0, align, {}};
+  a.is_extern = true;
+  kernel_.arrays.push_back(std::move(a));
+  return n;
+}
+
 } // namespace ptxkit::ptxgen

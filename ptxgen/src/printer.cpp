@@ -73,7 +73,7 @@ public:
     if (options_.loc) files();
     for (const Kernel& k : module_.kernels()) {
       for (const ArrayDecl& a : k.arrays) {
-        if (a.space == Mod::kConst) {
+        if (a.space == Mod::kConst || a.is_extern) {
           line("");
           line(detail::cat(array_decl(a), ";"));
         }
@@ -109,8 +109,10 @@ private:
   }
 
   static std::string array_decl(const ArrayDecl& a) {
-    std::string s = detail::cat(".", spelling(a.space), " .align ", a.align, " .",
-                                spelling(a.element), " ", a.name, "[", a.count, "]");
+    std::string s = detail::cat(a.is_extern ? ".extern ." : ".", spelling(a.space), " .align ",
+                                a.align, " .", spelling(a.element), " ", a.name, "[");
+    if (!a.is_extern) s += std::to_string(a.count);
+    s += "]";
     if (!a.init.empty()) {
       s += " = {";
       for (std::size_t i = 0; i < a.init.size(); ++i) {
@@ -145,7 +147,7 @@ private:
       line(detail::cat("\t.reg .", decl_spelling(cls), " \t", reg_prefix(cls), "<", n + 1, ">;"));
     }
     for (const ArrayDecl& a : k.arrays) {
-      if (a.space != Mod::kConst) line(detail::cat("\t", array_decl(a), ";"));
+      if (a.space != Mod::kConst && !a.is_extern) line(detail::cat("\t", array_decl(a), ";"));
     }
     line("");
     for (const Instr& in : k.body)

@@ -156,6 +156,7 @@ void memory(KernelBuilder& b, Ptr<Global, F32> out, Ptr<Global, const F32> in,
   Ptr<Shared, U32> smu = b.shared_array<U32>("smem_u", 32);
   Ptr<Local, F32> scratch = b.local_array<F32>("scratch", 4, 16);
   Ptr<Const, const F32> table = b.const_array<F32>("table", {imm<F32>(1.0f), imm<F32>(2.0f)});
+  Ptr<Shared, F32> dyn = b.dynamic_shared<F32>("dyn");
   // scalar loads in every space, cache operators, .nc
   Reg<F32> g = b.ld(in + tid);
   Reg<F32> gc = b.ld(in + 1, cache::cg);
@@ -166,6 +167,7 @@ void memory(KernelBuilder& b, Ptr<Global, F32> out, Ptr<Global, const F32> in,
   Reg<F32> nc = b.ld_nc(in + 6);
   Reg<F32> c = b.ld(table + 1);
   b.st(sm + tid, g);
+  b.st(b.element(dyn, tid), g);
   b.bar_sync();
   Reg<F32> sv = b.ld(sm + 3);
   b.st(scratch, sv);

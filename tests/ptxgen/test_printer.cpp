@@ -207,5 +207,31 @@ TEST(Printer, PredicatedAndVectorForms) {
   EXPECT_NE(text.find("\tst.global.cs.f32 [%rd2+36], %f5;\n"), std::string::npos);
 }
 
+TEST(Printer, ArraysAndTheirScopes) {
+  KernelBuilder b("arrays", sm90());
+  Ptr<Shared, F32> tile = b.shared_array<F32>("tile", 64, 16);
+  Ptr<Shared, F32> dyn = b.dynamic_shared<F32>("dyn");
+  Ptr<Const, const F32> table = b.const_array<F32>("table", {imm<F32>(0.5f), imm<F32>(2.0f)});
+  Ptr<Local, U32> scratch = b.local_array<U32>("scratch", 8);
+  b.st(tile + 1, b.ld(table + 1));
+  b.st(dyn + 2, b.ld(tile.offset_bytes(8)));
+  b.st(scratch + 3, b.tid_x());
+  b.ret();
+  std::string text = print(b.finish().value()).text;
+  // module scope: the initialised const array and the dynamic shared array, kernel-prefixed
+  EXPECT_NE(text.find("\n.const .align 4 .f32 arrays_table[2] = {0f3F000000, 0f40000000};\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n.extern .shared .align 16 .f32 arrays_dyn[];\n"), std::string::npos);
+  EXPECT_LT(text.find("arrays_dyn[]"), text.find(".entry"));
+  // kernel scope
+  EXPECT_NE(text.find("\t.shared .align 16 .f32 tile[64];\n"), std::string::npos);
+  EXPECT_NE(text.find("\t.local .align 4 .u32 scratch[8];\n"), std::string::npos);
+  EXPECT_NE(text.find("\tmov.u32 %r1, tile;\n\tmov.u32 %r2, arrays_dyn;\n"), std::string::npos);
+  EXPECT_NE(text.find("\tld.shared.f32 %f2, [%r1+8];\n\tst.shared.f32 [%r2+8], %f2;\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("\tst.local.u32 [%rd2+12], %r3;\n"), std::string::npos);
+}
+
 } // namespace
 } // namespace ptxkit::ptxgen

@@ -69,7 +69,8 @@ struct ParamDecl {
   TypeId type;
 };
 
-// A `.shared`/`.local`/`.const` array declared in the kernel body (const arrays: module scope).
+// A `.shared`/`.local`/`.const` array declared in the kernel body (const and extern shared
+// arrays: module scope, named <kernel>_<name>).
 struct ArrayDecl {
   Mod space;
   std::string name;
@@ -77,6 +78,7 @@ struct ArrayDecl {
   std::uint64_t count;
   std::uint32_t align;
   std::vector<std::uint64_t> init; // element bits, for `.const` initialisers
+  bool is_extern = false;          // `.extern .shared ... name[]` (dynamic, module scope)
 };
 
 struct LabelInfo {

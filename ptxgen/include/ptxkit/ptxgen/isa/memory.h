@@ -78,6 +78,18 @@ public:
                               Loc loc = Loc::current()) {
     return array<Shared, T>(Mod::kShared, name, count, align, {}, loc);
   }
+  // `.extern .shared .align A .T <kernel>_name[];` (module scope): the dynamic shared memory
+  // whose size the launch gives; a pointer to its first element.
+  template <PtxType T>
+  Ptr<Shared, T> dynamic_shared(std::string_view name, std::uint32_t align = 16,
+                                Loc loc = Loc::current()) {
+    static_assert(!PredType<T>, "PTX: arrays hold non-.pred types");
+    std::string sym = self().declare_dynamic_shared(name, detail::storage_type(T::id), align, loc);
+    Reg<U32> base = self().template new_reg<U32>();
+    self().emit_op(Op::kMov, {}, {TypeId::kU32}, {Emitter::reg_op(base), Emitter::symbol_op(sym)},
+                   loc);
+    return Ptr<Shared, T>(&self(), base, 0);
+  }
   // `.local .align A .T name[count];` (per-thread scratch) and a pointer to it.
   template <PtxType T>
   Ptr<Local, T> local_array(std::string_view name, std::uint64_t count, std::uint32_t align = 0,
