@@ -4,7 +4,9 @@
 // Module::function() -> Function::launch(). See docs/runtime.md.
 #pragma once
 
+#include "ptxkit/runtime/arg_pack.h"
 #include "ptxkit/runtime/buffer.h"
+#include "ptxkit/runtime/compare.h"
 #include "ptxkit/runtime/context.h"
 #include "ptxkit/runtime/device.h"
 #include "ptxkit/runtime/driver.h"
