@@ -1,0 +1,197 @@
+// argmax_builder.cpp: the PTX of argmax_partial and argmax_final, written on ptxgen, and their
+// registrations.
+//
+// Both stages reduce packed u64 candidates (key(value) << 32) | ~index with max.u64, where key is
+// the order-preserving map of argmax.h (NaN -> 0xffffffff, -0.0 -> +0.0). 0 is the identity: it
+// loses to every element, even a -inf or a NaN. Block reduction: a shfl.bfly tree on the two
+// 32-bit halves (every lane ends with its warp's maximum), lane 0 of each warp stores it to
+// shared memory, bar.sync, warp 0 reduces the warps' maxima the same way and lane 0 writes the
+// result. Only lane 0 of warp 0 writes, after a bfly tree, so the result it writes is the
+// block's.
+#include "argmax.h"
+
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
+
+#include <array>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+namespace {
+using namespace ptxkit::ptxgen;
+
+constexpr std::uint32_t kWarps = kArgmaxThreads / 32;
+
+// The order-preserving key of v: NaN -> 0xffffffff, -0.0 -> key(+0.0), negative -> ~bits,
+// non-negative -> bits | 0x80000000.
+Reg<U32> order_key(KernelBuilder& b, Reg<F32> v) {
+  Reg<U32> bits = b.bitcast<U32>(v);
+  bits = b.selp(b.imm<U32>(0), bits, b.setp(cmp::eq, v, b.imm<F32>(0.0f)));  // -0.0 -> +0.0
+  Reg<Pred> negative = b.setp(cmp::ge, bits, b.imm<U32>(0x80000000u));
+  Reg<U32> key = b.selp(b.not_(bits), b.or_(bits, b.imm<U32>(0x80000000u)), negative);
+  return b.selp(b.imm<U32>(0xffffffffu), key, b.setp(cmp::nan, v, v));
+}
+
+// The value a key stands for (the inverse of order_key on canonical values).
+Reg<F32> key_value(KernelBuilder& b, Reg<U32> key) {
+  Reg<Pred> non_negative = b.setp(cmp::ge, key, b.imm<U32>(0x80000000u));
+  Reg<U32> bits = b.selp(b.and_(key, b.imm<U32>(0x7fffffffu)), b.not_(key), non_negative);
+  return b.bitcast<F32>(bits);
+}
+
+// (key << 32) | ~index
+Reg<U64> pack(KernelBuilder& b, Reg<U32> key, Reg<U32> index) {
+  Reg<U64> hi = b.shl(b.cvt<U64>(key), b.imm<U32>(32));
+  return b.or_(hi, b.cvt<U64>(b.not_(index)));
+}
+
+struct Unpacked {
+  Reg<U32> key;
+  Reg<U32> index;
+};
+Unpacked unpack(KernelBuilder& b, Reg<U64> p) {
+  Reg<U32> lo = b.cvt<U32>(p);
+  Reg<U32> hi = b.cvt<U32>(b.shr(p, b.imm<U32>(32)));
+  return {hi, b.not_(lo)};
+}
+
+// max.u64 over the warp with a butterfly on both halves: every lane ends with the maximum.
+Reg<U64> warp_max(KernelBuilder& b, Reg<U64> p) {
+  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) {
+    Reg<U32> lo = b.cvt<U32>(p);
+    Reg<U32> hi = b.cvt<U32>(b.shr(p, b.imm<U32>(32)));
+    Reg<U32> olo = b.shfl_bfly(lo, b.imm<U32>(delta));
+    Reg<U32> ohi = b.shfl_bfly(hi, b.imm<U32>(delta));
+    Reg<U64> other = b.or_(b.shl(b.cvt<U64>(ohi), b.imm<U32>(32)), b.cvt<U64>(olo));
+    p = b.max(p, other);
+  }
+  return p;
+}
+
+// The block's maximum, valid in lane 0 of warp 0 (and in every lane of warp 0). `tid` is
+// %tid.x; `after` is placed once warp 0 holds the result, and `write` emits the result's stores
+// (run only by lane 0 of warp 0).
+template <class Write>
+void block_max_then(KernelBuilder& b, Reg<U32> tid, Reg<U64> mine, Write write) {
+  auto warp_best = b.shared_array<U64>("warp_best", kWarps, 8);
+  Reg<U64> w = warp_max(b, mine);
+  Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
+  Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
+  Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
+  {
+    auto only_lane0 = b.guard(is_lane0);
+    b.st(warp_best + warp, w);
+  }
+  b.bar_sync(0);
+  Label done = b.new_label("done");
+  b.bra_if(!b.setp(cmp::eq, warp, b.imm<U32>(0)), done);
+  Reg<U64> candidate = b.selp(b.ld(warp_best + b.min(lane, b.imm<U32>(kWarps - 1))),
+                              b.imm<U64>(0), b.setp(cmp::lt, lane, b.imm<U32>(kWarps)));
+  Reg<U64> best = warp_max(b, candidate);
+  b.bra_if(!is_lane0, done);
+  write(unpack(b, best));
+  b.place(done);
+  b.ret();
+}
+
+}  // namespace
+
+std::uint32_t argmax_partial_blocks(std::uint32_t vocab) {
+  std::uint32_t units = vocab % 4 == 0 ? vocab / 4 : vocab;
+  std::uint32_t blocks = (units + kArgmaxThreads - 1) / kArgmaxThreads;
+  return blocks < kArgmaxMaxBlocks ? blocks : kArgmaxMaxBlocks;
+}
+
+ptxkit::Expected<GeneratedPtx> ArgmaxPartial::build(const Config& c, const ptxgen::Target& target,
+                                                    const GenOptions& options) {
+  const bool vec4 = c.vocab % 4 == 0;
+  const std::uint32_t units = vec4 ? c.vocab / 4 : c.vocab;
+  const std::uint32_t blocks = argmax_partial_blocks(c.vocab);
+  KernelBuilder b(std::string(kName), target);
+  b.reqntid(kArgmaxThreads);
+  auto in = b.param<Ptr<Global, const F32>>("input");
+  auto partial_value = b.param<Ptr<Global, F32>>("partial_value");
+  auto partial_index = b.param<Ptr<Global, U32>>("partial_index");
+
+  Reg<U32> tid = b.tid_x();
+  Reg<U32> block = b.ctaid_x();
+  Reg<U32> row = b.ctaid_y();
+  auto x_row = in + b.mul_wide(row, b.baked<U32>("vocab", c.vocab));  // 64-bit offsets
+
+  // Grid-stride loop over the row's units; `best` starts at the identity 0.
+  Var<U64> best = b.var<U64>(b.imm<U64>(0), "best");
+  Var<U32> unit = b.var<U32>(b.mad_lo(block, b.imm<U32>(kArgmaxThreads), tid), "unit");
+  Label loop = b.new_label("scan_loop");
+  Label scanned = b.new_label("scan_done");
+  b.place(loop);
+  {
+    Reg<U32> u = unit.read();
+    b.bra_if(!b.setp(cmp::lt, u, b.baked<U32>("vocab", units)), scanned);  // never past the row
+    Reg<U64> m = best.read();
+    if (vec4) {
+      Reg<U32> first = b.shl(u, b.imm<U32>(2));
+      auto v = b.ld_nc_v4(x_row + first);
+      for (std::uint32_t e = 0; e < 4; ++e) {
+        Reg<U32> index = e == 0 ? first : b.add(first, b.imm<U32>(e));
+        m = b.max(m, pack(b, order_key(b, v[e]), index));
+      }
+    } else {
+      m = b.max(m, pack(b, order_key(b, b.ld_nc(x_row + u)), u));
+    }
+    best.assign(m);
+    unit.assign(b.add(u, b.baked<U32>("vocab", blocks * kArgmaxThreads)));
+    b.bra(loop);
+  }
+  b.place(scanned);
+
+  block_max_then(b, tid, best.read(), [&](Unpacked r) {
+    Reg<U32> slot = b.mad_lo(row, b.baked<U32>("vocab", blocks), block);
+    b.st(partial_value + slot, key_value(b, r.key));
+    b.st(partial_index + slot, r.index);
+  });
+  return finish_and_print(b, options);
+}
+
+ptxkit::Expected<GeneratedPtx> ArgmaxFinal::build(const Config& c, const ptxgen::Target& target,
+                                                  const GenOptions& options) {
+  KernelBuilder b(std::string(kName), target);
+  b.reqntid(kArgmaxThreads);
+  auto partial_value = b.param<Ptr<Global, const F32>>("partial_value");
+  auto partial_index = b.param<Ptr<Global, const U32>>("partial_index");
+  auto max_value = b.param<Ptr<Global, F32>>("max_value");
+  auto index = b.param<Ptr<Global, U32>>("index");
+
+  Reg<U32> tid = b.tid_x();
+  Reg<U32> row = b.ctaid_x();
+  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("num_partials", c.num_partials));
+  auto values = partial_value + row_start;
+  auto indices = partial_index + row_start;
+
+  Var<U64> best = b.var<U64>(b.imm<U64>(0), "best");
+  Var<U32> i = b.var<U32>(tid, "partial");
+  Label loop = b.new_label("partials_loop");
+  Label scanned = b.new_label("partials_done");
+  b.place(loop);
+  {
+    Reg<U32> iv = i.read();
+    b.bra_if(!b.setp(cmp::lt, iv, b.baked<U32>("num_partials", c.num_partials)), scanned);
+    Reg<U64> p = pack(b, order_key(b, b.ld_nc(values + iv)), b.ld_nc(indices + iv));
+    best.assign(b.max(best.read(), p));
+    i.assign(b.add(iv, b.imm<U32>(kArgmaxThreads)));
+    b.bra(loop);
+  }
+  b.place(scanned);
+
+  block_max_then(b, tid, best.read(), [&](Unpacked r) {
+    b.st(max_value + row, key_value(b, r.key));
+    b.st(index + row, r.index);
+  });
+  return finish_and_print(b, options);
+}
+
+PTXKIT_REGISTER_KERNEL(ArgmaxPartial);
+PTXKIT_REGISTER_KERNEL(ArgmaxFinal);
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,218 @@
+// argmax_reference.cpp: the two argmax stages' launch contracts, inputs, references and reference
+// configs, and the order they share (argmax.h).
+//
+// The references scan with a plain comparison function (argmax_beats), not with the kernels'
+// packed integer keys, so a mistake in the key mapping cannot hide in both.
+#include "argmax.h"
+
+#include "error_p.h"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+namespace ptxkit::kernels {
+
+bool argmax_beats(float a, std::uint32_t ia, float b, std::uint32_t ib) {
+  const bool an = std::isnan(a), bn = std::isnan(b);
+  if (an != bn) return an;               // NaN beats every number
+  if (!an && a != b) return a > b;       // -0.0 == +0.0 here
+  return ia < ib;                        // equal (or both NaN): the lower index
+}
+
+float argmax_canonical(float v) {
+  if (std::isnan(v)) return std::bit_cast<float>(0x7fffffffu);
+  if (v == 0.0f) return 0.0f;
+  return v;
+}
+
+namespace {
+
+// Folds (v, i) into (best value, best index); `empty` marks that nothing was folded yet.
+struct Best {
+  bool empty = true;
+  float value = 0.0f;
+  std::uint32_t index = 0;
+  void fold(float v, std::uint32_t i) {
+    if (empty || argmax_beats(v, i, value, index)) {
+      empty = false;
+      value = v;
+      index = i;
+    }
+  }
+};
+
+
+}  // namespace
+
+ArgmaxResult argmax_partial_reference(const std::vector<float>& x, std::uint32_t rows,
+                                      std::uint32_t vocab) {
+  const bool vec4 = vocab % 4 == 0;
+  const std::uint32_t per_unit = vec4 ? 4 : 1;
+  const std::uint32_t blocks = argmax_partial_blocks(vocab);
+  ArgmaxResult out;
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::uint32_t blk = 0; blk < blocks; ++blk) {
+      // Block blk owns units u with (u / 256) % blocks == blk (the grid-stride loop).
+      Best best;
+      for (std::size_t u = std::size_t{blk} * kArgmaxThreads; u * per_unit < vocab;
+           u += std::size_t{blocks} * kArgmaxThreads)
+        for (std::size_t t = u; t < u + kArgmaxThreads && t * per_unit < vocab; ++t)
+          for (std::uint32_t e = 0; e < per_unit; ++e) {
+            auto i = static_cast<std::uint32_t>(t * per_unit + e);
+            best.fold(x[r * vocab + i], i);
+          }
+      out.value.push_back(argmax_canonical(best.value));
+      out.index.push_back(best.index);
+    }
+  return out;
+}
+
+ArgmaxResult argmax_final_reference(const ArgmaxResult& partials, std::uint32_t rows,
+                                    std::uint32_t num_partials) {
+  ArgmaxResult out;
+  for (std::size_t r = 0; r < rows; ++r) {
+    Best best;
+    for (std::size_t p = 0; p < num_partials; ++p)
+      best.fold(partials.value[r * num_partials + p], partials.index[r * num_partials + p]);
+    out.value.push_back(argmax_canonical(best.value));
+    out.index.push_back(best.index);
+  }
+  return out;
+}
+
+ArgmaxResult argmax_reference(const std::vector<float>& x, std::uint32_t rows,
+                              std::uint32_t vocab) {
+  ArgmaxResult out;
+  for (std::size_t r = 0; r < rows; ++r) {
+    Best best;
+    for (std::uint32_t i = 0; i < vocab; ++i) best.fold(x[r * vocab + i], i);
+    out.value.push_back(argmax_canonical(best.value));
+    out.index.push_back(best.index);
+  }
+  return out;
+}
+
+// ---- argmax_partial ----
+
+std::vector<NamedConfig<ArgmaxPartialConfig>> ArgmaxPartial::reference_configs() {
+  return {
+      {"qwen05b", "Qwen2.5 vocabulary 151936, one row (greedy decode)",
+       ArgmaxPartialConfig{.vocab = 151936, .rows = 1}},
+      {"llama", "Llama vocabulary 32000, 4 rows", ArgmaxPartialConfig{.vocab = 32000, .rows = 4}},
+  };
+}
+
+ptxkit::Expected<void> ArgmaxPartial::validate(const Config&) { return {}; }
+
+LaunchDims ArgmaxPartial::launch(const Config& c) {
+  LaunchDims d;
+  d.grid[0] = argmax_partial_blocks(c.vocab);
+  d.grid[1] = c.rows;
+  d.block[0] = kArgmaxThreads;
+  return d;
+}
+
+std::vector<ParamSpec> ArgmaxPartial::params(const Config& c) {
+  std::size_t partials = std::size_t{c.rows} * argmax_partial_blocks(c.vocab);
+  return {
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x",
+       .elems = std::size_t{c.rows} * c.vocab},
+      {.name = "partial_value", .kind = ParamKind::kOutput, .buffer = "partial_value",
+       .elems = partials},
+      {.name = "partial_index", .kind = ParamKind::kOutput, .buffer = "partial_index",
+       .elem = ElemType::kU32, .elems = partials},
+  };
+}
+
+HostTensors ArgmaxPartial::make_inputs(const Config& c, std::uint64_t seed) {
+  InputRng rng(seed);
+  HostTensors t;
+  // Values on a coarse grid (multiples of 1/8 in [-16, 16)) so ties are common: the lowest-index
+  // rule is exercised on every run, not only by hand-built cases.
+  auto& x = t.f32["x"];
+  x.resize(std::size_t{c.rows} * c.vocab);
+  for (auto& v : x) v = static_cast<float>(static_cast<std::int64_t>(rng.next_u64() % 256) - 128) / 8.0f;
+  return t;
+}
+
+ptxkit::Expected<HostTensors> ArgmaxPartial::reference(const Config& c, const HostTensors& in) {
+  auto x = in.f32.find("x");
+  if (x == in.f32.end()) return fail("argmax_partial reference: input 'x' is required");
+  if (x->second.size() != std::size_t{c.rows} * c.vocab)
+    return fail("argmax_partial reference: x has " + std::to_string(x->second.size()) +
+                " elements; expected rows * vocab = " +
+                std::to_string(std::size_t{c.rows} * c.vocab));
+  ArgmaxResult r = argmax_partial_reference(x->second, c.rows, c.vocab);
+  HostTensors out;
+  out.f32["partial_value"] = std::move(r.value);
+  out.u32["partial_index"] = std::move(r.index);
+  return out;
+}
+
+// ---- argmax_final ----
+
+std::vector<NamedConfig<ArgmaxFinalConfig>> ArgmaxFinal::reference_configs() {
+  return {
+      {"qwen05b", "Qwen2.5 vocabulary 151936: 149 partials, one row",
+       ArgmaxFinalConfig{.num_partials = argmax_partial_blocks(151936), .rows = 1}},
+      {"llama", "Llama vocabulary 32000: 32 partials, 4 rows",
+       ArgmaxFinalConfig{.num_partials = argmax_partial_blocks(32000), .rows = 4}},
+  };
+}
+
+ptxkit::Expected<void> ArgmaxFinal::validate(const Config&) { return {}; }
+
+LaunchDims ArgmaxFinal::launch(const Config& c) {
+  LaunchDims d;
+  d.grid[0] = c.rows;
+  d.block[0] = kArgmaxThreads;
+  return d;
+}
+
+std::vector<ParamSpec> ArgmaxFinal::params(const Config& c) {
+  std::size_t partials = std::size_t{c.rows} * c.num_partials;
+  return {
+      {.name = "partial_value", .kind = ParamKind::kInput, .buffer = "partial_value",
+       .elems = partials},
+      {.name = "partial_index", .kind = ParamKind::kInput, .buffer = "partial_index",
+       .elem = ElemType::kU32, .elems = partials},
+      {.name = "max_value", .kind = ParamKind::kOutput, .buffer = "max_value", .elems = c.rows},
+      {.name = "index", .kind = ParamKind::kOutput, .buffer = "index", .elem = ElemType::kU32,
+       .elems = c.rows},
+  };
+}
+
+HostTensors ArgmaxFinal::make_inputs(const Config& c, std::uint64_t seed) {
+  InputRng rng(seed);
+  HostTensors t;
+  // Partials as stage 1 writes them: coarse values (ties common), distinct increasing indices.
+  auto& v = t.f32["partial_value"];
+  auto& idx = t.u32["partial_index"];
+  for (std::size_t r = 0; r < c.rows; ++r)
+    for (std::uint32_t p = 0; p < c.num_partials; ++p) {
+      v.push_back(static_cast<float>(static_cast<std::int64_t>(rng.next_u64() % 32) - 16) / 4.0f);
+      idx.push_back(p * 1024 + static_cast<std::uint32_t>(rng.next_u64() % 1024));
+    }
+  return t;
+}
+
+ptxkit::Expected<HostTensors> ArgmaxFinal::reference(const Config& c, const HostTensors& in) {
+  auto v = in.f32.find("partial_value");
+  auto i = in.u32.find("partial_index");
+  if (v == in.f32.end() || i == in.u32.end())
+    return fail("argmax_final reference: inputs 'partial_value' (f32) and 'partial_index' (u32) "
+                "are required");
+  const std::size_t n = std::size_t{c.rows} * c.num_partials;
+  if (v->second.size() != n || i->second.size() != n)
+    return fail("argmax_final reference: partial_value has " + std::to_string(v->second.size()) +
+                " and partial_index " + std::to_string(i->second.size()) +
+                " elements; expected rows * num_partials = " + std::to_string(n));
+  ArgmaxResult r = argmax_final_reference({v->second, i->second}, c.rows, c.num_partials);
+  HostTensors out;
+  out.f32["max_value"] = std::move(r.value);
+  out.u32["index"] = std::move(r.index);
+  return out;
+}
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,66 @@
+// gemv_f32.h: y = W x in f32, W row-major [n, k] (config, launch contract, reference).
+//
+// One warp per output row, 4 warps (128 threads) per block, grid.x = ceil(n / 4). A row is read
+// in "units": .v4 chunks when k % 4 == 0 (every row then starts 16-byte aligned), single floats
+// otherwise (a row of W would start misaligned for .v4). Lane l reads units l, l+32, ...: each
+// warp-wide access is 512 (or 128) consecutive bytes, fully coalesced. The loop takes 4 units per
+// lane per iteration while all 4 exist (4 independent loads in flight), then one unit at a time
+// for the tail; both loops are guarded by `unit < units`, so nothing past a row of W or past x is
+// read. The lane partial sums are reduced with a shfl.bfly tree (every lane then holds the row's
+// sum) and lane 0 stores y[row]. Warps whose row is >= n exit before the reduction (a whole warp
+// at a time, so no shuffle loses a participant). W and x are read with ld.global.nc (read-only
+// for the kernel's lifetime); y must not alias them.
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct GemvF32Config {
+  std::uint32_t n = 896;
+  std::uint32_t k = 896;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("n", c.n,
+            FieldSpec{.doc = "output rows (rows of W); warps past n exit", .min = 1.0,
+                      .max = 2147483647.0});
+    v.field("k", c.k,
+            FieldSpec{.doc = "row length of W and length of x (any; .v4 when a multiple of 4)",
+                      .min = 1.0,
+                      .max = 16777216.0});
+  }
+};
+
+struct GemvF32 {
+  using Config = GemvF32Config;
+  static constexpr std::string_view kName = "gemv_f32";
+  static constexpr std::string_view kSummary =
+      "f32 GEMV y = W x, W row-major [n, k]: a warp per row, coalesced .v4 loads (scalar when "
+      "k % 4 != 0), 4 loads in flight per lane, shfl.bfly reduction";
+  static constexpr std::string_view kLimits =
+      "n in [1, 2^31 - 1], k in [1, 2^24] (any; .v4 when k % 4 == 0); n * 4 warps per block "
+      "need ceil(n / 4) <= 2^31 - 1 blocks; y must not alias W or x";
+  static constexpr std::uint32_t kWarps = 4;
+  static constexpr std::uint32_t kThreads = kWarps * 32;
+  static constexpr std::uint32_t kUnroll = 4;
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+// The naive reference: a double-precision loop per row. w is n * k, x is k.
+std::vector<float> gemv_reference(const std::vector<float>& w, const std::vector<float>& x,
+                                  std::uint32_t n, std::uint32_t k);
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,106 @@
+// gemv_f32_builder.cpp: gemv_f32's PTX, written on ptxgen, and its registration.
+//
+//   row = %ctaid.x * 4 + warp;  row >= n -> exit (whole warp)
+//   unit = lane; while unit + 96 < units: 4 units (W and x, ld.global.nc), fma into acc
+//   while unit < units: 1 unit                                   (the guarded tail)
+//   acc = bfly-reduce(acc); lane 0: y[row] = acc
+#include "gemv_f32.h"
+
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
+
+#include <vector>
+
+namespace ptxkit::kernels {
+
+namespace {
+using namespace ptxkit::ptxgen;
+
+std::vector<Reg<F32>> load_unit(KernelBuilder& b, Ptr<Global, const F32> base, Reg<U32> unit,
+                                bool vec4) {
+  if (!vec4) return {b.ld_nc(base + unit)};
+  auto v = b.ld_nc_v4(base + b.shl(unit, b.imm<U32>(2)));
+  return {v.begin(), v.end()};
+}
+
+}  // namespace
+
+ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options) {
+  const bool vec4 = c.k % 4 == 0;
+  const std::uint32_t units = vec4 ? c.k / 4 : c.k;
+  KernelBuilder b(std::string(kName), target);
+  b.reqntid(kThreads);
+  auto w = b.param<Ptr<Global, const F32>>("w");
+  auto x = b.param<Ptr<Global, const F32>>("x");
+  auto y = b.param<Ptr<Global, F32>>("y");
+
+  Reg<U32> tid = b.tid_x();
+  Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
+  Reg<U32> row = b.mad_lo(b.ctaid_x(), b.imm<U32>(kWarps), b.shr(tid, b.imm<U32>(5)));
+  Label done = b.new_label("done");
+  // Warp-uniform: the whole warp leaves, so the shuffles below always have 32 lanes.
+  b.bra_if(!b.setp(cmp::lt, row, b.baked<U32>("n", c.n)), done);
+  auto w_row = w + b.mul_wide(row, b.baked<U32>("k", c.k));  // 64-bit: n * k may exceed 2^32
+  const Imm<U32> units_imm = b.baked<U32>("k", units);
+
+  Var<F32> acc = b.var<F32>(b.imm<F32>(0.0f), "acc");
+  Var<U32> unit = b.var<U32>(lane, "unit");
+  auto accumulate = [&](Reg<F32> sum, const std::vector<Reg<F32>>& wv,
+                        const std::vector<Reg<F32>>& xv) {
+    for (std::size_t e = 0; e < wv.size(); ++e) sum = b.fma(wv[e], xv[e], sum, rn);
+    return sum;
+  };
+
+  // Main loop: kUnroll units per lane while all of them lie inside the row.
+  if (units > 32 * (kUnroll - 1)) {
+    Label loop = b.new_label("main_loop");
+    Label main_done = b.new_label("main_done");
+    b.place(loop);
+    {
+      Reg<U32> u = unit.read();
+      b.bra_if(!b.setp(cmp::lt, u, b.baked<U32>("k", units - 32 * (kUnroll - 1))), main_done);
+      std::vector<std::vector<Reg<F32>>> wv, xv;
+      for (std::uint32_t j = 0; j < kUnroll; ++j) {  // all loads first: kUnroll in flight
+        Reg<U32> uj = j == 0 ? u : b.add(u, b.imm<U32>(32 * j));
+        wv.push_back(load_unit(b, w_row, uj, vec4));
+        xv.push_back(load_unit(b, x, uj, vec4));
+      }
+      Reg<F32> sum = acc.read();
+      for (std::uint32_t j = 0; j < kUnroll; ++j) sum = accumulate(sum, wv[j], xv[j]);
+      acc.assign(sum);
+      unit.assign(b.add(u, b.imm<U32>(32 * kUnroll)));
+      b.bra(loop);
+    }
+    b.place(main_done);
+  }
+  // Tail: one unit at a time, guarded by unit < units.
+  Label tail = b.new_label("tail_loop");
+  Label tail_done = b.new_label("tail_done");
+  b.place(tail);
+  {
+    Reg<U32> u = unit.read();
+    b.bra_if(!b.setp(cmp::lt, u, units_imm), tail_done);
+    acc.assign(accumulate(acc.read(), load_unit(b, w_row, u, vec4), load_unit(b, x, u, vec4)));
+    unit.assign(b.add(u, b.imm<U32>(32)));
+    b.bra(tail);
+  }
+  b.place(tail_done);
+
+  // Butterfly reduction: every lane ends with the row's sum; lane 0 stores it.
+  Reg<F32> sum = acc.read();
+  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+    sum = b.add(sum, b.shfl_bfly(sum, b.imm<U32>(delta)));
+  {
+    auto only_lane0 = b.guard(b.setp(cmp::eq, lane, b.imm<U32>(0)));
+    b.st(y + row, sum);
+  }
+  b.place(done);
+  b.ret();
+  return finish_and_print(b, options);
+}
+
+PTXKIT_REGISTER_KERNEL(GemvF32);
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,73 @@
+// gemv_f32_reference.cpp: gemv_f32's launch contract, inputs, reference and reference configs.
+//
+// The reference is the naive double loop (sum over k of w[r, j] * x[j] in double), so it shares
+// neither the kernel's lane-strided order nor its f32 rounding.
+#include "gemv_f32.h"
+
+#include "error_p.h"
+
+namespace ptxkit::kernels {
+
+std::vector<NamedConfig<GemvF32Config>> GemvF32::reference_configs() {
+  return {
+      {"qwen05b_o", "Qwen2.5-0.5B attention output projection: 896 x 896",
+       GemvF32Config{.n = 896, .k = 896}},
+      {"qwen05b_up", "Qwen2.5-0.5B MLP gate/up projection: 4864 x 896",
+       GemvF32Config{.n = 4864, .k = 896}},
+      {"qwen05b_down", "Qwen2.5-0.5B MLP down projection: 896 x 4864",
+       GemvF32Config{.n = 896, .k = 4864}},
+      {"llama", "Llama hidden projection: 4096 x 4096", GemvF32Config{.n = 4096, .k = 4096}},
+  };
+}
+
+ptxkit::Expected<void> GemvF32::validate(const Config&) { return {}; }
+
+LaunchDims GemvF32::launch(const Config& c) {
+  LaunchDims d;
+  d.grid[0] = (c.n + kWarps - 1) / kWarps;
+  d.block[0] = kThreads;
+  return d;
+}
+
+std::vector<ParamSpec> GemvF32::params(const Config& c) {
+  return {
+      {.name = "w", .kind = ParamKind::kInput, .buffer = "w", .elems = std::size_t{c.n} * c.k},
+      {.name = "x", .kind = ParamKind::kInput, .buffer = "x", .elems = c.k},
+      {.name = "y", .kind = ParamKind::kOutput, .buffer = "y", .elems = c.n},
+  };
+}
+
+HostTensors GemvF32::make_inputs(const Config& c, std::uint64_t seed) {
+  InputRng rng(seed);
+  HostTensors t;
+  t.f32["w"] = rng.uniform_vector(std::size_t{c.n} * c.k, -1.0f, 1.0f);
+  t.f32["x"] = rng.uniform_vector(c.k, -1.0f, 1.0f);
+  return t;
+}
+
+std::vector<float> gemv_reference(const std::vector<float>& w, const std::vector<float>& x,
+                                  std::uint32_t n, std::uint32_t k) {
+  std::vector<float> y(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < k; ++j) sum += double{w[r * k + j]} * double{x[j]};
+    y[r] = static_cast<float>(sum);
+  }
+  return y;
+}
+
+ptxkit::Expected<HostTensors> GemvF32::reference(const Config& c, const HostTensors& in) {
+  auto w = in.f32.find("w");
+  auto x = in.f32.find("x");
+  if (w == in.f32.end() || x == in.f32.end())
+    return fail("gemv_f32 reference: inputs 'w' and 'x' are required");
+  if (w->second.size() != std::size_t{c.n} * c.k || x->second.size() != c.k)
+    return fail("gemv_f32 reference: w has " + std::to_string(w->second.size()) +
+                " elements and x " + std::to_string(x->second.size()) + "; expected n * k = " +
+                std::to_string(std::size_t{c.n} * c.k) + " and k = " + std::to_string(c.k));
+  HostTensors out;
+  out.f32["y"] = gemv_reference(w->second, x->second, c.n, c.k);
+  return out;
+}
+
+}  // namespace ptxkit::kernels

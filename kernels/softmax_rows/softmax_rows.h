@@ -1,0 +1,89 @@
+// softmax_rows.h: row softmax, any row length, one launch (config, launch contract, reference).
+//
+//   out[r, j] = exp(x[r, j] - max_k x[r, k]) / sum_k exp(x[r, k] - max_k x[r, k])
+//
+// One block per row (row = %ctaid.x, so up to 2^31 - 1 rows). A row is read in "units": .v4
+// chunks when row_len % 4 == 0 (every row then starts 16-byte aligned), single floats otherwise.
+// The block has threads = clamp(round_up32(ceil(units / 4)), 32, 1024) threads:
+// - units <= 4 * threads ("registers" mode, rows up to 16384 floats with .v4): each thread loads
+//   its at most 4 units once, keeps them in registers, and the row is read exactly once. The last
+//   unit index is clamped into the row and masked to -inf, so no load is predicated or out of
+//   bounds and no register is left undefined.
+// - longer rows ("loop" mode): the block loops over the row with an online (max, sum) per thread
+//   (the sum is rescaled by ex2(old_max - new_max) whenever the max grows), then loops again to
+//   write. Every loop guard is `unit < units`: nothing past the row is read.
+// The per-thread (max, sum) pairs are combined with a shfl.bfly tree (every lane holds the result:
+// no PAR-118 broadcast gap), then warp 0 combines the warps' pairs from shared memory and
+// publishes (M, S) through shared memory to the whole block. Exponentials are ex2 of
+// (x - M) * log2(e).
+// Special values (as PyTorch): a row holding NaN or +inf gives NaN everywhere in that row; a row
+// that is entirely -inf gives NaN; -inf elements of other rows give 0.
+// Plain ld.global (not .nc): each thread writes only elements it read itself after the block has
+// reduced, so out may alias x (in-place softmax of attention scores).
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct SoftmaxRowsConfig {
+  std::uint32_t row_len = 151936;
+  std::uint32_t rows = 4;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("row_len", c.row_len,
+            FieldSpec{.doc = "elements per row (any; .v4 when a multiple of 4)",
+                      .min = 1.0,
+                      .max = 16777216.0});
+    v.field("rows", c.rows,
+            FieldSpec{.doc = "rows per launch (grid.x)",
+                      .baked = false,
+                      .min = 1.0,
+                      .max = 2147483647.0,
+                      .exempt_reason = "launch shape only: grid.x = rows and each block reads its "
+                                       "row index from %ctaid.x, so no PTX depends on it"});
+  }
+};
+
+// The row geometry a config implies (shared by the builder, the launch contract and the tests).
+struct SoftmaxGeometry {
+  bool vec4 = false;            // units are .v4 chunks
+  std::uint32_t units = 0;      // chunks (vec4) or floats per row
+  std::uint32_t threads = 0;    // block size
+  std::uint32_t per_thread = 0; // ceil(units / threads)
+  bool in_registers = false;    // per_thread <= 4: the row is read once
+};
+[[nodiscard]] SoftmaxGeometry softmax_geometry(std::uint32_t row_len);
+
+struct SoftmaxRows {
+  using Config = SoftmaxRowsConfig;
+  static constexpr std::string_view kName = "softmax_rows";
+  static constexpr std::string_view kSummary =
+      "row softmax, any row length, one block per row (rows up to 16384 floats held in "
+      "registers, longer rows looped with an online max/sum), ex2-based";
+  static constexpr std::string_view kLimits =
+      "row_len in [1, 2^24] (.v4 when a multiple of 4, scalar otherwise); rows in [1, 2^31 - 1] "
+      "(grid.x); rows * row_len elements addressed in 64 bits; out may alias x; NaN or +inf in a "
+      "row, or a row of only -inf, gives a NaN row";
+  static constexpr std::uint32_t kMaxThreads = 1024;
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+// The reference in double (two passes: max, then sum), x is rows * row_len.
+std::vector<float> softmax_reference(const std::vector<float>& x, std::uint32_t rows,
+                                     std::uint32_t row_len);
+
+}  // namespace ptxkit::kernels

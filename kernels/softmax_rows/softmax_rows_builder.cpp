@@ -1,0 +1,231 @@
+// softmax_rows_builder.cpp: softmax_rows's PTX, written on ptxgen, and its registration.
+//
+// Per block (row = %ctaid.x), in the log2 domain (L = log2 e):
+//   1. per thread (m, s): "registers" mode loads its <= 4 units once (the last index clamped to
+//      the row and masked to -inf), m = max, s = sum ex2((x - m') L) with m' = m or 0 when
+//      m = -inf; "loop" mode folds each unit into an online (m, s), rescaling s by
+//      ex2((m_old - m_new') L);
+//   2. shfl.bfly tree over (m, s): every lane ends with its warp's pair;
+//   3. lane 0 of each warp stores its pair; bar.sync; warp 0 combines them with another bfly tree
+//      and lane 0 stores (M, S); bar.sync; every thread reads (M, S) back (the broadcast);
+//   4. out = ex2((x - M') L) * rcp(S), from registers or by looping over the row again.
+// Using M' = 0 when M = -inf keeps -inf - -inf (NaN) out of the exponent: an empty thread is
+// (-inf, 0) and combines as the identity.
+#include "softmax_rows.h"
+
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
+
+#include <array>
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+namespace {
+using namespace ptxkit::ptxgen;
+
+constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// A running (max, sum of exponentials) pair.
+struct MaxSum {
+  Reg<F32> m;
+  Reg<F32> s;
+};
+
+// m, or 0 when m is -inf (so that x - m' never computes -inf - -inf).
+Reg<F32> safe_max(KernelBuilder& b, Reg<F32> m) {
+  return b.selp(b.imm<F32>(0.0f), m, b.setp(cmp::eq, m, b.imm<F32>(kNegInf)));
+}
+
+// ex2((x - m') * log2 e)
+Reg<F32> exp_shifted(KernelBuilder& b, Reg<F32> x, Reg<F32> m_safe) {
+  return b.ex2(b.mul(b.sub(x, m_safe), b.imm<F32>(kLog2e)), approx);
+}
+
+// (m1, s1) + (m2, s2) = (M, s1 ex2((m1 - M') L) + s2 ex2((m2 - M') L)), M = max(m1, m2).
+MaxSum combine(KernelBuilder& b, MaxSum a, MaxSum c) {
+  Reg<F32> m = b.max(a.m, c.m);
+  Reg<F32> ms = safe_max(b, m);
+  Reg<F32> s = b.fma(a.s, exp_shifted(b, a.m, ms), b.mul(c.s, exp_shifted(b, c.m, ms)), rn);
+  return {m, s};
+}
+
+// Butterfly over the warp: afterwards every lane holds the warp's combined pair.
+MaxSum warp_combine(KernelBuilder& b, MaxSum p) {
+  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) {
+    MaxSum other{b.shfl_bfly(p.m, b.imm<U32>(delta)), b.shfl_bfly(p.s, b.imm<U32>(delta))};
+    p = combine(b, p, other);
+  }
+  return p;
+}
+
+// One unit (a .v4 chunk or one float) of the row at unit index `unit`.
+std::vector<Reg<F32>> load_unit(KernelBuilder& b, Ptr<Global, const F32> row, Reg<U32> unit,
+                                bool vec4) {
+  if (!vec4) return {b.ld(row + unit)};
+  auto v = b.ld_v4(row + b.shl(unit, b.imm<U32>(2)));
+  return {v.begin(), v.end()};
+}
+
+void store_unit(KernelBuilder& b, Ptr<Global, F32> row, Reg<U32> unit,
+                const std::vector<Reg<F32>>& y) {
+  if (y.size() == 1) {
+    b.st(row + unit, y[0]);
+    return;
+  }
+  b.st_v4(row + b.shl(unit, b.imm<U32>(2)), std::array<Reg<F32>, 4>{y[0], y[1], y[2], y[3]});
+}
+
+Reg<F32> max_of(KernelBuilder& b, const std::vector<Reg<F32>>& v) {
+  Reg<F32> m = v[0];
+  for (std::size_t k = 1; k < v.size(); ++k) m = b.max(m, v[k]);
+  return m;
+}
+
+}  // namespace
+
+ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen::Target& target,
+                                                  const GenOptions& options) {
+  const SoftmaxGeometry g = softmax_geometry(c.row_len);
+  const std::uint32_t warps = g.threads / 32;
+  KernelBuilder b(std::string(kName), target);
+  b.reqntid(g.threads);
+  auto in = b.param<Ptr<Global, const F32>>("input");
+  auto out = b.param<Ptr<Global, F32>>("output");
+  auto warp_max = b.shared_array<F32>("warp_max", warps + 1, 4);
+  auto warp_sum = b.shared_array<F32>("warp_sum", warps + 1, 4);
+
+  Reg<U32> tid = b.tid_x();
+  Reg<U32> row = b.ctaid_x();
+  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("row_len", c.row_len));  // 64-bit offsets
+  auto x_row = in + row_start;
+  auto y_row = out + row_start;
+  const Imm<U32> units = b.baked<U32>("row_len", g.units);
+
+  // 1. This thread's (m, s).
+  std::optional<MaxSum> mine;
+  std::vector<std::vector<Reg<F32>>> held;  // registers mode: the units, masked
+  std::vector<Reg<U32>> held_unit;
+  std::optional<Reg<Pred>> last_valid;  // registers mode with a partial last unit only
+  const bool last_partial = g.in_registers && g.units % g.threads != 0;
+  if (g.in_registers) {
+    for (std::uint32_t j = 0; j < g.per_thread; ++j) {
+      Reg<U32> unit = j == 0 ? tid : b.add(tid, b.imm<U32>(j * g.threads));
+      const bool guarded = last_partial && j + 1 == g.per_thread;
+      if (guarded) {
+        // The tail guard: clamp the index into the row, mask what lies past it to -inf.
+        last_valid = b.setp(cmp::lt, unit, units);
+        unit = b.min(unit, b.baked<U32>("row_len", g.units - 1));
+      }
+      std::vector<Reg<F32>> v = load_unit(b, x_row, unit, g.vec4);
+      if (guarded)
+        for (auto& r : v) r = b.selp(r, b.imm<F32>(kNegInf), *last_valid);
+      held.push_back(v);
+      held_unit.push_back(unit);
+    }
+    Reg<F32> m = max_of(b, held[0]);
+    for (std::size_t j = 1; j < held.size(); ++j) m = b.max(m, max_of(b, held[j]));
+    Reg<F32> ms = safe_max(b, m);
+    Reg<F32> s = b.mov(b.imm<F32>(0.0f));
+    for (const auto& v : held)
+      for (Reg<F32> x : v) s = b.add(s, exp_shifted(b, x, ms));
+    mine = MaxSum{m, s};
+  } else {
+    Var<F32> m = b.var<F32>(b.imm<F32>(kNegInf), "max");
+    Var<F32> s = b.var<F32>(b.imm<F32>(0.0f), "sum");
+    Var<U32> i = b.var<U32>(tid, "unit");
+    Label loop = b.new_label("reduce_loop");
+    Label done = b.new_label("reduce_done");
+    b.place(loop);
+    {
+      Reg<U32> iv = i.read();
+      b.bra_if(!b.setp(cmp::lt, iv, units), done);  // loop guard: never past the row
+      std::vector<Reg<F32>> v = load_unit(b, x_row, iv, g.vec4);
+      // Snapshot the old max before the update: the rescale needs both values.
+      Reg<F32> old_max = m.read();
+      Reg<F32> new_max = b.max(old_max, max_of(b, v));
+      Reg<F32> ms = safe_max(b, new_max);
+      Reg<F32> acc = b.mul(s.read(), exp_shifted(b, old_max, ms));
+      for (Reg<F32> x : v) acc = b.add(acc, exp_shifted(b, x, ms));
+      m.assign(new_max);
+      s.assign(acc);
+      i.assign(b.add(iv, b.imm<U32>(g.threads)));
+      b.bra(loop);
+    }
+    b.place(done);
+    mine = MaxSum{m.read(), s.read()};
+  }
+
+  // 2-3. Block reduction and broadcast.
+  MaxSum warp = warp_combine(b, *mine);
+  Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
+  Reg<U32> warp_id = b.shr(tid, b.imm<U32>(5));
+  Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
+  {
+    auto only_lane0 = b.guard(is_lane0);
+    b.st(warp_max + warp_id, warp.m);
+    b.st(warp_sum + warp_id, warp.s);
+  }
+  b.bar_sync(0);
+  Label publish_done = b.new_label("publish_done");
+  b.bra_if(!b.setp(cmp::eq, warp_id, b.imm<U32>(0)), publish_done);
+  {
+    // Warp 0: lane w < warps reads warp w's pair (others start from the identity (-inf, 0)).
+    Reg<Pred> has_pair = b.setp(cmp::lt, lane, b.imm<U32>(warps));
+    Reg<U32> w = b.min(lane, b.imm<U32>(warps - 1));
+    Reg<F32> pm = b.selp(b.ld(warp_max + w), b.imm<F32>(kNegInf), has_pair);
+    Reg<F32> ps = b.selp(b.ld(warp_sum + w), b.imm<F32>(0.0f), has_pair);
+    MaxSum total = warp_combine(b, {pm, ps});
+    auto only_lane0 = b.guard(is_lane0);
+    b.st(warp_max + warps, total.m);
+    b.st(warp_sum + warps, total.s);
+  }
+  b.place(publish_done);
+  b.bar_sync(0);
+  // The broadcast: every thread reads the block's (M, S).
+  Reg<F32> row_max_safe = safe_max(b, b.ld(warp_max + warps));
+  Reg<F32> inv_sum = b.rcp(b.ld(warp_sum + warps), rn);
+
+  // 4. Normalize and store.
+  auto normalized = [&](const std::vector<Reg<F32>>& v) {
+    std::vector<Reg<F32>> y;
+    for (Reg<F32> x : v) y.push_back(b.mul(exp_shifted(b, x, row_max_safe), inv_sum));
+    return y;
+  };
+  if (g.in_registers) {
+    for (std::size_t j = 0; j < held.size(); ++j) {
+      std::vector<Reg<F32>> y = normalized(held[j]);
+      if (last_partial && j + 1 == held.size()) {
+        Label skip = b.new_label("tail_done");
+        b.bra_if(!*last_valid, skip);  // the tail guard: no store past the row
+        store_unit(b, y_row, held_unit[j], y);
+        b.place(skip);
+      } else {
+        store_unit(b, y_row, held_unit[j], y);
+      }
+    }
+  } else {
+    Var<U32> j = b.var<U32>(tid, "unit");
+    Label loop = b.new_label("write_loop");
+    Label done = b.new_label("write_done");
+    b.place(loop);
+    {
+      Reg<U32> jv = j.read();
+      b.bra_if(!b.setp(cmp::lt, jv, units), done);
+      store_unit(b, y_row, jv, normalized(load_unit(b, x_row, jv, g.vec4)));
+      j.assign(b.add(jv, b.imm<U32>(g.threads)));
+      b.bra(loop);
+    }
+    b.place(done);
+  }
+  b.ret();
+  return finish_and_print(b, options);
+}
+
+PTXKIT_REGISTER_KERNEL(SoftmaxRows);
+
+}  // namespace ptxkit::kernels

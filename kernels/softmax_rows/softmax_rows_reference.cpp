@@ -1,0 +1,100 @@
+// softmax_rows_reference.cpp: softmax_rows's geometry, launch contract, inputs, reference and
+// reference configs.
+//
+// The reference is the plain two-pass softmax in double (max, then exponentials and their sum):
+// it shares nothing with the kernel's online rescaling, so a rescale bug cannot hide in both.
+#include "softmax_rows.h"
+
+#include "error_p.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ptxkit::kernels {
+
+SoftmaxGeometry softmax_geometry(std::uint32_t row_len) {
+  SoftmaxGeometry g;
+  g.vec4 = row_len % 4 == 0;
+  g.units = g.vec4 ? row_len / 4 : row_len;
+  std::uint32_t quarter = (g.units + 3) / 4;  // aim for 4 units per thread
+  g.threads = std::clamp((quarter + 31) / 32 * 32, 32u, SoftmaxRows::kMaxThreads);
+  g.per_thread = (g.units + g.threads - 1) / g.threads;
+  g.in_registers = g.per_thread <= 4;
+  return g;
+}
+
+std::vector<NamedConfig<SoftmaxRowsConfig>> SoftmaxRows::reference_configs() {
+  return {
+      {"qwen05b_vocab", "Qwen2.5 logits: vocabulary 151936, 4 rows (looped rows)",
+       SoftmaxRowsConfig{.row_len = 151936, .rows = 4}},
+      {"llama_vocab", "Llama logits: vocabulary 32000, 4 rows (looped rows)",
+       SoftmaxRowsConfig{.row_len = 32000, .rows = 4}},
+      {"qwen15b_coder_scores",
+       "Qwen2.5-Coder-1.5B attention scores: 2048 positions, 4 slots x 12 heads (rows in "
+       "registers)",
+       SoftmaxRowsConfig{.row_len = 2048, .rows = 48}},
+  };
+}
+
+ptxkit::Expected<void> SoftmaxRows::validate(const Config&) { return {}; }
+
+LaunchDims SoftmaxRows::launch(const Config& c) {
+  LaunchDims d;
+  d.grid[0] = c.rows;
+  d.block[0] = softmax_geometry(c.row_len).threads;
+  return d;
+}
+
+std::vector<ParamSpec> SoftmaxRows::params(const Config& c) {
+  std::size_t n = std::size_t{c.rows} * c.row_len;
+  return {
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
+  };
+}
+
+HostTensors SoftmaxRows::make_inputs(const Config& c, std::uint64_t seed) {
+  InputRng rng(seed);
+  HostTensors t;
+  // Logit-like values: a spread wide enough that the max subtraction matters.
+  t.f32["x"] = rng.uniform_vector(std::size_t{c.rows} * c.row_len, -20.0f, 20.0f);
+  return t;
+}
+
+std::vector<float> softmax_reference(const std::vector<float>& x, std::uint32_t rows,
+                                     std::uint32_t row_len) {
+  std::vector<float> out(x.size());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* v = x.data() + r * row_len;
+    double m = -std::numeric_limits<double>::infinity();
+    bool poisoned = false;  // NaN or +inf anywhere: the whole row is NaN (as PyTorch)
+    for (std::size_t j = 0; j < row_len; ++j) {
+      poisoned |= std::isnan(v[j]) || v[j] == std::numeric_limits<float>::infinity();
+      m = std::max(m, double{v[j]});
+    }
+    double sum = 0.0;
+    for (std::size_t j = 0; j < row_len; ++j) sum += std::exp(double{v[j]} - m);
+    for (std::size_t j = 0; j < row_len; ++j) {
+      // A row of only -inf has m = -inf and sum = 0/NaN: NaN, as the kernel and PyTorch.
+      double y = poisoned || std::isinf(m) ? nan : std::exp(double{v[j]} - m) / sum;
+      out[r * row_len + j] = static_cast<float>(y);
+    }
+  }
+  return out;
+}
+
+ptxkit::Expected<HostTensors> SoftmaxRows::reference(const Config& c, const HostTensors& in) {
+  auto x = in.f32.find("x");
+  if (x == in.f32.end()) return fail("softmax_rows reference: input 'x' is required");
+  if (x->second.size() != std::size_t{c.rows} * c.row_len)
+    return fail("softmax_rows reference: x has " + std::to_string(x->second.size()) +
+                " elements; expected rows * row_len = " +
+                std::to_string(std::size_t{c.rows} * c.row_len));
+  HostTensors out;
+  out.f32["out"] = softmax_reference(x->second, c.rows, c.row_len);
+  return out;
+}
+
+}  // namespace ptxkit::kernels
