@@ -1,0 +1,210 @@
+// flash_decode_chunk_reference.cpp: the chunk pass's CPU reference, launch contract, inputs and
+// reference configs.
+//
+// The reference computes each chunk's partial state in double from its definition (exact max of
+// the chunk's scores first, then sums), so it shares no arithmetic with the kernel's butterflies
+// and ex2.approx; combined by flash_decode_reduce's reference it must equal one-pass attention.
+#include "flash_decode_chunk.h"
+
+#include "error_p.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ptxkit::kernels {
+
+namespace {
+constexpr double kLog2e = 1.4426950408889634;
+}
+
+float FlashDecodeChunkConfig::effective_scale() const {
+  if (scale != 0.0f) return scale;
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+}
+
+std::uint64_t FlashDecodeChunkConfig::shared_bytes() const {
+  const std::uint64_t g = group();
+  return 4 * (g * head_dim * (1 + FlashDecodeChunk::kWarps) + g * chunk_size);
+}
+
+std::vector<NamedConfig<FlashDecodeChunkConfig>> FlashDecodeChunk::reference_configs() {
+  return {
+      {"qwen15b_coder",
+       "Qwen2.5-Coder-1.5B: head_dim 128, 12 heads, 2 KV heads, 2048 context, 4 slots, chunks of "
+       "64",
+       Config{.head_dim = 128,
+              .num_heads = 12,
+              .num_kv_heads = 2,
+              .max_seq_len = 2048,
+              .scale = 0.0f,
+              .chunk_size = 64,
+              .batch_size = 4}},
+      {"qwen05b",
+       "Qwen2.5-0.5B: head_dim 64, 14 heads, 2 KV heads, 2048 context, 4 slots, chunks of 64",
+       Config{.head_dim = 64,
+              .num_heads = 14,
+              .num_kv_heads = 2,
+              .max_seq_len = 2048,
+              .scale = 0.0f,
+              .chunk_size = 64,
+              .batch_size = 4}},
+  };
+}
+
+ptxkit::Expected<void> FlashDecodeChunk::validate(const Config& c) {
+  if (c.head_dim != 32 && c.head_dim != 64 && c.head_dim != 128)
+    return fail("field 'head_dim' = " + std::to_string(c.head_dim) +
+                " must be 32, 64 or 128 (rows are read as head_dim/4 float4s, 8 lanes per row)");
+  if (c.num_heads % c.num_kv_heads != 0)
+    return fail("num_kv_heads = " + std::to_string(c.num_kv_heads) +
+                " must divide num_heads = " + std::to_string(c.num_heads) +
+                " (each KV head serves num_heads / num_kv_heads query heads)");
+  if (c.shared_bytes() > 48 * 1024)
+    return fail("static shared memory 4 * (group * head_dim * 5 + group * chunk_size) = " +
+                std::to_string(c.shared_bytes()) + " bytes exceeds 49152 (group = " +
+                std::to_string(c.group()) + "): use a smaller chunk_size or more KV heads");
+  std::uint64_t cache = std::uint64_t{c.num_kv_heads} * c.max_seq_len * c.head_dim;
+  if (cache >= (std::uint64_t{1} << 31))
+    return fail("num_kv_heads * max_seq_len * head_dim = " + std::to_string(cache) +
+                " must be < 2^31 (element offsets into one slot's cache are 32-bit)");
+  std::uint64_t parts = std::uint64_t{c.batch_size} * c.num_heads * c.num_chunks() * c.head_dim;
+  if (parts >= (std::uint64_t{1} << 31))
+    return fail("batch_size * num_heads * num_chunks * head_dim = " + std::to_string(parts) +
+                " must be < 2^31 (element offsets into partial_out are 32-bit)");
+  return {};
+}
+
+LaunchDims FlashDecodeChunk::launch(const Config& c) {
+  LaunchDims d;
+  d.grid[0] = c.num_chunks();
+  d.grid[1] = c.num_kv_heads;
+  d.grid[2] = c.batch_size;
+  d.block[0] = kThreads;
+  d.dynamic_smem_bytes = 0;  // q, scores and warp partials live in static shared memory
+  return d;
+}
+
+std::vector<ParamSpec> FlashDecodeChunk::params(const Config& c) {
+  std::size_t qo = std::size_t{c.batch_size} * c.num_heads * c.head_dim;
+  std::size_t slot = std::size_t{c.num_kv_heads} * c.max_seq_len * c.head_dim;
+  std::size_t rows = std::size_t{c.batch_size} * c.num_heads * c.num_chunks();
+  return {
+      {.name = "q", .kind = ParamKind::kInput, .buffer = "q", .elems = qo},
+      {.name = "k_ptrs",
+       .kind = ParamKind::kPointerArray,
+       .buffer = "k_cache",
+       .elems = slot * c.batch_size,
+       .count = c.batch_size,
+       .stride_elems = slot},
+      {.name = "v_ptrs",
+       .kind = ParamKind::kPointerArray,
+       .buffer = "v_cache",
+       .elems = slot * c.batch_size,
+       .count = c.batch_size,
+       .stride_elems = slot},
+      {.name = "partial_max", .kind = ParamKind::kOutput, .buffer = "partial_max", .elems = rows},
+      {.name = "partial_sum", .kind = ParamKind::kOutput, .buffer = "partial_sum", .elems = rows},
+      {.name = "partial_out",
+       .kind = ParamKind::kOutput,
+       .buffer = "partial_out",
+       .elems = rows * c.head_dim},
+      {.name = "seq_lens",
+       .kind = ParamKind::kInput,
+       .buffer = "seq_lens",
+       .elem = ElemType::kU32,
+       .elems = c.batch_size},
+  };
+}
+
+HostTensors FlashDecodeChunk::make_inputs(const Config& c, std::uint64_t seed) {
+  InputRng rng(seed);
+  HostTensors t;
+  std::size_t slot = std::size_t{c.num_kv_heads} * c.max_seq_len * c.head_dim;
+  t.f32["q"] = rng.uniform_vector(std::size_t{c.batch_size} * c.num_heads * c.head_dim, -1, 1);
+  t.f32["k_cache"] = rng.uniform_vector(slot * c.batch_size, -1, 1);
+  t.f32["v_cache"] = rng.uniform_vector(slot * c.batch_size, -1, 1);
+  auto& lens = t.u32["seq_lens"];
+  for (std::uint32_t s = 0; s < c.batch_size; ++s)
+    lens.push_back(1 + static_cast<std::uint32_t>(rng.next_u64() % c.max_seq_len));
+  return t;
+}
+
+FlashPartials flash_decode_chunk_reference(const FlashDecodeChunkConfig& c,
+                                           const std::vector<float>& q,
+                                           const std::vector<float>& k_cache,
+                                           const std::vector<float>& v_cache,
+                                           const std::vector<std::uint32_t>& seq_lens) {
+  const std::size_t hd = c.head_dim, nc = c.num_chunks(), cs = c.chunk_size;
+  const std::size_t slot_elems = std::size_t{c.num_kv_heads} * c.max_seq_len * hd;
+  const std::uint32_t group = c.group();
+  const double scale_log2 = double{c.effective_scale()} * kLog2e;
+  const std::size_t rows = std::size_t{c.batch_size} * c.num_heads * nc;
+  FlashPartials p;
+  p.max.assign(rows, -std::numeric_limits<float>::infinity());
+  p.sum.assign(rows, 0.0f);
+  p.out.assign(rows * hd, 0.0f);
+  std::vector<double> s(cs), acc(hd);
+  for (std::size_t b = 0; b < c.batch_size; ++b) {
+    const std::size_t len = std::min<std::size_t>(seq_lens[b], c.max_seq_len);
+    for (std::size_t h = 0; h < c.num_heads; ++h) {
+      const float* qh = q.data() + (b * c.num_heads + h) * hd;
+      const std::size_t kv = h / group;
+      const float* kh = k_cache.data() + b * slot_elems + kv * c.max_seq_len * hd;
+      const float* vh = v_cache.data() + b * slot_elems + kv * c.max_seq_len * hd;
+      for (std::size_t ch = 0; ch < nc; ++ch) {
+        const std::size_t begin = ch * cs, end = std::min(len, begin + cs);
+        if (begin >= end) continue;  // the empty state set above
+        double m = -std::numeric_limits<double>::infinity();
+        for (std::size_t pos = begin; pos < end; ++pos) {
+          double dot = 0.0;
+          for (std::size_t d = 0; d < hd; ++d) dot += double{qh[d]} * double{kh[pos * hd + d]};
+          s[pos - begin] = dot * scale_log2;
+          m = std::max(m, s[pos - begin]);
+        }
+        double l = 0.0;
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (std::size_t pos = begin; pos < end; ++pos) {
+          const double w = std::exp2(s[pos - begin] - m);
+          l += w;
+          for (std::size_t d = 0; d < hd; ++d) acc[d] += w * double{vh[pos * hd + d]};
+        }
+        const std::size_t row = (b * c.num_heads + h) * nc + ch;
+        p.max[row] = static_cast<float>(m);
+        p.sum[row] = static_cast<float>(l);
+        for (std::size_t d = 0; d < hd; ++d) p.out[row * hd + d] = static_cast<float>(acc[d]);
+      }
+    }
+  }
+  return p;
+}
+
+ptxkit::Expected<HostTensors> FlashDecodeChunk::reference(const Config& c, const HostTensors& in) {
+  auto q = in.f32.find("q");
+  auto k = in.f32.find("k_cache");
+  auto v = in.f32.find("v_cache");
+  auto lens = in.u32.find("seq_lens");
+  if (q == in.f32.end() || k == in.f32.end() || v == in.f32.end() || lens == in.u32.end())
+    return fail("flash_decode_chunk reference: inputs q, k_cache, v_cache (f32) and seq_lens "
+                "(u32) are required");
+  std::size_t qo = std::size_t{c.batch_size} * c.num_heads * c.head_dim;
+  std::size_t cache = std::size_t{c.batch_size} * c.num_kv_heads * c.max_seq_len * c.head_dim;
+  if (q->second.size() != qo || k->second.size() != cache || v->second.size() != cache ||
+      lens->second.size() != c.batch_size)
+    return fail("flash_decode_chunk reference: buffer sizes do not match the config (q " +
+                std::to_string(qo) + ", k_cache/v_cache " + std::to_string(cache) +
+                ", seq_lens " + std::to_string(c.batch_size) + " elements expected)");
+  for (std::size_t s = 0; s < lens->second.size(); ++s)
+    if (lens->second[s] > c.max_seq_len)
+      return fail("flash_decode_chunk reference: seq_lens[" + std::to_string(s) + "] = " +
+                  std::to_string(lens->second[s]) + " exceeds max_seq_len = " +
+                  std::to_string(c.max_seq_len));
+  FlashPartials p = flash_decode_chunk_reference(c, q->second, k->second, v->second, lens->second);
+  HostTensors out;
+  out.f32["partial_max"] = std::move(p.max);
+  out.f32["partial_sum"] = std::move(p.sum);
+  out.f32["partial_out"] = std::move(p.out);
+  return out;
+}
+
+}  // namespace ptxkit::kernels

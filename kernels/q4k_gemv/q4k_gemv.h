@@ -1,0 +1,99 @@
+// q4k_gemv.h: GEMV with GGUF Q4_K weights, y = W x (config, launch contract, reference, Q4_K
+// block codec).
+//
+// W [rows, cols] is quantized row by row in GGUF/ggml Q4_K super-blocks of 256 values, 144 bytes:
+//   bytes 0-1    d     (f16)   scale of the sub-block scales
+//   bytes 2-3    dmin  (f16)   scale of the sub-block mins
+//   bytes 4-15   scales[12]    8 sub-blocks of 32 values, 6-bit scale and 6-bit min each, packed
+//                              as ggml's get_scale_min_k4: for j < 4 sc = s[j] & 63,
+//                              m = s[j+4] & 63; for j >= 4 sc = (s[j+4] & 15) | (s[j-4] >> 6) << 4,
+//                              m = (s[j+4] >> 4) | (s[j] >> 6) << 4
+//   bytes 16-143 qs[128]       4-bit quants: for each 64-value group g (32 bytes), the low nibbles
+//                              are values 64g + 0..31 (sub-block 2g), the high nibbles values
+//                              64g + 32..63 (sub-block 2g+1)
+// value = d * sc * q - dmin * m. A row has ceil(cols / 256) super-blocks: the padded row stride is
+// ceil(cols / 256) * 144 bytes (36 u32 words per super-block); the values of the last super-block
+// past `cols` are padding, and the kernel never reads x past cols (seed 001, GH-215). The weight
+// buffer is passed as u32 words (little-endian bytes), 16-byte aligned.
+//
+// Grid ceil(rows / 16), 256 threads: each warp computes 2 rows. Lane (group = lane / 8,
+// part = lane % 8) takes bytes 16*part .. 16*part + 15 of the quants of super-block 4*i + group
+// (one 16-byte load per row), i.e. 16 values of sub-block part/2*2 and 16 of the next one; the x
+// values it needs come in 8 float4 loads shared by both rows. A nibble becomes the float
+// 1 + q/16 by placing it in the top mantissa bits (shift, and, or: no int-to-float conversion),
+// so sum q*x = 16 * (sum (1 + q/16) x - sum x), and sum x also carries the mins. The last step,
+// when cols is not a multiple of 1024, guards x: a float4 at or past cols is read from cols - 4
+// (in bounds) and zeroed.
+#pragma once
+
+#include <ptxkit/kernels/kernel.h>
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct Q4kGemvConfig {
+  std::uint32_t rows = 4864;
+  std::uint32_t cols = 896;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("rows", c.rows,
+            FieldSpec{.doc = "rows of W and elements of y (N)", .min = 1.0, .max = 16777216.0});
+    v.field("cols", c.cols,
+            FieldSpec{.doc = "columns of W and elements of x (K); any multiple of 4, rows are "
+                             "padded to whole 256-value super-blocks",
+                      .min = 4.0,
+                      .max = 1048576.0,
+                      .multiple_of = 4});
+  }
+
+  [[nodiscard]] std::uint32_t blocks_per_row() const { return (cols + 255) / 256; }
+  [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; }  // u32 words
+};
+
+struct Q4kGemv {
+  using Config = Q4kGemvConfig;
+  static constexpr std::string_view kName = "q4k_gemv";
+  static constexpr std::string_view kSummary =
+      "Q4_K GEMV y = W x with GGUF Q4_K super-blocks (256 values, 144 bytes), 2 rows per warp, "
+      "16-byte loads, cols need not be a multiple of 256";
+  static constexpr std::string_view kLimits =
+      "cols a multiple of 4 in [4, 1048576] (x is read as float4s; a row is padded to "
+      "ceil(cols/256) super-blocks, row stride ceil(cols/256)*144 bytes); rows in [1, 2^24]; "
+      "x is never read at or past cols; weights and x 16-byte aligned";
+  static constexpr std::uint32_t kWarps = 8;
+  static constexpr std::uint32_t kThreads = kWarps * 32;
+  static constexpr std::uint32_t kRowsPerWarp = 2;
+  static constexpr std::uint32_t kRowsPerBlock = kWarps * kRowsPerWarp;
+  static constexpr std::uint32_t kBlockBytes = 144;
+
+  static std::vector<NamedConfig<Config>> reference_configs();
+  static ptxkit::Expected<void> validate(const Config& c);
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options);
+  static LaunchDims launch(const Config& c);
+  static std::vector<ParamSpec> params(const Config& c);
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+};
+
+// IEEE binary16 <-> binary32 (round to nearest even; subnormals, inf and NaN kept).
+float q4k_half_to_float(std::uint16_t h);
+std::uint16_t q4k_float_to_half(float f);
+
+// ggml's get_scale_min_k4: the 6-bit scale and min of sub-block j (0..7) from the 12 packed bytes.
+void q4k_scale_min(int j, const std::uint8_t* scales, std::uint8_t& sc, std::uint8_t& m);
+
+// One 144-byte super-block to its 256 values (ggml's dequantize_row_q4_K), in double.
+std::array<double, 256> q4k_dequantize_block(const std::uint8_t* block);
+
+// y = W x in double from the packed rows (w_words: rows * row_words u32 words), x: cols floats.
+std::vector<float> q4k_gemv_reference(const Q4kGemvConfig& c,
+                                      const std::vector<std::uint32_t>& w_words,
+                                      const std::vector<float>& x);
+
+}  // namespace ptxkit::kernels

@@ -1,0 +1,166 @@
+// q4k_gemv_reference.cpp: the Q4_K codec (ggml's layout), the GEMV's CPU reference, launch
+// contract, inputs and reference configs.
+//
+// The reference dequantizes exactly as ggml's dequantize_row_q4_K (value = d*sc*q - dmin*m) and
+// sums in double over k < cols only, so a kernel that lets padding or x past cols into a row sum
+// disagrees with it. It shares nothing with the kernel's 1 + q/16 float trick.
+#include "q4k_gemv.h"
+
+#include "error_p.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+namespace ptxkit::kernels {
+
+float q4k_half_to_float(std::uint16_t h) {
+  const float sign = (h & 0x8000u) != 0 ? -1.0f : 1.0f;
+  const int exp = (h >> 10) & 0x1f;
+  const int mant = h & 0x3ff;
+  if (exp == 0) return sign * std::ldexp(static_cast<float>(mant), -24);
+  if (exp == 31) return mant == 0 ? sign * INFINITY : NAN;
+  return sign * std::ldexp(static_cast<float>(1024 + mant), exp - 25);
+}
+
+std::uint16_t q4k_float_to_half(float f) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const std::uint32_t u = bits & 0x7fffffffu;
+  if (u >= 0x7f800000u) return sign | (u > 0x7f800000u ? 0x7e00u : 0x7c00u);
+  if (u >= 0x477ff000u) return sign | 0x7c00u;  // rounds to infinity (>= 65520)
+  if (u < 0x38800000u) {                         // below 2^-14: a subnormal half (or zero)
+    const float scaled = std::bit_cast<float>(u) * 16777216.0f;  // exact: units of 2^-24
+    return sign | static_cast<std::uint16_t>(std::nearbyint(scaled));
+  }
+  std::uint32_t h = ((((u >> 23) - 127 + 15) << 10) | ((u & 0x7fffffu) >> 13));
+  const std::uint32_t rest = u & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) != 0)) ++h;  // nearest, ties to even
+  return sign | static_cast<std::uint16_t>(h);
+}
+
+void q4k_scale_min(int j, const std::uint8_t* q, std::uint8_t& sc, std::uint8_t& m) {
+  if (j < 4) {
+    sc = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    sc = static_cast<std::uint8_t>((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    m = static_cast<std::uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+  }
+}
+
+std::array<double, 256> q4k_dequantize_block(const std::uint8_t* block) {
+  std::array<double, 256> y{};
+  const double d = q4k_half_to_float(static_cast<std::uint16_t>(block[0] | (block[1] << 8)));
+  const double dmin = q4k_half_to_float(static_cast<std::uint16_t>(block[2] | (block[3] << 8)));
+  const std::uint8_t* scales = block + 4;
+  const std::uint8_t* qs = block + 16;
+  for (int g = 0; g < 4; ++g) {
+    std::uint8_t sc1, m1, sc2, m2;
+    q4k_scale_min(2 * g, scales, sc1, m1);
+    q4k_scale_min(2 * g + 1, scales, sc2, m2);
+    for (int l = 0; l < 32; ++l) {
+      y[static_cast<std::size_t>(64 * g + l)] = d * sc1 * (qs[32 * g + l] & 0xF) - dmin * m1;
+      y[static_cast<std::size_t>(64 * g + 32 + l)] = d * sc2 * (qs[32 * g + l] >> 4) - dmin * m2;
+    }
+  }
+  return y;
+}
+
+std::vector<float> q4k_gemv_reference(const Q4kGemvConfig& c,
+                                      const std::vector<std::uint32_t>& w_words,
+                                      const std::vector<float>& x) {
+  std::vector<float> y(c.rows);
+  std::vector<std::uint8_t> block(Q4kGemv::kBlockBytes);
+  for (std::size_t r = 0; r < c.rows; ++r) {
+    double acc = 0.0;
+    for (std::size_t sb = 0; sb < c.blocks_per_row(); ++sb) {
+      std::memcpy(block.data(), w_words.data() + r * c.row_words() + sb * 36, block.size());
+      const auto v = q4k_dequantize_block(block.data());
+      for (std::size_t i = 0; i < 256 && sb * 256 + i < c.cols; ++i)
+        acc += v[i] * double{x[sb * 256 + i]};
+    }
+    y[r] = static_cast<float>(acc);
+  }
+  return y;
+}
+
+std::vector<NamedConfig<Q4kGemvConfig>> Q4kGemv::reference_configs() {
+  return {
+      {"qwen05b", "Qwen2.5-0.5B FFN gate/up: 4864 x 896 (cols not a multiple of 256)",
+       Config{.rows = 4864, .cols = 896}},
+      {"qwen05b_down", "Qwen2.5-0.5B FFN down: 896 x 4864 (19 super-blocks per row)",
+       Config{.rows = 896, .cols = 4864}},
+      {"llama", "Llama attention projection: 4096 x 4096", Config{.rows = 4096, .cols = 4096}},
+  };
+}
+
+ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
+  const std::uint64_t words = std::uint64_t{c.rows} * c.row_words();
+  if (words * 4 >= (std::uint64_t{1} << 40))
+    return fail("rows * ceil(cols/256) * 144 = " + std::to_string(words * 4) +
+                " bytes of weights is beyond 2^40 (1 TiB)");
+  return {};
+}
+
+LaunchDims Q4kGemv::launch(const Config& c) {
+  LaunchDims d;
+  d.grid[0] = (c.rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  d.block[0] = kThreads;
+  return d;
+}
+
+std::vector<ParamSpec> Q4kGemv::params(const Config& c) {
+  return {
+      {.name = "w_q4k",
+       .kind = ParamKind::kInput,
+       .buffer = "w_q4k",
+       .elem = ElemType::kU32,
+       .elems = std::size_t{c.rows} * c.row_words()},
+      {.name = "x", .kind = ParamKind::kInput, .buffer = "x", .elems = c.cols},
+      {.name = "y", .kind = ParamKind::kOutput, .buffer = "y", .elems = c.rows},
+  };
+}
+
+HostTensors Q4kGemv::make_inputs(const Config& c, std::uint64_t seed) {
+  // Random super-blocks of realistic magnitude: d in [0.002, 0.02), dmin in [0.001, 0.01), all
+  // 12 scale bytes and 128 quant bytes random -- padding values of the last block included, so
+  // a kernel that sums them (or x past cols) is caught.
+  InputRng rng(seed);
+  HostTensors t;
+  auto& words = t.u32["w_q4k"];
+  words.assign(std::size_t{c.rows} * c.row_words(), 0);
+  std::vector<std::uint8_t> block(kBlockBytes);
+  for (std::size_t r = 0; r < c.rows; ++r)
+    for (std::size_t sb = 0; sb < c.blocks_per_row(); ++sb) {
+      const std::uint16_t d = q4k_float_to_half(rng.uniform(0.002f, 0.02f));
+      const std::uint16_t dmin = q4k_float_to_half(rng.uniform(0.001f, 0.01f));
+      block[0] = static_cast<std::uint8_t>(d & 0xff);
+      block[1] = static_cast<std::uint8_t>(d >> 8);
+      block[2] = static_cast<std::uint8_t>(dmin & 0xff);
+      block[3] = static_cast<std::uint8_t>(dmin >> 8);
+      for (std::size_t i = 4; i < kBlockBytes; ++i)
+        block[i] = static_cast<std::uint8_t>(rng.next_u64() & 0xff);
+      std::memcpy(words.data() + r * c.row_words() + sb * 36, block.data(), kBlockBytes);
+    }
+  t.f32["x"] = rng.uniform_vector(c.cols, -1.0f, 1.0f);
+  return t;
+}
+
+ptxkit::Expected<HostTensors> Q4kGemv::reference(const Config& c, const HostTensors& in) {
+  auto w = in.u32.find("w_q4k");
+  auto x = in.f32.find("x");
+  if (w == in.u32.end() || x == in.f32.end())
+    return fail("q4k_gemv reference: inputs w_q4k (u32 words) and x (f32) are required");
+  const std::size_t words = std::size_t{c.rows} * c.row_words();
+  if (w->second.size() != words || x->second.size() != c.cols)
+    return fail("q4k_gemv reference: w_q4k has " + std::to_string(w->second.size()) +
+                " words and x " + std::to_string(x->second.size()) + " elements; expected rows * " +
+                "ceil(cols/256) * 36 = " + std::to_string(words) + " and cols = " +
+                std::to_string(c.cols));
+  HostTensors out;
+  out.f32["y"] = q4k_gemv_reference(c, w->second, x->second);
+  return out;
+}
+
+}  // namespace ptxkit::kernels
