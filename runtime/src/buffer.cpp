@@ -36,7 +36,10 @@ DeviceAllocation::~DeviceAllocation() {
 }
 
 void DeviceAllocation::release() {
-  if (ptr_ != 0) (void)state_->driver->mem_free(ptr_);
+  if (ptr_ != 0) {
+    state_->bind();
+    (void)state_->driver->mem_free(ptr_);
+  }
   ptr_ = 0;
 }
 

@@ -143,7 +143,10 @@ Stream::Stream(Stream&& o) noexcept
 
 Stream& Stream::operator=(Stream&& o) noexcept {
   if (this != &o) {
-    if (stream_ != nullptr) (void)state_->driver->stream_destroy(stream_);
+    if (stream_ != nullptr) {
+      state_->bind();
+      (void)state_->driver->stream_destroy(stream_);
+    }
     state_ = std::move(o.state_);
     stream_ = std::exchange(o.stream_, nullptr);
   }
@@ -151,7 +154,10 @@ Stream& Stream::operator=(Stream&& o) noexcept {
 }
 
 Stream::~Stream() {
-  if (stream_ != nullptr) (void)state_->driver->stream_destroy(stream_);
+  if (stream_ != nullptr) {
+    state_->bind();
+    (void)state_->driver->stream_destroy(stream_);
+  }
 }
 
 Expected<void> Stream::synchronize() const {
@@ -171,7 +177,10 @@ Event::Event(Event&& o) noexcept
 
 Event& Event::operator=(Event&& o) noexcept {
   if (this != &o) {
-    if (event_ != nullptr) (void)state_->driver->event_destroy(event_);
+    if (event_ != nullptr) {
+      state_->bind();
+      (void)state_->driver->event_destroy(event_);
+    }
     state_ = std::move(o.state_);
     event_ = std::exchange(o.event_, nullptr);
   }
@@ -179,7 +188,10 @@ Event& Event::operator=(Event&& o) noexcept {
 }
 
 Event::~Event() {
-  if (event_ != nullptr) (void)state_->driver->event_destroy(event_);
+  if (event_ != nullptr) {
+    state_->bind();
+    (void)state_->driver->event_destroy(event_);
+  }
 }
 
 Expected<void> Event::record(const Stream& stream) {

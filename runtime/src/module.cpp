@@ -18,7 +18,10 @@ namespace ptxkit::runtime {
 
 namespace detail {
 ModuleState::~ModuleState() {
-  if (module != nullptr) (void)ctx->driver->module_unload(module);
+  if (module != nullptr) {
+    ctx->bind();
+    (void)ctx->driver->module_unload(module);
+  }
 }
 } // namespace detail
 

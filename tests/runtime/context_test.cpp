@@ -10,6 +10,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace ptxkit::runtime {
@@ -157,6 +158,18 @@ TEST(DeviceBuffers, RoundTripFillAndCopy) {
   EXPECT_EQ(fake->live_allocations(), 2u);
   a = fail(ErrorKind::kBadArgument, "drop"); // destroys the first buffer
   EXPECT_EQ(fake->live_allocations(), 1u);
+}
+
+TEST(DeviceBuffers, ALastOwnerOnAnotherThreadBindsTheContextBeforeFreeing) {
+  auto fake = std::make_shared<FakeDriver>();
+  auto ctx = Context::open(fake);
+  ASSERT_TRUE(ctx);
+  auto buf = DeviceBuffer<float>::allocate(*ctx, 16);
+  ASSERT_TRUE(buf);
+  const int before = fake->set_current_calls;
+  std::thread([b = std::move(*buf)]() mutable { auto gone = std::move(b); }).join();
+  EXPECT_EQ(fake->live_allocations(), 0u);
+  EXPECT_EQ(fake->set_current_calls, before + 1);
 }
 
 TEST(DeviceBuffers, SizeMismatchesAndDriverFailuresAreErrors) {

@@ -131,7 +131,9 @@ cu::Result FakeDriver::primary_ctx_release(cu::Device) {
 }
 
 cu::Result FakeDriver::ctx_set_current(cu::Context) {
-  return injected("cuCtxSetCurrent");
+  if (auto r = injected("cuCtxSetCurrent")) return r;
+  ++set_current_calls;
+  return cu::kSuccess;
 }
 cu::Result FakeDriver::ctx_synchronize() {
   return injected("cuCtxSynchronize");

@@ -48,6 +48,7 @@ public:
   std::atomic<int> async_copies{0};
   std::atomic<int> async_memsets{0};
   std::atomic<int> event_records{0};
+  std::atomic<int> set_current_calls{0};
   int last_set_attribute_value = 0;
   std::vector<cu::JitOption> last_jit_options;
   std::vector<std::uintptr_t> last_jit_values; // scalar option values (buffers as 0)

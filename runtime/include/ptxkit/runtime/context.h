@@ -28,6 +28,11 @@ struct ContextState {
   ContextState(const ContextState&) = delete;
   ContextState& operator=(const ContextState&) = delete;
   ~ContextState();
+  // Makes the context current on the calling thread before an object is destroyed there: the
+  // last owner of a buffer, stream or module may be a thread that never used the context.
+  void bind() const {
+    if (context != nullptr) (void)driver->ctx_set_current(context);
+  }
 };
 } // namespace detail
 
