@@ -70,6 +70,11 @@ public:
 void DeadValueRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const ValueNumbering& vn = a.values;
+  const FunctionIR& ir = a.ir;
+  // Liveness as aggressive dead-code elimination sees it: instructions with an effect (or no
+  // result) are live; a live instruction makes the values it reads live; a live value makes the
+  // instruction that computes it live (and a live phi or guarded write its inputs).
+  std::vector<char> live_inst(ir.size(), 0);
   std::vector<char> live(vn.size(), 0);
   std::vector<ValueId> work;
   auto mark = [&](ValueId v) {
@@ -78,61 +83,81 @@ void DeadValueRule::check(RuleContext& ctx) const {
       work.push_back(v);
     }
   };
-  for (ValueId v = 0; v < vn.size(); ++v)
-    for (const ValueUse& u : vn.uses(v))
-      if (u.inst != kNoId) mark(v);
+  auto make_live = [&](InstId i) {
+    if (live_inst[i]) return;
+    live_inst[i] = 1;
+    const InstInfo& info = ir.info(i);
+    mark(vn.ssa_guard(i));
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+      if (!ir.mention(m).is_def) mark(vn.ssa_use(m));
+  };
+  for (InstId i = 0; i < ir.size(); ++i) {
+    if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
+    bool has_def = false;
+    for (const Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m)
+      has_def = has_def || m->is_def;
+    if (!has_def || !is_pure(ir.inst(i))) make_live(i);
+  }
   while (!work.empty()) {
     ValueId v = work.back();
     work.pop_back();
     const ValueInfo& x = vn.info(v);
-    if (x.kind == ValueKind::kPhi) {
+    switch (x.kind) {
+    case ValueKind::kPhi:
       for (const PhiIncoming& in : vn.raw_phi_incoming(v)) mark(in.value);
-    } else if (x.kind == ValueKind::kGuarded) {
+      break;
+    case ValueKind::kGuarded:
       mark(x.prior);
       mark(x.fresh);
+      make_live(x.inst);
+      break;
+    case ValueKind::kDef: make_live(x.inst); break;
+    default: break;
     }
   }
   const bool debug = is_debug_build(ctx.module());
-  for (InstId i = 0; i < a.ir.size(); ++i) {
+  for (InstId i = 0; i < ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
-    if (!a.cfg.reachable(b)) continue;
-    const InstInfo& info = a.ir.info(i);
-    const Instruction& inst = a.ir.inst(i);
-    if (!is_pure(inst)) continue;
-    bool has_result = false, used = false;
+    if (!a.cfg.reachable(b) || live_inst[i]) continue;
+    const InstInfo& info = ir.info(i);
+    const Instruction& inst = ir.inst(i);
     RegId first = kNoId;
+    bool read_by_dead = false;
     for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
-      const Mention& mm = a.ir.mention(m);
+      const Mention& mm = ir.mention(m);
       if (!mm.is_def) continue;
-      has_result = true;
       if (first == kNoId) first = mm.reg;
       ValueId v = vn.ssa_def(m);
-      if (v == kNoId) continue;
-      // A guarded write is used if the register after it is read, or if its new value is read
-      // directly (`@p ld %r; @!p mov %r, x;` merges the two paths' values).
-      const ValueInfo& x = vn.info(v);
-      used = used || live[v] || (x.kind == ValueKind::kGuarded && live[x.fresh]);
+      if (v != kNoId) read_by_dead = read_by_dead || !vn.uses(v).empty();
     }
-    if (!has_result) continue;
-    ctx.add_sites();
-    if (used) continue;
     bool load = is_load(inst);
     Severity severity = load && !debug && !reads_local_stack(a, i) ? Severity::kError
                                                                     : Severity::kWarning;
-    std::string name = a.ir.reg_name(first);
+    std::string name = ir.reg_name(first);
     std::string what = load ? "the value loaded into " + name : "the result " + name;
-    Finding& f = ctx.report(i, what + " is never used", severity);
+    std::string msg = read_by_dead ? what + " only feeds results that are never used"
+                                   : what + " is never used";
+    Finding& f = ctx.report(i, msg, severity);
     // The next write of the same register in this block, if any, is where it was discarded.
     for (InstId j = i + 1; j < a.cfg.block(b).end; ++j) {
-      const InstInfo& nj = a.ir.info(j);
+      const InstInfo& nj = ir.info(j);
       bool redefines = false;
       for (std::uint32_t m = nj.mention_begin; m < nj.mention_end; ++m)
-        redefines = redefines || (a.ir.mention(m).is_def && a.ir.mention(m).reg == first);
+        redefines = redefines || (ir.mention(m).is_def && ir.mention(m).reg == first);
       if (redefines) {
         ctx.relate(f, j, "overwrites " + name + " before any read");
         break;
       }
     }
+  }
+  // Sites: every reachable side-effect-free instruction with a result.
+  for (InstId i = 0; i < ir.size(); ++i) {
+    if (!a.cfg.reachable(a.cfg.block_of(i)) || !is_pure(ir.inst(i))) continue;
+    for (const Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m)
+      if (m->is_def) {
+        ctx.add_sites();
+        break;
+      }
   }
 }
 

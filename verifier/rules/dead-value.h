@@ -2,9 +2,13 @@
 // never read.
 //
 // What it proves: for every side-effect-free instruction in reachable code (arithmetic, logic,
-// comparisons, conversions, moves, and loads that are not volatile/acquire/mmio), that at least
-// one of its results is read by an instruction (directly, through phis, or as the prior content
-// under a guarded write) — or it reports the instruction. The bug it exists for: a kernel that
+// comparisons, conversions, moves, and loads that are not volatile/acquire/relaxed/mmio), that
+// at least one of its results can reach an instruction with an effect (a store, a branch, a
+// call, an atomic...) — directly, through other pure instructions, through phis, or as the
+// prior content under a guarded write — or it reports the instruction (aggressive dead-code
+// elimination's notion of live). A result read only by other dead instructions is reported as
+// "only feeds results that are never used", so a loop-carried sum nobody reads after the loop
+// is found, update and initialisation alike. The bug it exists for: a kernel that
 // loads a value and then computes with a constant (or another register) instead, so the load
 // is wasted and the output silently wrong.
 //

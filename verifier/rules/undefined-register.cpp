@@ -66,6 +66,22 @@ public:
     return r && !exceeded_;
   }
 
+  // Facts established by the guarded branches on the chain of single-predecessor blocks
+  // leading to b (the conditions every path to b has passed).
+  std::vector<Fact> dominating_facts(BlockId b) const {
+    std::vector<Fact> facts;
+    for (int steps = 0; steps < 32 && facts.size() < kMaxFacts; ++steps) {
+      const auto& preds = a_.cfg.block(b).preds;
+      if (preds.size() != 1 || preds[0] == b) break;
+      if (auto f = edge_fact(preds[0], b)) {
+        if (known(facts, f->pred).has_value()) break;
+        facts.push_back(*f);
+      }
+      b = preds[0];
+    }
+    return facts;
+  }
+
 private:
   static constexpr std::uint32_t kBudget = 4096;
   static constexpr std::size_t kMaxFacts = 6;
@@ -196,7 +212,7 @@ void UndefinedRegisterRule::check(RuleContext& ctx) const {
   for (InstId i = 0; i < a.ir.size(); ++i) {
     if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
     const InstInfo& info = a.ir.info(i);
-    std::vector<Fact> facts;
+    std::vector<Fact> facts = walker.dominating_facts(a.cfg.block_of(i));
     ValueId g = vn.ssa_guard(i);
     if (g != kNoId) {
       ctx.add_sites();

@@ -1,0 +1,168 @@
+// analysis_uniformity_test.cpp: lane uniformity, divergent and uniform cases side by side
+// (in the manner of MLIR's test-uniformity-analysis): special registers, loads by state space,
+// shuffles (idx from a uniform lane, down, a full butterfly reduction), control dependence at
+// joins, and temporal divergence out of a loop with a lane-varying exit.
+#include "analysis_test_util.h"
+
+namespace ptxkit::verifier::testing {
+namespace {
+
+using namespace analysis;
+
+std::string uk(const std::string& body) {
+  return kernel(".param .u64 p",
+                "\t.reg .pred %p<8>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<10>;\n"
+                "\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n" +
+                    body);
+}
+
+struct U {
+  Analyzed t;
+  std::string text;
+  bool def_uniform(const std::string& needle, std::uint32_t element = 0) const {
+    const auto& a = *t.a;
+    return a.uniformity.is_uniform(a.values.defined_value(inst_at(a, line_of(text, needle)), 0, element));
+  }
+};
+
+U run(const std::string& body) {
+  U u{analyze(uk(body)), uk(body)};
+  return u;
+}
+
+TEST(AnalysisUniformity, SpecialRegistersParamsAndArithmetic) {
+  U u = run("\tmov.u32 %r1, %tid.x;\n"
+            "\tmov.u32 %r2, %ctaid.x;\n"
+            "\tadd.u32 %r3, %r2, 1;\n"
+            "\tadd.u32 %r4, %r1, %r2;\n"
+            "\tmov.u32 %r5, %laneid;\n"
+            "\tmov.u32 %r6, %ntid.x;\n"
+            "\tcvt.u64.u32 %rd2, %r3;\n"
+            "\tret;\n");
+  EXPECT_TRUE(u.def_uniform("ld.param.u64 %rd1"));
+  EXPECT_FALSE(u.def_uniform("%tid.x"));
+  EXPECT_TRUE(u.def_uniform("%ctaid.x"));
+  EXPECT_TRUE(u.def_uniform("add.u32 %r3"));
+  EXPECT_FALSE(u.def_uniform("add.u32 %r4"));
+  EXPECT_FALSE(u.def_uniform("%laneid"));
+  EXPECT_TRUE(u.def_uniform("%ntid.x"));
+  EXPECT_TRUE(u.def_uniform("cvt.u64.u32"));
+}
+
+TEST(AnalysisUniformity, LoadsByStateSpace) {
+  // The function writes global memory, so plain global loads of a uniform address are varying;
+  // `.nc` and `.const` loads are not.
+  U u = run("\tld.global.nc.f32 %f1, [%rd1];\n"
+            "\tld.global.f32 %f2, [%rd1];\n"
+            "\tld.const.f32 %f3, [%rd1];\n"
+            "\tmov.u32 %r1, %tid.x;\n"
+            "\tmul.wide.u32 %rd2, %r1, 4;\n"
+            "\tadd.s64 %rd3, %rd1, %rd2;\n"
+            "\tld.global.nc.f32 %f4, [%rd3];\n"
+            "\tld.local.f32 %f5, [%rd1];\n"
+            "\tatom.global.add.u32 %r2, [%rd1], 1;\n"
+            "\tst.global.f32 [%rd1], %f1;\n"
+            "\tret;\n");
+  EXPECT_TRUE(u.def_uniform("ld.global.nc.f32 %f1"));
+  EXPECT_FALSE(u.def_uniform("ld.global.f32 %f2"));
+  EXPECT_TRUE(u.def_uniform("ld.const.f32"));
+  EXPECT_FALSE(u.def_uniform("ld.global.nc.f32 %f4"));
+  EXPECT_FALSE(u.def_uniform("ld.local"));
+  EXPECT_FALSE(u.def_uniform("atom.global"));
+}
+
+TEST(AnalysisUniformity, SharedLoadWithoutStoresIsUniform) {
+  U u = run("\tld.shared.f32 %f1, [%rd1];\n\tret;\n");
+  EXPECT_TRUE(u.def_uniform("ld.shared"));
+}
+
+TEST(AnalysisUniformity, ShufflesAndButterflyReduction) {
+  U u = run("\tmov.u32 %r1, %tid.x;\n"
+            "\tshfl.sync.down.b32 %r2, %r1, 16, 31, -1;\n"
+            "\tshfl.sync.idx.b32 %r3, %r1, 0, 31, -1;\n"
+            "\tshfl.sync.idx.b32 %r4, %r1, %r1, 31, -1;\n"
+            "\tshfl.sync.bfly.b32 %r10, %r1, 16, 31, -1;\n"
+            "\tadd.u32 %r11, %r1, %r10;\n"
+            "\tshfl.sync.bfly.b32 %r12, %r11, 8, 31, -1;\n"
+            "\tadd.u32 %r13, %r11, %r12;\n"
+            "\tshfl.sync.bfly.b32 %r14, %r13, 4, 31, -1;\n"
+            "\tadd.u32 %r15, %r13, %r14;\n"
+            "\tshfl.sync.bfly.b32 %r16, %r15, 2, 31, -1;\n"
+            "\tadd.u32 %r17, %r15, %r16;\n"
+            "\tshfl.sync.bfly.b32 %r18, %r17, 1, 31, -1;\n"
+            "\tadd.u32 %r19, %r17, %r18;\n"
+            "\tshfl.sync.down.b32 %r20, %r19, 1, 31, -1;\n"
+            "\tadd.u32 %r21, %r1, %r20;\n"
+            "\tvote.sync.ballot.b32 %r22, %p1, -1;\n"
+            "\tredux.sync.add.u32 %r23, %r1, -1;\n"
+            "\tret;\n");
+  EXPECT_FALSE(u.def_uniform("shfl.sync.down.b32 %r2"));
+  EXPECT_TRUE(u.def_uniform("shfl.sync.idx.b32 %r3"));
+  EXPECT_FALSE(u.def_uniform("shfl.sync.idx.b32 %r4"));
+  EXPECT_FALSE(u.def_uniform("add.u32 %r17"));  // four of five butterfly steps
+  EXPECT_TRUE(u.def_uniform("add.u32 %r19"));   // complete: every lane holds the sum
+  EXPECT_FALSE(u.def_uniform("add.u32 %r21"));
+  EXPECT_TRUE(u.def_uniform("vote.sync"));
+  EXPECT_TRUE(u.def_uniform("redux.sync"));
+}
+
+TEST(AnalysisUniformity, MergeAfterDivergentBranchIsVaryingAfterUniformBranchIsNot) {
+  const std::string body =
+      "\tmov.u32 %r1, %tid.x;\n"
+      "\tmov.u32 %r2, %ctaid.x;\n"
+      "\tmov.u32 %r3, 0;\n"
+      "\tsetp.lt.u32 %p1, %r1, 16;\n"
+      "\t@%p1 bra $L_a;\n"
+      "\tmov.u32 %r3, 1;\n"
+      "$L_a:\n"
+      "\tadd.u32 %r4, %r3, 1;\n"
+      "\tmov.u32 %r5, 0;\n"
+      "\tsetp.lt.u32 %p2, %r2, 16;\n"
+      "\t@%p2 bra $L_b;\n"
+      "\tmov.u32 %r5, 1;\n"
+      "$L_b:\n"
+      "\tadd.u32 %r6, %r5, 1;\n"
+      "\tret;\n";
+  U u = run(body);
+  const auto& a = *u.t.a;
+  EXPECT_FALSE(u.def_uniform("add.u32 %r4"));
+  EXPECT_TRUE(u.def_uniform("add.u32 %r6"));
+  BlockId then_a = a.cfg.block_of(inst_at(a, line_of(u.text, "mov.u32 %r3, 1")));
+  BlockId join_a = a.cfg.block_of(inst_at(a, line_of(u.text, "add.u32 %r4")));
+  BlockId then_b = a.cfg.block_of(inst_at(a, line_of(u.text, "mov.u32 %r5, 1")));
+  EXPECT_TRUE(a.uniformity.divergent_terminator(a.cfg.entry()));
+  EXPECT_TRUE(a.uniformity.partial_warp(then_a));
+  EXPECT_FALSE(a.uniformity.partial_warp(join_a));
+  EXPECT_FALSE(a.uniformity.divergent_terminator(join_a));
+  EXPECT_FALSE(a.uniformity.partial_warp(then_b));
+  EXPECT_FALSE(a.uniformity.after_divergent_exit(then_b));
+}
+
+TEST(AnalysisUniformity, LaneVaryingExitAndTemporalDivergence) {
+  const std::string body =
+      "\tmov.u32 %r1, %tid.x;\n"
+      "\tmov.u32 %r2, 0;\n"
+      "$L_loop:\n"
+      "\tadd.u32 %r2, %r2, 1;\n"
+      "\tsetp.lt.u32 %p1, %r2, %r1;\n"
+      "\t@%p1 bra $L_loop;\n"
+      "\tst.global.u32 [%rd1], %r2;\n"
+      "\tsetp.eq.u32 %p2, %r1, 0;\n"
+      "\t@%p2 exit;\n"
+      "\tst.global.u32 [%rd1+4], %r1;\n"
+      "\tret;\n";
+  U u = run(body);
+  const auto& a = *u.t.a;
+  InstId add = inst_at(a, line_of(u.text, "add.u32 %r2"));
+  InstId st = inst_at(a, line_of(u.text, "st.global.u32 [%rd1], %r2"));
+  EXPECT_TRUE(a.uniformity.is_uniform(a.values.defined_value(add)));  // same in every iteration
+  EXPECT_FALSE(a.uniformity.operand_uniform(st, 1));                  // lanes left at different trips
+  EXPECT_TRUE(a.uniformity.operand_uniform(st, 0));
+  EXPECT_TRUE(a.uniformity.loop_divergent(0));
+  InstId last = inst_at(a, line_of(u.text, "[%rd1+4]"));
+  EXPECT_TRUE(a.uniformity.after_divergent_exit(a.cfg.block_of(last)));
+  EXPECT_FALSE(a.uniformity.after_divergent_exit(a.cfg.block_of(st)));
+}
+
+}  // namespace
+}  // namespace ptxkit::verifier::testing
