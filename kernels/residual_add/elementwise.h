@@ -41,14 +41,17 @@ void for_each_group(KernelBuilder& b, std::uint32_t n, const char* field, Vec ve
   Reg<U32> tid = b.tid_x();
   Reg<U32> block = b.ctaid_x();
   Reg<U32> g = b.mad_lo(block, b.imm<U32>(kThreads), tid);
-  Label tail_label = b.new_label("tail");
   Label done = b.new_label("done");
   Reg<Pred> in_full = b.setp(cmp::lt, g, b.baked<U32>(field, full));
-  b.bra_if(!in_full, tail_label);
-  vec(b.shl(g, b.imm<U32>(2)));
-  b.bra(done);
-  b.place(tail_label);
-  if (tail != 0) {
+  if (tail == 0) {
+    b.bra_if(!in_full, done);
+    vec(b.shl(g, b.imm<U32>(2)));
+  } else {
+    Label tail_label = b.new_label("tail");
+    b.bra_if(!in_full, tail_label);
+    vec(b.shl(g, b.imm<U32>(2)));
+    b.bra(done);
+    b.place(tail_label);
     // Only thread g == n/4 owns the partial group.
     b.bra_if(!b.setp(cmp::eq, g, b.baked<U32>(field, full)), done);
     for (std::uint32_t t = 0; t < tail; ++t) scalar(b.baked<U32>(field, full * 4 + t));

@@ -1,0 +1,92 @@
+// fused_residual_rmsnorm_test.cpp: the fused kernel's reference equals a separate residual add
+// then RMSNorm; limits, launch contract, and the PTX writes both outputs.
+#include "fused_residual_rmsnorm/fused_residual_rmsnorm.h"
+#include "residual_add/residual_add.h"
+#include "rmsnorm/rmsnorm.h"
+
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ptxkit::kernels {
+namespace {
+
+TEST(FusedResidualRmsNormReference, EqualsSeparateAddThenRmsNorm) {
+  FusedResidualRmsNormConfig c{.hidden = 896, .eps = 1e-6f, .rows = 3};
+  HostTensors in = FusedResidualRmsNorm::make_inputs(c, 21);
+  auto fused = FusedResidualRmsNorm::reference(c, in);
+  ASSERT_TRUE(fused) << fused.error().message;
+  std::vector<float> sum = residual_add_reference(in.f32.at("x"), in.f32.at("residual"));
+  std::vector<float> out = rmsnorm_reference(sum, in.f32.at("gamma"), c.rows, c.hidden, c.eps);
+  EXPECT_EQ(fused->f32.at("sum"), sum);
+  EXPECT_EQ(fused->f32.at("out"), out);
+  // And it is not just x normalized: the residual matters.
+  std::vector<float> x_only = rmsnorm_reference(in.f32.at("x"), in.f32.at("gamma"), c.rows,
+                                                c.hidden, c.eps);
+  EXPECT_NE(fused->f32.at("out"), x_only);
+}
+
+TEST(FusedResidualRmsNormReference, ConstantSumNormalizesToGamma) {
+  const std::uint32_t hidden = 16;
+  std::vector<float> x(hidden), r(hidden), gamma(hidden);
+  for (std::uint32_t i = 0; i < hidden; ++i) {
+    x[i] = static_cast<float>(i);
+    r[i] = 2.0f - static_cast<float>(i);  // x + r = 2 everywhere
+    gamma[i] = 1.0f + static_cast<float>(i);
+  }
+  auto o = fused_residual_rmsnorm_reference(x, r, gamma, 1, hidden, 1e-5f);
+  for (std::uint32_t i = 0; i < hidden; ++i) {
+    EXPECT_EQ(o.sum[i], 2.0f);
+    EXPECT_FLOAT_EQ(o.out[i], static_cast<float>(2.0 / std::sqrt(4.0 + 1e-5) * gamma[i]));
+  }
+}
+
+TEST(FusedResidualRmsNormReference, RefusesInputsOfTheWrongShape) {
+  FusedResidualRmsNormConfig c{.hidden = 8, .eps = 1e-6f, .rows = 2};
+  HostTensors in = FusedResidualRmsNorm::make_inputs(c, 1);
+  ASSERT_TRUE(FusedResidualRmsNorm::reference(c, in));
+  in.f32["residual"].pop_back();
+  EXPECT_FALSE(FusedResidualRmsNorm::reference(c, in));
+}
+
+TEST(FusedResidualRmsNormContract, TwoOutputsOneBlockPerRow) {
+  FusedResidualRmsNormConfig c{.hidden = 4096, .eps = 1e-5f, .rows = 7};
+  auto d = FusedResidualRmsNorm::launch(c);
+  EXPECT_EQ(d.grid[0], 7u);
+  EXPECT_EQ(d.block[0], 256u);
+  auto p = FusedResidualRmsNorm::params(c);
+  ASSERT_EQ(p.size(), 5u);
+  EXPECT_EQ(p[3].buffer, "sum");
+  EXPECT_EQ(p[3].kind, ParamKind::kOutput);
+  EXPECT_EQ(p[4].buffer, "out");
+  EXPECT_EQ(p[4].kind, ParamKind::kOutput);
+}
+
+TEST(FusedResidualRmsNormLimits, RefusesWhatTheVectorPathCannotCover) {
+  const Kernel* k = KernelRegistry::find("fused_residual_rmsnorm");
+  ASSERT_NE(k, nullptr);
+  EXPECT_FALSE(config_from_assignments(*k, {"hidden=6"}));
+  EXPECT_FALSE(config_from_assignments(*k, {"eps=0"}));
+  EXPECT_TRUE(config_from_assignments(*k, {"hidden=4"}));
+}
+
+TEST(FusedResidualRmsNormPtx, StoresTheSumAndTheOutputPerChunk) {
+  const Kernel* k = KernelRegistry::find("fused_residual_rmsnorm");
+  ASSERT_NE(k, nullptr);
+  auto ptx = k->generate(k->reference_config("llama")->values,
+                         ptxgen::Target::all_supported().front());
+  ASSERT_TRUE(ptx) << ptx.error().to_string();
+  std::size_t stores = 0;
+  for (std::size_t at = ptx->text.find("st.global.v4.f32"); at != std::string::npos;
+       at = ptx->text.find("st.global.v4.f32", at + 1))
+    ++stores;
+  EXPECT_EQ(stores, 8u);  // 1024 chunks / 256 threads = 4 per thread, sum and out each
+  EXPECT_EQ(ptx->text.find("ld.global.nc.v4.f32 {%f1,"), std::string::npos)
+      << "x and residual must use plain loads (sum may alias them)";
+}
+
+}  // namespace
+}  // namespace ptxkit::kernels
