@@ -1,0 +1,124 @@
+// rope_neox_test.cpp: rope_neox's CPU reference (rotation properties, known angles), limits,
+// launch contract and the baked theta.
+#include "rope_neox/rope_neox.h"
+
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace ptxkit::kernels {
+namespace {
+
+TEST(RopeNeoxReference, RotationPreservesEveryPairNorm) {
+  RopeNeoxConfig c{.head_dim = 64, .num_heads = 14, .theta = 1e6f};
+  HostTensors in = RopeNeox::make_inputs(c, 11);
+  in.u32["positions"][0] = 1234;
+  auto out = RopeNeox::reference(c, in);
+  ASSERT_TRUE(out) << out.error().message;
+  const auto& x = in.f32["x"];
+  const auto& y = out->f32.at("out");
+  const std::size_t half = c.head_dim / 2;
+  bool some_pair_moved = false;
+  for (std::size_t h = 0; h < c.num_heads; ++h)
+    for (std::size_t i = 0; i < half; ++i) {
+      std::size_t a = h * c.head_dim + i, b = a + half;
+      double before = double{x[a]} * x[a] + double{x[b]} * x[b];
+      double after = double{y[a]} * y[a] + double{y[b]} * y[b];
+      EXPECT_NEAR(after, before, 1e-6) << "head " << h << " pair " << i;
+      some_pair_moved |= std::abs(y[a] - x[a]) > 1e-3f;
+    }
+  EXPECT_TRUE(some_pair_moved);  // a non-zero position really rotates
+}
+
+TEST(RopeNeoxReference, PositionZeroIsTheIdentity) {
+  RopeNeoxConfig c{.head_dim = 128, .num_heads = 4, .theta = 1e4f};
+  HostTensors in = RopeNeox::make_inputs(c, 3);
+  in.u32["positions"][0] = 0;
+  auto out = RopeNeox::reference(c, in);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->f32.at("out"), in.f32["x"]);
+}
+
+TEST(RopeNeoxReference, KnownAnglesOfTheHalfRotationLayout) {
+  // head_dim 4: pairs (0, 2) and (1, 3); inv_freq = theta^0 = 1 and theta^(-1/2) = 0.01.
+  RopeGeometry g{.head_dim = 4, .num_heads = 1, .theta = 1e4f};
+  std::vector<float> x{1.0f, 1.0f, 0.0f, 0.0f};
+  auto y = rope_reference(g, x, {3}, RopeDirection::kForward);
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_NEAR(y[0], std::cos(3.0), 1e-7);   // pair 0 rotated by 3 rad
+  EXPECT_NEAR(y[2], std::sin(3.0), 1e-7);
+  EXPECT_NEAR(y[1], std::cos(0.03), 1e-7);  // pair 1 rotated by 3 * 0.01 rad
+  EXPECT_NEAR(y[3], std::sin(0.03), 1e-7);
+  // theta changes the answer (the value the seed-000 cache key forgot).
+  auto y6 = rope_reference({.head_dim = 4, .num_heads = 1, .theta = 1e6f}, x, {3},
+                           RopeDirection::kForward);
+  EXPECT_NEAR(y6[3], std::sin(0.003), 1e-7);
+}
+
+TEST(RopeNeoxReference, RefusesInputsOfTheWrongShape) {
+  RopeNeoxConfig c{};
+  HostTensors in = RopeNeox::make_inputs(c, 1);
+  in.f32["x"].pop_back();
+  EXPECT_FALSE(RopeNeox::reference(c, in));
+  in = RopeNeox::make_inputs(c, 1);
+  in.u32.erase("positions");
+  EXPECT_FALSE(RopeNeox::reference(c, in));
+}
+
+TEST(RopeNeoxContract, ThreadsCoverTheRowInGroupsOfFourPairs) {
+  // Qwen Q: 14 heads * 32 pairs = 448 pairs = 112 .v4 groups -> one block of 128.
+  auto q = RopeNeox::launch({.head_dim = 64, .num_heads = 14, .theta = 1e6f});
+  EXPECT_EQ(q.grid[0], 1u);
+  EXPECT_EQ(q.block[0], 128u);
+  // Qwen K: 2 heads -> 16 groups -> one warp.
+  EXPECT_EQ(RopeNeox::launch({.head_dim = 64, .num_heads = 2, .theta = 1e6f}).block[0], 32u);
+  // Llama: 32 heads * 64 pairs / 4 = 512 groups -> 4 blocks of 128.
+  auto l = RopeNeox::launch({.head_dim = 128, .num_heads = 32, .theta = 1e4f});
+  EXPECT_EQ(l.grid[0], 4u);
+  // head_dim 6: 3 pairs per head, not a multiple of 4 -> one pair per thread.
+  RopeGeometry odd{.head_dim = 6, .num_heads = 3, .theta = 1e4f};
+  EXPECT_EQ(rope_pairs_per_thread(odd), 1u);
+  EXPECT_EQ(rope_groups_per_row(odd), 9u);
+  auto p = RopeNeox::params({.head_dim = 64, .num_heads = 14, .theta = 1e6f});
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].elems, 14u * 64u);
+  EXPECT_EQ(p[1].kind, ParamKind::kOutput);
+  EXPECT_EQ(p[2].elem, ElemType::kU32);
+  EXPECT_EQ(p[2].elems, 1u);  // the position is one u32 in device memory
+}
+
+TEST(RopeNeoxLimits, OddHeadDimAndBadThetaAreRefused) {
+  const Kernel* k = KernelRegistry::find("rope_neox");
+  ASSERT_NE(k, nullptr);
+  auto odd = config_from_assignments(*k, {"head_dim=63"});
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("head_dim"), std::string::npos) << odd.error().message;
+  EXPECT_FALSE(config_from_assignments(*k, {"theta=1"}));
+  EXPECT_FALSE(config_from_assignments(*k, {"theta=0.5"}));
+  EXPECT_FALSE(config_from_assignments(*k, {"num_heads=0"}));
+  EXPECT_TRUE(config_from_assignments(*k, {"head_dim=6", "theta=500000"}));
+}
+
+TEST(RopeNeoxPtx, ThetaIsABakedImmediateOfItsOwnField) {
+  const Kernel* k = KernelRegistry::find("rope_neox");
+  ASSERT_NE(k, nullptr);
+  for (const char* tag : {"qwen05b_q", "llama"}) {
+    auto ptx = k->generate(k->reference_config(tag)->values,
+                           ptxgen::Target::all_supported().front());
+    ASSERT_TRUE(ptx) << ptx.error().to_string();
+    const float want = std::string(tag) == "llama" ? 1e4f : 1e6f;
+    bool theta_seen = false;
+    for (const auto& b : ptx->baked)
+      theta_seen |= b.field == "theta" && std::strtof(b.value.c_str(), nullptr) == want;
+    EXPECT_TRUE(theta_seen) << tag;
+    EXPECT_NE(ptx->text.find("lg2.approx.f32"), std::string::npos);
+    EXPECT_NE(ptx->text.find("ld.global.v4.f32"), std::string::npos);  // .v4 path
+  }
+}
+
+}  // namespace
+}  // namespace ptxkit::kernels
