@@ -143,6 +143,11 @@ std::uint32_t Emitter::alloc_reg(TypeId type) {
 }
 
 void Emitter::emit(Instr instr, const Loc& loc) {
+  assert(!finished_ && "emitting into a finished builder");
+  for ([[maybe_unused]] const Operand& o : instr.operands) {
+    assert((o.kind != OperandKind::kReg && o.kind != OperandKind::kAddr) ||
+           o.reg < kernel_.regs.size());
+  }
   instr.loc = to_loc(loc);
   if (guarded_) {
     instr.guarded = true;
@@ -211,13 +216,16 @@ std::string Emitter::declare_param(std::string_view name, TypeId type, const Loc
 
 std::string Emitter::declare_array(Mod space, std::string_view name, TypeId element,
                                    std::uint64_t count, std::uint32_t align,
-                                   std::vector<std::uint64_t> init, const Loc& loc) {
+                                   std::vector<std::uint64_t> init, const Loc& loc,
+                                   std::vector<std::int32_t> init_baked) {
   std::string n = unique_name(name, loc, "array");
   if (space == Mod::kConst)
     n = detail::cat(kernel_.name, "_", n); // module scope: keep kernels apart
   if (align == 0 || (align & (align - 1)) != 0) error("array alignment must be a power of 2", loc);
   if (count == 0) error(detail::cat("array '", n, "' has no elements"), loc);
-  kernel_.arrays.push_back(ArrayDecl{space, n, element, count, align, std::move(init)});
+  ArrayDecl a{space, n, element, count, align, std::move(init)};
+  a.init_baked = std::move(init_baked);
+  kernel_.arrays.push_back(std::move(a));
   return n;
 }
 

@@ -75,7 +75,13 @@ public:
       for (const ArrayDecl& a : k.arrays) {
         if (a.space == Mod::kConst || a.is_extern) {
           line("");
-          line(detail::cat(array_decl(a), ";"));
+          std::string decl = detail::cat(array_decl(a), ";");
+          for (std::int32_t idx : a.init_baked) {
+            if (idx < 0) continue;
+            const BakedInfo& info = k.baked[static_cast<std::size_t>(idx)];
+            out_.baked.push_back(BakedLine{line_no_ + 1, decl, info.field, info.value});
+          }
+          line(decl);
         }
       }
     }

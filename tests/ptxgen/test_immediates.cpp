@@ -5,6 +5,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
+#include <sstream>
 #include <string>
 
 namespace ptxkit::ptxgen {
@@ -85,6 +86,22 @@ TEST(Immediates, BakedKeepsFieldAndShortestText) {
   EXPECT_EQ(p.baked[2].instruction, "add.u32 %r2, %r1, 4096;");
   EXPECT_LT(p.baked[0].ptx_line, p.baked[1].ptx_line);
   EXPECT_LT(p.baked[1].ptx_line, p.baked[2].ptx_line);
+}
+
+TEST(Immediates, BakedConstArrayElementsAreReported) {
+  KernelBuilder b("k", Target::parse("sm_90").value());
+  auto table = b.const_array<F32>("freqs", {b.imm<F32>(1.0f), b.baked<F32>("theta", 10000.0f)});
+  b.st(b.param<Ptr<Global, F32>>("out"), b.ld(table + 1));
+  b.ret();
+  PrintedPtx p = print(b.finish().value());
+  ASSERT_EQ(p.baked.size(), 1u);
+  EXPECT_EQ(p.baked[0].field, "theta");
+  EXPECT_EQ(p.baked[0].instruction, ".const .align 4 .f32 k_freqs[2] = {0f3F800000, 0f461C4000};");
+  std::istringstream in(p.text);
+  std::string line;
+  for (unsigned n = 0; n < p.baked[0].ptx_line; ++n)
+    std::getline(in, line);
+  EXPECT_EQ(line, p.baked[0].instruction);
 }
 
 TEST(Immediates, StructuralImmediatesAreNotReported) {

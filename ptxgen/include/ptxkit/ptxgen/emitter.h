@@ -83,7 +83,8 @@ public:
   std::string declare_param(std::string_view name, TypeId type, const Loc& loc);
   // Declares an array in `space` and returns its name (validated, unique).
   std::string declare_array(Mod space, std::string_view name, TypeId element, std::uint64_t count,
-                            std::uint32_t align, std::vector<std::uint64_t> init, const Loc& loc);
+                            std::uint32_t align, std::vector<std::uint64_t> init, const Loc& loc,
+                            std::vector<std::int32_t> init_baked = {});
   // Declares the kernel's dynamic shared memory (`.extern .shared`, sized at launch).
   std::string declare_dynamic_shared(std::string_view name, TypeId element, std::uint32_t align,
                                      const Loc& loc);

@@ -77,8 +77,9 @@ struct ArrayDecl {
   TypeId element;
   std::uint64_t count;
   std::uint32_t align;
-  std::vector<std::uint64_t> init; // element bits, for `.const` initialisers
-  bool is_extern = false;          // `.extern .shared ... name[]` (dynamic, module scope)
+  std::vector<std::uint64_t> init;           // element bits, for `.const` initialisers
+  std::vector<std::int32_t> init_baked = {}; // per element: Kernel::baked index, or -1
+  bool is_extern = false;                    // `.extern .shared ... name[]` (dynamic, module scope)
 };
 
 struct LabelInfo {

@@ -101,10 +101,13 @@ public:
   Ptr<Const, const T> const_array(std::string_view name, const std::vector<Imm<T>>& values,
                                   std::uint32_t align = 0, Loc loc = Loc::current()) {
     std::vector<std::uint64_t> init;
-    for (const Imm<T>& v : values)
+    std::vector<std::int32_t> baked;
+    for (const Imm<T>& v : values) {
       init.push_back(v.bits());
-    Ptr<Const, T> p =
-        array<Const, T>(Mod::kConst, name, values.size(), align, std::move(init), loc);
+      baked.push_back(v.baked_index());
+    }
+    Ptr<Const, T> p = array<Const, T>(Mod::kConst, name, values.size(), align, std::move(init), loc,
+                                      std::move(baked));
     return p;
   }
 
@@ -323,11 +326,13 @@ private:
 
   template <class S, class T>
   Ptr<S, T> array(Mod space, std::string_view name, std::uint64_t count, std::uint32_t align,
-                  std::vector<std::uint64_t> init, const Loc& loc) {
+                  std::vector<std::uint64_t> init, const Loc& loc,
+                  std::vector<std::int32_t> baked = {}) {
     static_assert(PtxType<T> && !PredType<T>, "PTX: arrays hold non-.pred types");
     std::uint32_t natural = T::bits / 8;
-    std::string sym = self().declare_array(space, name, detail::storage_type(T::id), count,
-                                           align == 0 ? natural : align, std::move(init), loc);
+    std::string sym =
+        self().declare_array(space, name, detail::storage_type(T::id), count,
+                             align == 0 ? natural : align, std::move(init), loc, std::move(baked));
     using A = typename S::addr_type;
     Reg<A> base = self().template new_reg<A>();
     self().emit_op(Op::kMov, {}, {A::id}, {Emitter::reg_op(base), Emitter::symbol_op(sym)}, loc);
