@@ -74,6 +74,11 @@ TEST(ParserErrors, DeepNestingIsBoundedNotACrash) {
   EXPECT_EQ(e.message, "blocks nested deeper than 256 levels");
   std::string init = ".global .b32 x[1] = " + std::string(100000, '{');
   EXPECT_EQ(parse_error(init).message, "initializer nested too deeply");
+  std::string bangs = std::string(kHeader) + ".entry k() { and.pred %p1, %p2, " +
+                      std::string(100000, '!') + "%p3; }";
+  EXPECT_EQ(parse_error(bangs).message, "operand nested too deeply");
+  std::string vec = std::string(kHeader) + ".entry k() { mov.b32 " + std::string(100000, '{');
+  EXPECT_EQ(parse_error(vec).message, "operand nested too deeply");
   std::string expr = ".global .b32 x = " + std::string(100000, '(');
   EXPECT_EQ(parse_error(expr).message, "expression nested too deeply");
 }

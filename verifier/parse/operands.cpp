@@ -104,7 +104,7 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
   };
   if (c == '!') {
     ++p_;
-    Operand inner = parse_simple_operand(level);
+    Operand inner = parse_simple_operand(level + 1);  // level + 1: `!!!!...` stays bounded
     if (inner.kind != OperandKind::kRegister && inner.kind != OperandKind::kSymbol) {
       p_ = start;
       fail_here("'!' applies only to a predicate register");

@@ -297,11 +297,16 @@ void Parser::parse_section(Module& m, SourceLoc loc) {
   s.loc = loc;
   skip_ws();
   const char* start = p_;
+  // `.debug_info`, `.nv.constant0`, ...: dot-separated identifiers.
   if (p_ < end_ && *p_ == '.') ++p_;
   std::string_view name;
   if (!lex_identifier(p_, end_, name)) {
     p_ = start;
     fail_expected("a section name");
+  }
+  while (p_ + 1 < end_ && *p_ == '.' && is_ident_char(p_[1])) {
+    ++p_;
+    if (!lex_identifier(p_, end_, name)) fail_expected("a section name");
   }
   s.name = {start, static_cast<std::size_t>(p_ - start)};
   expect('{');
