@@ -26,14 +26,14 @@ void expect(bool ok, const char* what) {
   if (!ok) ++failures;
 }
 
-struct Timing {
+struct LaunchTiming {
   double enqueue_us = 0; // per launch, the launch loop alone (host cost while the queue has room)
   double total_us = 0;   // per launch, the loop plus the final stream synchronize
 };
 
 // Medians over `rounds` of `launches` calls of `launch`, then a stream synchronize.
 template <class F>
-Timing time_launches(const Stream& stream, int launches, int rounds, F&& launch) {
+LaunchTiming time_launches(const Stream& stream, int launches, int rounds, F&& launch) {
   std::vector<double> enqueue, total;
   for (int r = 0; r < rounds; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -50,7 +50,7 @@ Timing time_launches(const Stream& stream, int launches, int rounds, F&& launch)
   return {enqueue[enqueue.size() / 2], total[total.size() / 2]};
 }
 
-void report(const char* what, Timing raw, Timing checked) {
+void report(const char* what, LaunchTiming raw, LaunchTiming checked) {
   std::printf("  %s: raw cuLaunchKernel %.3f us (enqueue %.3f), checked Function::launch %.3f us "
               "(enqueue %.3f): %+.1f%% end to end, %+.1f%% enqueue\n",
               what, raw.total_us, raw.enqueue_us, checked.total_us, checked.enqueue_us,
@@ -168,7 +168,7 @@ int main() {
   for (int i = 0; i < 2000; ++i)
     (void)empty->launch(*stream, one);
   (void)stream->synchronize();
-  Timing raw, checked, raw_args, checked_args;
+  LaunchTiming raw, checked, raw_args, checked_args;
   for (int rep = 0; rep < 2; ++rep) { // the first repetition is a further warm-up
     raw = time_launches(*stream, kLaunches, kRounds, [&] {
       (void)drv.launch_kernel(empty->handle(), 1, 1, 1, 32, 1, 1, 0, s, nullptr, nullptr);
