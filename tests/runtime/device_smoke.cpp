@@ -3,7 +3,8 @@
 // Run on the GPU machine (the device tests proper live in tests/device/). It opens the device
 // through libcuda.so.1, JIT-loads a hand-written vector add, checks its output exactly, shows a
 // real JIT failure and a refusal before loading, then times 10,000 launches through
-// Function::launch against 10,000 raw cuLaunchKernel calls on the same function. Exit 0 when
+// Function::launch against 10,000 raw cuLaunchKernel calls on the same function, and measures
+// the D2D copy bandwidth and the vector add with event timing (timing.h). Exit 0 when
 // everything held, 1 when something did not, 3 when there is no usable device.
 #include "module_p.h"
 #include "ptxkit/runtime/runtime.h"
@@ -203,6 +204,21 @@ int main() {
   expect(checked.total_us <= raw.total_us * 1.10 &&
              checked_args.total_us <= raw_args.total_us * 1.10,
          "checked launch path within 10% of raw cuLaunchKernel (end to end)");
+  // 6. Event timing: the D2D copy baseline `ptxkit bench` prints, and the vector add's time.
+  TimingOptions topt;
+  topt.warmup = 5;
+  topt.iterations = 20;
+  auto copy = measure_copy_bandwidth(*ctx, *stream, std::size_t{1} << 30, topt);
+  expect(copy.has_value(), "copy bandwidth measured");
+  if (copy)
+    std::printf("D2D copy of 1 GiB: median %.1f us, %.0f GB/s (read + written)\n",
+                copy->timing.median_us, copy->gbps);
+  auto vadd_time = time_on_stream(
+      *ctx, *stream, [&] { return fn->launch(*stream, dims, *da, *db, *dout, n); }, topt);
+  expect(vadd_time.has_value(), "vadd timed with events");
+  if (vadd_time)
+    std::printf("vadd over %u elements: median %.2f us, %.0f GB/s (12 bytes per element)\n", n,
+                vadd_time->median_us, gigabytes_per_second(12.0 * n, vadd_time->median_us));
   std::printf("%s (%d failure(s))\n", failures == 0 ? "SMOKE PASSED" : "SMOKE FAILED", failures);
   return failures == 0 ? 0 : 1;
 }
