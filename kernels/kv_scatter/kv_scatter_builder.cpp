@@ -43,7 +43,7 @@ ptxkit::Expected<GeneratedPtx> KvScatter::build(const Config& c, const ptxgen::T
   Reg<Pred> pos_ok = b.setp(cmp::lt, pos, b.baked<U32>("max_seq_len", c.max_seq_len));
   b.bra_if(!pos_ok, done);
 
-  Reg<U32> chunk = b.mad_lo(block, b.imm<U32>(threads), tid);
+  Reg<U32> chunk = b.mad_lo(block, b.baked<U32>("num_kv_heads", threads), tid);
   if (std::uint64_t{kv_scatter_blocks_per_slot(c)} * threads != chunks) {
     Reg<Pred> chunk_ok = b.setp(cmp::lt, chunk, b.baked<U32>("num_kv_heads", chunks));
     b.bra_if(!chunk_ok, done);

@@ -54,7 +54,7 @@ class RowChunks {
     if (std::uint64_t{count_} * threads_ != chunks_) {
       // Only the last chunk index can be missing: valid when tid < chunks - last*T.
       valid_last_ = b.setp(cmp::lt, tid, b.baked<U32>(field, chunks_ - last * threads_));
-      Reg<U32> mine = last == 0 ? tid : b.add(tid, b.imm<U32>(last * threads_));
+      Reg<U32> mine = last == 0 ? tid : b.add(tid, b.baked<U32>(field, last * threads_));
       Reg<U32> c = b.min(mine, b.baked<U32>(field, chunks_ - 1));
       clamped4_last_ = b.shl(c, b.imm<U32>(2));
     }

@@ -63,7 +63,7 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   Reg<U32> token = b.ctaid_x();
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> head = b.shr(tid, b.imm<U32>(5));
-  Reg<U32> lane_elem = b.mul_lo(lane, b.imm<U32>(w));  // this lane's first element in its head
+  Reg<U32> lane_elem = b.mul_lo(lane, b.baked<U32>("head_dim", w));  // this lane's first element in its head
   Reg<U64> token_start =
       b.mul_wide(token, b.baked<U32>("num_heads", c.num_heads * c.head_dim));  // 64-bit
   // The lane's first element inside its token: head * head_dim + lane * w.
