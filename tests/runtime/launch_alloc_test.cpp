@@ -3,7 +3,7 @@
 // The cached launch path must stay within 10% of a raw cuLaunchKernel; an allocation per launch
 // would cost more than all the checks together. This binary replaces the global operator new
 // with a counting one and launches 1,000 times through each entry point on the fake driver
-// (which itself does not allocate when it records no arguments). Not run under the sanitizers,
+// (which itself does not allocate when it records no arguments). Not built with the sanitizers,
 // which install their own allocator.
 #include "fake_driver.h"
 #include "module_p.h"
