@@ -108,6 +108,15 @@ void logic(KernelBuilder& b, Ptr<Global, U32> outu, Ptr<Global, U64> outl, Reg<U
   Reg<U64> wide = b.cvt<U64>(u);
   b.st(outl, b.shl(wide, u));
   b.st(outl + 1, b.and_(wide, b.imm<U64>(0xffff0000ffffull)));
+  // bit counting and fields
+  b.st(outu + 9, b.popc(u));
+  b.st(outu + 10, b.clz(wide));
+  b.st(outu + 11, b.brev(u));
+  b.st(outu + 12, b.bfe(u, b.imm<U32>(4), b.imm<U32>(8)));
+  b.st(outu + 13, b.bitcast<U32>(b.bfe(s, u, b.imm<U32>(3))));
+  b.st(outu + 14, b.bitcast<U32>(b.bfi(bits, bits, b.imm<U32>(8), b.imm<U32>(4))));
+  b.st(outu + 15, b.prmt(u, u, b.imm<U32>(0x3210)));
+  b.st(outl + 3, b.bfe(wide, u, u));
   // setp: every comparison, then predicate logic and selp
   Reg<Pred> p1 = b.setp(cmp::eq, u, b.imm<U32>(0));
   Reg<Pred> p2 = b.setp(cmp::ne, bits, b.imm<B32>(7));
@@ -242,6 +251,7 @@ void warp_and_control(KernelBuilder& b, Ptr<Global, F32> out, Ptr<Global, U32> o
   ids = b.add(ids, b.add(b.nctaid_z(), b.warpid()));
   b.st(outu + 2, ids);
   b.bar_sync(1, 64);
+  b.bar_warp_sync();
   b.membar(scope::cta);
   b.membar(scope::gpu);
   b.membar(scope::sys);

@@ -42,6 +42,10 @@ public:
     self().emit_op(Op::kBar, {Mod::kSync}, {},
                    {Emitter::imm_op(imm<U32>(id)), Emitter::imm_op(imm<U32>(nthreads))}, loc);
   }
+  // bar.warp.sync mask: the lanes in mask wait for each other (warp-synchronous code)
+  void bar_warp_sync(std::uint32_t mask = kFullWarpMask, Loc loc = Loc::current()) {
+    self().emit_op(Op::kBar, {Mod::kWarp, Mod::kSync}, {}, {Emitter::imm_op(imm<U32>(mask))}, loc);
+  }
   // membar.cta / membar.gl / membar.sys
   template <class S>
   void membar(S, Loc loc = Loc::current()) {

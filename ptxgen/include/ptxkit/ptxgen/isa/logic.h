@@ -49,6 +49,73 @@ public:
     return shift(Op::kShr, a, amount, loc);
   }
 
+  // popc.bN d, a / clz.bN d, a: population count / leading zeros (result u32)
+  template <class A>
+  Reg<U32> popc(const A& a, Loc loc = Loc::current()) {
+    return count_bits(Op::kPopc, a, loc);
+  }
+  template <class A>
+  Reg<U32> clz(const A& a, Loc loc = Loc::current()) {
+    return count_bits(Op::kClz, a, loc);
+  }
+  // brev.bN d, a: reverse the bits
+  template <class A>
+  auto brev(const A& a, Loc loc = Loc::current()) {
+    detail::check_operand<A>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(IntegralType<T> && T::bits >= 32, "PTX: brev takes .b32/.b64");
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(Op::kBrev, {}, {bits_of_t<T>::id}, {Emitter::reg_op(d), Emitter::op(a)}, loc);
+    return d;
+  }
+  // bfe.type d, a, pos, len: extract len bits from pos (.s types sign-extend); pos/len u32
+  template <class A, class P, class L>
+  auto bfe(const A& a, const P& pos, const L& len, Loc loc = Loc::current()) {
+    detail::check_operand<A>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(IntType<T> && T::bits >= 32, "PTX: bfe takes .u32 .s32 .u64 .s64");
+    check_u32<P>();
+    check_u32<L>();
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(Op::kBfe, {}, {T::id},
+                   {Emitter::reg_op(d), Emitter::op(a), Emitter::op(pos), Emitter::op(len)}, loc);
+    return d;
+  }
+  // bfi.bN f, a, b, pos, len: insert the low len bits of a into b at pos; pos/len u32
+  template <class A, class B2, class P, class L>
+  auto bfi(const A& a, const B2& b, const P& pos, const L& len, Loc loc = Loc::current()) {
+    detail::check_operand<A>();
+    detail::check_operand<B2>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(std::is_same_v<T, detail::operand_or_void_t<B2>>,
+                  "PTX: both bfi sources have the same type");
+    static_assert(IntegralType<T> && T::bits >= 32, "PTX: bfi takes .b32/.b64");
+    check_u32<P>();
+    check_u32<L>();
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(
+        Op::kBfi, {}, {bits_of_t<T>::id},
+        {Emitter::reg_op(d), Emitter::op(a), Emitter::op(b), Emitter::op(pos), Emitter::op(len)},
+        loc);
+    return d;
+  }
+  // prmt.b32 d, a, b, selector: pick 4 bytes of {b, a} (selector nibbles index bytes 0..7)
+  template <class A, class B2, class S>
+  auto prmt(const A& a, const B2& b, const S& selector, Loc loc = Loc::current()) {
+    detail::check_operand<A>();
+    detail::check_operand<B2>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(std::is_same_v<T, detail::operand_or_void_t<B2>>,
+                  "PTX: both prmt sources have the same type");
+    static_assert(IntegralType<T> && T::bits == 32, "PTX: prmt takes .b32");
+    check_u32<S>();
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(Op::kPrmt, {}, {TypeId::kB32},
+                   {Emitter::reg_op(d), Emitter::op(a), Emitter::op(b), Emitter::op(selector)},
+                   loc);
+    return d;
+  }
+
   // setp.cmp{.ftz}.type p, a, b
   template <Comparison K, class A, class C, ModSet M = NoMods>
   Reg<Pred> setp(K, const A& a, const C& c, M = {}, Loc loc = Loc::current()) {
@@ -102,6 +169,23 @@ private:
     } else {
       return bits_of_t<T>::id;
     }
+  }
+
+  template <class X>
+  static constexpr void check_u32() {
+    detail::check_operand<X>();
+    static_assert(std::is_same_v<detail::operand_or_void_t<X>, U32>,
+                  "PTX: bit positions, lengths and prmt selectors are .u32 operands");
+  }
+
+  template <class A>
+  Reg<U32> count_bits(Op op, const A& a, const Loc& loc) {
+    detail::check_operand<A>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(IntegralType<T> && T::bits >= 32, "PTX: popc/clz take .b32/.b64");
+    Reg<U32> d = self().template new_reg<U32>();
+    self().emit_op(op, {}, {bits_of_t<T>::id}, {Emitter::reg_op(d), Emitter::op(a)}, loc);
+    return d;
   }
 
   template <class A, class C>
