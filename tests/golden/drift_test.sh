@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# drift_test.sh PTXKIT GOLDEN_DIR: `golden check` must fail (exit 1) with a unified diff naming the
-# changed line when a golden file is altered, also report a missing and a stale file; `golden diff`
-# must print the same and exit 0; `golden update` must restore a clean check. Works on a copy.
+# drift_test.sh PTXKIT: `golden check` must fail (exit 1) with a unified diff naming the changed
+# line when a golden file is altered, and report a missing and a stale file; `golden diff` must
+# print the same and exit 0; `golden update` must restore a clean check. Works in a temporary
+# directory filled by `golden update`, so it tests the mechanism whatever the state of golden/.
 set -uo pipefail
-ptxkit="$1"; golden="$2"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+ptxkit="$1"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp" "$tmp.out" "$tmp.orig"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-cp "$golden"/*.ptx "$tmp"/ || fail "no golden files in $golden"
-"$ptxkit" golden check --dir "$tmp" >"$tmp.out" 2>&1 || fail "a clean copy does not check: $(cat "$tmp.out")"
+"$ptxkit" golden update --dir "$tmp" >/dev/null 2>&1 || fail "golden update into an empty dir failed"
+"$ptxkit" golden check --dir "$tmp" >"$tmp.out" 2>&1 || fail "a fresh set does not check: $(cat "$tmp.out")"
+rm -f "$tmp.out"
+victim="$tmp/rmsnorm.qwen05b.sm_90.ptx"
+[ -f "$victim" ] || fail "rmsnorm.qwen05b.sm_90.ptx was not generated"
+cp "$victim" "$tmp.orig"
+head -1 "$victim" | grep -q '^// ptxkit golden: generator=.* kernel=rmsnorm config=qwen05b target=sm_90 key=rmsnorm-[0-9a-f]\{16\}$' \
+  || fail "header line: $(head -1 "$victim")"
 
-victim=$(ls "$tmp"/rmsnorm.qwen05b.sm_90.ptx) || fail "rmsnorm.qwen05b.sm_90.ptx missing"
 # Alter one instruction line, as a generator change would: the eps immediate of Qwen (1e-6).
 grep -q '0f358637BD' "$victim" || fail "the eps immediate 0f358637BD is not in $victim"
 sed -i 's/0f358637BD/0f3727C5AC/' "$victim"
@@ -34,5 +40,6 @@ grep -q 'removed_kernel.cfg.sm_90.ptx is no longer generated' <<<"$out" \
 "$ptxkit" golden check --dir "$tmp" >/dev/null 2>&1 || fail "check after update is not clean"
 [ ! -e "$tmp"/removed_kernel.cfg.sm_90.ptx ] || fail "update kept the stale file"
 ls "$tmp" | grep -q 'tmp' && fail "update left a temporary file behind"
-cmp -s "$victim" "$golden"/rmsnorm.qwen05b.sm_90.ptx || fail "update did not restore $victim"
+cmp -s "$victim" "$tmp.orig" || fail "update did not restore $victim"
+rm -f "$tmp.orig"
 echo "golden drift test: OK"
