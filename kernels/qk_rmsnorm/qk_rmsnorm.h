@@ -5,13 +5,12 @@
 //
 // x is [tokens, num_heads, head_dim] (the Q or the K projection, heads contiguous per token) and
 // gamma is one [head_dim] vector shared by all heads (q_norm / k_norm). One block per token
-// (grid (tokens)), one warp per head (block = num_heads * 32 threads): a head fits in one warp's
-// registers, so the sum of squares is one shfl.bfly tree that leaves the sum in every lane, with
-// no shared memory and no barrier. Lane l owns the vectors l, l+32, ... of its head, each 4
-// floats wide when head_dim % 128 == 0, 2 when head_dim % 64 == 0, else 1: consecutive lanes read
-// consecutive vectors (coalesced), and the vectors cover the head exactly. head_dim must be a
-// multiple of 32 in [32, 256]; num_heads in [1, 32]. eps is baked. out may alias x (in-place
-// QK-norm).
+// (grid (tokens)); a head is a group of lanes inside one warp (qk_rmsnorm_layout below), so the
+// sum of squares is one shfl.bfly tree over the group that leaves the sum in every lane of it,
+// with no shared memory and no barrier. Lane l of a group owns the vectors l, l+L, ... of its
+// head: consecutive lanes read consecutive vectors (coalesced), and the vectors cover the head
+// exactly. head_dim must be a multiple of 32 in [32, 256]; num_heads in [1, 32]. eps is baked.
+// out may alias x (in-place QK-norm).
 #pragma once
 
 #include <ptxkit/kernels/kernel.h>
@@ -31,12 +30,12 @@ struct QkRmsNormConfig {
   template <class V, class Self>
   static void visit(V& v, Self& c) {
     v.field("head_dim", c.head_dim,
-            FieldSpec{.doc = "elements per head; one warp per head, head_dim/32 per lane",
+            FieldSpec{.doc = "elements per head; a head is held by the lanes of one warp",
                       .min = 32.0,
                       .max = 256.0,
                       .multiple_of = 32});
     v.field("num_heads", c.num_heads,
-            FieldSpec{.doc = "heads per token (one warp each; the block size)",
+            FieldSpec{.doc = "heads per token (they make up the block)",
                       .min = 1.0,
                       .max = 32.0});
     v.field("eps", c.eps,
@@ -57,11 +56,11 @@ struct QkRmsNorm {
   using Config = QkRmsNormConfig;
   static constexpr std::string_view kName = "qk_rmsnorm";
   static constexpr std::string_view kSummary =
-      "per-head RMSNorm (QK-norm): every head of every token in one launch, one warp per head, "
-      "shfl.bfly all-lanes sum, gamma per head_dim";
+      "per-head RMSNorm (QK-norm): every head of every token in one launch, a head per lane group "
+      "of one warp (.v4), shfl.bfly all-lanes sum, gamma per head_dim";
   static constexpr std::string_view kLimits =
       "head_dim a multiple of 32 in [32, 256] (one warp holds a head); num_heads in [1, 32] "
-      "(block = 32 * num_heads threads); eps in (0, 1]; tokens in [1, 2^31 - 1] (grid.x)";
+      "(block <= 1024 threads); eps in (0, 1]; tokens in [1, 2^31 - 1] (grid.x)";
 
   static std::vector<NamedConfig<Config>> reference_configs();
   static ptxkit::Expected<void> validate(const Config& c);
@@ -73,9 +72,28 @@ struct QkRmsNorm {
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
 };
 
-// The elements per vector access of a lane: 4, 2 or 1 (see above).
-constexpr std::uint32_t qk_rmsnorm_vector_width(std::uint32_t head_dim) {
-  return head_dim % 128 == 0 ? 4 : head_dim % 64 == 0 ? 2 : 1;
+// How a head maps onto lanes. When head_dim / 4 is a power of two of at most 32 (head_dim 32, 64,
+// 128), a head is `lanes_per_head` = head_dim / 4 lanes with one .v4 each (head_dim 64: two heads
+// per warp, 16 bytes per lane in flight); otherwise a head is a whole warp and each lane takes
+// `vectors_per_lane` vectors of `vector_width` = 4, 2 or 1 floats (head_dim 256: two .v4; 96:
+// three scalars). The block is num_heads * lanes_per_head threads rounded up to a warp; the
+// lanes past the last head ("phantom" lanes) load the last head again and store nothing.
+struct QkRmsNormLayout {
+  std::uint32_t lanes_per_head;
+  std::uint32_t vector_width;
+  std::uint32_t vectors_per_lane;
+  std::uint32_t threads;
+  bool phantom_lanes;
+};
+constexpr QkRmsNormLayout qk_rmsnorm_layout(std::uint32_t head_dim, std::uint32_t num_heads) {
+  const std::uint32_t q = head_dim / 4;
+  std::uint32_t lanes = 32, w = head_dim % 128 == 0 ? 4 : head_dim % 64 == 0 ? 2 : 1;
+  if (head_dim % 4 == 0 && q <= 32 && (q & (q - 1)) == 0) {
+    lanes = q;
+    w = 4;
+  }
+  const std::uint32_t threads = (num_heads * lanes + 31) / 32 * 32;
+  return {lanes, w, head_dim / (lanes * w), threads, threads != num_heads * lanes};
 }
 
 // The reference on plain vectors (double accumulation): x is tokens*num_heads*head_dim.

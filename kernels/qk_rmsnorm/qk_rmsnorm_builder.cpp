@@ -1,17 +1,16 @@
 // qk_rmsnorm_builder.cpp: per-head RMSNorm as PTX on ptxgen, and its registration.
 //
-// Block = token (%ctaid.x), warp = head (%tid.x / 32), lane = %tid.x % 32. With w the vector
-// width (4, 2 or 1) and V = head_dim / (32 w) vectors per lane:
-//   1. load vectors lane + 32 j (j < V) of this head into registers (plain ld: out may alias x);
-//   2. sumsq over them, then a shfl.bfly tree: every lane ends with the head's full sum, so no
-//      lane uses a partial sum and no broadcast is needed (PAR-118);
+// Block = token (%ctaid.x); head = %tid.x / L, lane = %tid.x % L with L lanes per head and w
+// floats per vector (qk_rmsnorm_layout). With V = head_dim / (L w) vectors per lane:
+//   1. load vectors lane + L j (j < V) of this head into registers (plain ld: out may alias x);
+//   2. sumsq over them, then a shfl.bfly tree over the L lanes: every lane ends with the head's
+//      full sum, so no lane uses a partial sum and no broadcast is needed (PAR-118);
 //   3. rstd = rsqrt.approx(sumsq / head_dim + eps), eps a baked immediate;
-//   4. out = x * rstd * gamma, from the same registers.
+//   4. out = x * rstd * gamma, from the same registers; lanes past the last head (when the block
+//      is rounded up to a warp) loaded the last head again and store nothing.
 // Offsets: the token's base is 64-bit (tokens * num_heads * head_dim may exceed 2^32); inside a
 // token everything is 32-bit (at most 32 * 256 elements).
 #include "qk_rmsnorm.h"
-
-#include "../layernorm/row_block.h"
 
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
@@ -51,19 +50,29 @@ void store_vec(KernelBuilder& b, Ptr<Global, F32> p, const std::vector<Reg<F32>>
 
 ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::Target& target,
                                                 const GenOptions& options) {
-  const std::uint32_t w = qk_rmsnorm_vector_width(c.head_dim);
-  const std::uint32_t per_lane = c.head_dim / (32 * w);  // vectors per lane
+  const QkRmsNormLayout lay = qk_rmsnorm_layout(c.head_dim, c.num_heads);
+  const std::uint32_t w = lay.vector_width;
+  const std::uint32_t lanes = lay.lanes_per_head;
+  const std::uint32_t per_lane = lay.vectors_per_lane;
+  const std::int64_t stride = std::int64_t{lanes} * w;  // elements between a lane's vectors
   KernelBuilder b(std::string(kName), target);
-  b.reqntid(32 * c.num_heads);
+  b.reqntid(lay.threads);
   auto in = b.param<Ptr<Global, const F32>>("input");
   auto out = b.param<Ptr<Global, F32>>("output");
   auto gamma = b.param<Ptr<Global, const F32>>("gamma");
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> token = b.ctaid_x();
-  Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
-  Reg<U32> head = b.shr(tid, b.imm<U32>(5));
-  Reg<U32> lane_elem = b.mul_lo(lane, b.baked<U32>("head_dim", w));  // this lane's first element in its head
+  std::uint32_t log2_lanes = 0;
+  while ((1u << log2_lanes) < lanes) ++log2_lanes;
+  Reg<U32> lane = b.and_(tid, b.baked<U32>("head_dim", lanes - 1));  // lane within its head
+  Reg<U32> head = b.shr(tid, b.baked<U32>("head_dim", log2_lanes));
+  std::optional<Reg<Pred>> real_head;  // false on the phantom lanes past the last head
+  if (lay.phantom_lanes) {
+    real_head = b.setp(cmp::lt, head, b.baked<U32>("num_heads", c.num_heads));
+    head = b.min(head, b.baked<U32>("num_heads", c.num_heads - 1));  // loads stay in the token
+  }
+  Reg<U32> lane_elem = b.mul_lo(lane, b.baked<U32>("head_dim", w));  // first element in the head
   Reg<U64> token_start =
       b.mul_wide(token, b.baked<U32>("num_heads", c.num_heads * c.head_dim));  // 64-bit
   // The lane's first element inside its token: head * head_dim + lane * w.
@@ -78,10 +87,13 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   std::vector<std::vector<Reg<F32>>> x;
   std::optional<Reg<F32>> sumsq;
   for (std::uint32_t j = 0; j < per_lane; ++j) {
-    x.push_back(load_vec(b, x_lane + std::int64_t{j} * 32 * w, w, false));
+    x.push_back(load_vec(b, x_lane + std::int64_t{j} * stride, w, false));
     for (Reg<F32> v : x.back()) sumsq = sumsq ? b.fma(v, v, *sumsq, rn) : b.mul(v, v);
   }
-  Reg<F32> total = row_block::warp_sum_all_lanes(b, *sumsq);
+  // The butterfly over the head's lane group: xor partners never leave an aligned group.
+  Reg<F32> total = *sumsq;
+  for (std::uint32_t delta = lanes / 2; delta >= 1; delta /= 2)
+    total = b.add(total, b.shfl_bfly(total, b.imm<U32>(delta)));
 
   // 3. rstd = 1 / sqrt(mean(x^2) + eps).
   Reg<F32> mean = b.div(total, b.baked<F32>("head_dim", static_cast<float>(c.head_dim)), rn);
@@ -89,10 +101,16 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
 
   // 4. out = x * rstd * gamma.
   for (std::uint32_t j = 0; j < per_lane; ++j) {
-    auto g = load_vec(b, g_lane + std::int64_t{j} * 32 * w, w, true);
+    auto g = load_vec(b, g_lane + std::int64_t{j} * stride, w, true);
     std::vector<Reg<F32>> y = x[j];
     for (std::size_t e = 0; e < y.size(); ++e) y[e] = b.mul(b.mul(x[j][e], rstd), g[e]);
-    store_vec(b, y_lane + std::int64_t{j} * 32 * w, y);
+    auto p = y_lane + std::int64_t{j} * stride;
+    if (real_head) {
+      auto only_real_heads = b.guard(*real_head);
+      store_vec(b, p, y);
+    } else {
+      store_vec(b, p, y);
+    }
   }
   b.ret();
   return finish_and_print(b, options);

@@ -32,7 +32,7 @@ ptxkit::Expected<void> QkRmsNorm::validate(const Config& c) {
 LaunchDims QkRmsNorm::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.tokens;
-  d.block[0] = 32 * c.num_heads;
+  d.block[0] = qk_rmsnorm_layout(c.head_dim, c.num_heads).threads;
   return d;
 }
 

@@ -54,18 +54,33 @@ TEST(QkRmsNormReference, RefusesInputsOfTheWrongShape) {
   EXPECT_FALSE(QkRmsNorm::reference(c, in));
 }
 
-TEST(QkRmsNormContract, OneBlockPerTokenOneWarpPerHead) {
+TEST(QkRmsNormContract, OneBlockPerTokenHeadsOnLaneGroups) {
   auto d = QkRmsNorm::launch(QkRmsNormConfig{.head_dim = 64, .num_heads = 14, .tokens = 9});
   EXPECT_EQ(d.grid[0], 9u);
-  EXPECT_EQ(d.block[0], 14u * 32u);
+  EXPECT_EQ(d.block[0], 14u * 16u);  // 16 lanes (one .v4 each) per head of 64
   auto p = QkRmsNorm::params(QkRmsNormConfig{.head_dim = 64, .num_heads = 14, .tokens = 9});
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].elems, 9u * 14u * 64u);
   EXPECT_EQ(p[2].elems, 64u);  // one gamma for every head
-  EXPECT_EQ(qk_rmsnorm_vector_width(128), 4u);
-  EXPECT_EQ(qk_rmsnorm_vector_width(64), 2u);
-  EXPECT_EQ(qk_rmsnorm_vector_width(96), 1u);
-  EXPECT_EQ(qk_rmsnorm_vector_width(256), 4u);
+  auto l128 = qk_rmsnorm_layout(128, 12);
+  EXPECT_EQ(l128.lanes_per_head, 32u);
+  EXPECT_EQ(l128.vector_width, 4u);
+  EXPECT_EQ(l128.vectors_per_lane, 1u);
+  EXPECT_FALSE(l128.phantom_lanes);
+  auto l32 = qk_rmsnorm_layout(32, 3);  // 3 heads of 8 lanes: a block of 32, 8 phantom lanes
+  EXPECT_EQ(l32.lanes_per_head, 8u);
+  EXPECT_EQ(l32.threads, 32u);
+  EXPECT_TRUE(l32.phantom_lanes);
+  auto l96 = qk_rmsnorm_layout(96, 5);  // not a power of two: a warp per head, scalars
+  EXPECT_EQ(l96.lanes_per_head, 32u);
+  EXPECT_EQ(l96.vector_width, 1u);
+  EXPECT_EQ(l96.vectors_per_lane, 3u);
+  auto l256 = qk_rmsnorm_layout(256, 2);
+  EXPECT_EQ(l256.vector_width, 4u);
+  EXPECT_EQ(l256.vectors_per_lane, 2u);
+  auto l192 = qk_rmsnorm_layout(192, 2);
+  EXPECT_EQ(l192.vector_width, 2u);
+  EXPECT_EQ(l192.vectors_per_lane, 3u);
 }
 
 TEST(QkRmsNormLimits, AHeadMustFitOneWarp) {
@@ -78,19 +93,34 @@ TEST(QkRmsNormLimits, AHeadMustFitOneWarp) {
   EXPECT_TRUE(config_from_assignments(*k, {"head_dim=96", "num_heads=32"}));
 }
 
-TEST(QkRmsNormPtx, VectorWidthFollowsHeadDim) {
+TEST(QkRmsNormPtx, VectorWidthAndReductionFollowHeadDim) {
   const Kernel* k = KernelRegistry::find("qk_rmsnorm");
   ASSERT_NE(k, nullptr);
   const auto& t = ptxgen::Target::all_supported().front();
-  for (auto [hd, want] : {std::pair{"128", "ld.global.v4.f32"}, std::pair{"64", "ld.global.v2.f32"},
-                          std::pair{"96", "ld.global.f32"}}) {
-    auto cfg = config_from_assignments(*k, {std::string("head_dim=") + hd});
+  struct Case {
+    std::vector<std::string> sets;
+    const char* load;
+    const char* first_bfly;  // the widest butterfly step: half the lanes of a head
+    bool guarded_store;
+  };
+  for (const Case& c : {Case{{"head_dim=128"}, "ld.global.v4.f32", ", 16, 31,", false},
+                        Case{{"head_dim=64"}, "ld.global.v4.f32", ", 8, 31,", false},
+                        Case{{"head_dim=32", "num_heads=3"}, "ld.global.v4.f32", ", 4, 31,", true},
+                        Case{{"head_dim=96"}, "ld.global.f32", ", 16, 31,", false},
+                        Case{{"head_dim=192"}, "ld.global.v2.f32", ", 16, 31,", false}}) {
+    auto cfg = config_from_assignments(*k, c.sets);
     ASSERT_TRUE(cfg);
     auto ptx = k->generate(*cfg, t);
     ASSERT_TRUE(ptx) << ptx.error().to_string();
-    EXPECT_NE(ptx->text.find(want), std::string::npos) << hd;
-    EXPECT_NE(ptx->text.find("shfl.sync.bfly.b32"), std::string::npos);
-    EXPECT_EQ(ptx->text.find("bar.sync"), std::string::npos);  // a head is one warp: no barrier
+    const std::string& s = ptx->text;
+    EXPECT_NE(s.find(c.load), std::string::npos) << c.sets[0];
+    const auto bfly = s.find("shfl.sync.bfly.b32");
+    ASSERT_NE(bfly, std::string::npos);
+    EXPECT_NE(s.substr(bfly, s.find('\n', bfly) - bfly).find(c.first_bfly), std::string::npos)
+        << c.sets[0];
+    EXPECT_EQ(s.find("bar.sync"), std::string::npos);  // a head is inside one warp: no barrier
+    EXPECT_EQ(s.find("@%p") != std::string::npos, c.guarded_store)  // only phantom lanes
+        << c.sets[0];
   }
 }
 
