@@ -24,6 +24,7 @@
 #include <ptxkit/ptxgen/ptxgen.h>
 
 #include <array>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -47,17 +48,28 @@ Reg<F32> small_int_to_f32(KernelBuilder& b, Reg<U32> v) {
   return b.sub(biased, b.imm<F32>(8388608.0f));
 }
 
-// The nibble at bit `bit` of `word` as the f32 1 + q/16 (moved to mantissa bits 19..22).
-Reg<F32> nibble_as_f32(KernelBuilder& b, Reg<U32> word, int bit) {
-  Reg<U32> moved = bit <= 19 ? b.shl(word, b.imm<U32>(static_cast<std::uint32_t>(19 - bit)))
-                             : b.shr(word, b.imm<U32>(static_cast<std::uint32_t>(bit - 19)));
-  Reg<U32> bits = b.or_(b.and_(moved, b.imm<U32>(0x00780000u)), b.imm<U32>(0x3F800000u));
-  return b.bitcast<F32>(bits);
+// Where value t (0..15) of half h (0: low nibbles, 1: high nibbles) of a lane's 16 quant bytes
+// sits: word t/4, bit 8*(t%4) + 4*h. Nibbles above bit 16 are taken from the word shifted right
+// by 12, so every nibble is masked inside the mantissa (bits 0..19) of an f32 with a zero
+// exponent: the denormal q * 2^(bit - 149), read with a plain `and`, exact, no conversion.
+struct NibbleSlot {
+  std::size_t word;
+  bool shifted;
+  int bit;  // in the (possibly shifted) word
+};
+NibbleSlot nibble_slot(int half, int t) {
+  const int bit = 8 * (t % 4) + 4 * half;
+  return bit <= 16 ? NibbleSlot{static_cast<std::size_t>(t / 4), false, bit}
+                   : NibbleSlot{static_cast<std::size_t>(t / 4), true, bit - 12};
 }
+// The product of the denormal nibble and x * 2^(85 - bit) is q * x * 2^-64, exact in the fma;
+// the row sums are scaled back by 2^64 with the sub-block scale.
+constexpr int kSumExp = 64;
+float x_scale_for(int bit) { return std::ldexp(1.0f, 149 - bit - kSumExp); }
 
 struct LaneConsts {
-  Reg<U32> group, part, shift, x_off, q_word;
-  Reg<Pred> upper;  // sub-blocks 4..7 (p/2 >= 2): the split 6-bit encoding
+  Reg<U32> group, shift, x_off, q_word, src_lo, src_hi;
+  Reg<Pred> upper;  // this lane decodes sub-block part >= 4: the split 6-bit encoding
 };
 
 // One step over super-block sb (clamped to sb_w for the weights) of every row.
@@ -82,11 +94,17 @@ void step(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
       for (auto& r : v) xv[half].push_back(r);
     }
   }
-  std::vector<Reg<F32>> neg_xsum;  // -X of each sub-block (shared by the rows)
-  for (const auto& v : xv) {
+  // Per sub-block: -X = -(sum x) for the mins, and x scaled for the denormal nibbles.
+  std::vector<Reg<F32>> neg_xsum;
+  std::vector<std::vector<Reg<F32>>> xs(2);
+  for (int half = 0; half < 2; ++half) {
+    const auto& v = xv[half];
     Reg<F32> s = v[0];
     for (std::size_t i = 1; i < v.size(); ++i) s = b.add(s, v[i]);
     neg_xsum.push_back(b.neg(s));
+    for (int t = 0; t < 16; ++t)
+      xs[static_cast<std::size_t>(half)].push_back(
+          b.mul(v[static_cast<std::size_t>(t)], b.imm<F32>(x_scale_for(nibble_slot(half, t).bit))));
   }
 
   Reg<U32> block_word = b.mul_lo(sb_w, b.imm<U32>(36));
@@ -94,42 +112,42 @@ void step(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
   for (auto& r : rows) {
     std::array<Reg<U32>, 4> hdr = b.ld_nc_v4(r->row + block_word);
     std::array<Reg<U32>, 4> qs = b.ld_nc_v4(r->row + quant_word);
-    // d and dmin (f16 halves of word 0).
+    // d and dmin (f16 halves of word 0), d pre-multiplied by 2^64 (the nibble sums' scale).
     auto halves = b.unpack<F16>(hdr[0]);
-    Reg<F32> d16 = b.mul(b.cvt<F32>(halves[0]), b.imm<F32>(16.0f));
+    Reg<F32> d = b.mul(b.cvt<F32>(halves[0]), b.imm<F32>(std::ldexp(1.0f, kSumExp)));
     Reg<F32> dmin = b.cvt<F32>(halves[1]);
-    // The two sub-blocks' 6-bit scales and mins (ggml get_scale_min_k4, branch-free).
-    Reg<U32> a = b.shr(hdr[1], lc.shift);   // bytes j', j'+1 of scales[0..3]
-    Reg<U32> bq = b.shr(hdr[2], lc.shift);  // bytes j', j'+1 of scales[4..7]
-    Reg<U32> cq = b.shr(hdr[3], lc.shift);  // bytes j', j'+1 of scales[8..11]
-    auto lo6 = [&](Reg<U32> v, std::uint32_t s) {
-      return b.and_(s == 0 ? v : b.shr(v, b.imm<U32>(s)), b.imm<U32>(63));
-    };
-    auto split6 = [&](Reg<U32> low4, std::uint32_t s_low, Reg<U32> high2, std::uint32_t s_high) {
-      Reg<U32> l = b.and_(s_low == 0 ? low4 : b.shr(low4, b.imm<U32>(s_low)), b.imm<U32>(15));
-      Reg<U32> h = b.and_(b.shr(high2, b.imm<U32>(s_high)), b.imm<U32>(0x30));
-      return b.or_(l, h);
-    };
-    Reg<U32> sc_lo = b.selp(split6(cq, 0, a, 2), lo6(a, 0), lc.upper);
-    Reg<U32> sc_hi = b.selp(split6(cq, 8, a, 10), lo6(a, 8), lc.upper);
-    Reg<U32> m_lo = b.selp(split6(cq, 4, bq, 2), lo6(bq, 0), lc.upper);
-    Reg<U32> m_hi = b.selp(split6(cq, 12, bq, 10), lo6(bq, 8), lc.upper);
-    std::array<Reg<F32>, 2> dsc = {b.mul(d16, small_int_to_f32(b, sc_lo)),
-                                   b.mul(d16, small_int_to_f32(b, sc_hi))};
-    std::array<Reg<F32>, 2> dm = {b.mul(dmin, small_int_to_f32(b, m_lo)),
-                                  b.mul(dmin, small_int_to_f32(b, m_hi))};
-    // F = sum (1 + q/16) x over the lane's 16 values of each sub-block.
+    // This lane decodes sub-block `part` (ggml get_scale_min_k4), branch-free: bytes part&3 of
+    // scales[0..3], [4..7], [8..11] are the low bytes of the header words shifted by 8*(part&3).
+    Reg<U32> a = b.shr(hdr[1], lc.shift);
+    Reg<U32> bq = b.shr(hdr[2], lc.shift);
+    Reg<U32> cq = b.shr(hdr[3], lc.shift);
+    Reg<U32> sc_split = b.or_(b.and_(cq, b.imm<U32>(15)),
+                              b.and_(b.shr(a, b.imm<U32>(2)), b.imm<U32>(0x30)));
+    Reg<U32> m_split = b.or_(b.and_(b.shr(cq, b.imm<U32>(4)), b.imm<U32>(15)),
+                             b.and_(b.shr(bq, b.imm<U32>(2)), b.imm<U32>(0x30)));
+    Reg<U32> sc = b.selp(sc_split, b.and_(a, b.imm<U32>(63)), lc.upper);
+    Reg<U32> m = b.selp(m_split, b.and_(bq, b.imm<U32>(63)), lc.upper);
+    Reg<F32> dsc = b.mul(d, small_int_to_f32(b, sc));
+    Reg<F32> dm = b.mul(dmin, small_int_to_f32(b, m));
+    // The lane's two sub-blocks were decoded by lanes part & ~1 and part | 1 of its group.
+    std::array<Reg<F32>, 2> dsc_of = {b.shfl_idx(dsc, lc.src_lo), b.shfl_idx(dsc, lc.src_hi)};
+    std::array<Reg<F32>, 2> dm_of = {b.shfl_idx(dm, lc.src_lo), b.shfl_idx(dm, lc.src_hi)};
+    std::array<Reg<U32>, 4> qs_hi = {b.shr(qs[0], b.imm<U32>(12)), b.shr(qs[1], b.imm<U32>(12)),
+                                     b.shr(qs[2], b.imm<U32>(12)), b.shr(qs[3], b.imm<U32>(12))};
     Reg<F32> acc = r->acc.read();
     for (int half = 0; half < 2; ++half) {
-      Reg<F32> f_sum = b.mul(nibble_as_f32(b, qs[0], 4 * half), xv[half][0]);
-      for (int t = 1; t < 16; ++t) {
-        Reg<F32> f = nibble_as_f32(b, qs[static_cast<std::size_t>(t / 4)], 8 * (t % 4) + 4 * half);
-        f_sum = b.fma(f, xv[half][static_cast<std::size_t>(t)], f_sum, rn);
-      }
       const auto hh = static_cast<std::size_t>(half);
-      // 16 d sc (F - X) - dmin m X, with neg_xsum = -X.
-      acc = b.fma(dsc[hh], b.add(f_sum, neg_xsum[hh]), acc, rn);
-      acc = b.fma(dm[hh], neg_xsum[hh], acc, rn);
+      // Q * 2^-64 = sum over the 16 values of denormal(q) * x * 2^(85 - bit).
+      Reg<F32> q_sum = b.mov(b.imm<F32>(0.0f));
+      for (int t = 0; t < 16; ++t) {
+        const NibbleSlot slot = nibble_slot(half, t);
+        Reg<U32> word = slot.shifted ? qs_hi[slot.word] : qs[slot.word];
+        Reg<F32> q = b.bitcast<F32>(b.and_(word, b.imm<U32>(0xFu << slot.bit)));
+        q_sum = b.fma(q, xs[hh][static_cast<std::size_t>(t)], q_sum, rn);
+      }
+      // d sc Q - dmin m X, with neg_xsum = -X.
+      acc = b.fma(dsc_of[hh], q_sum, acc, rn);
+      acc = b.fma(dm_of[hh], neg_xsum[hh], acc, rn);
     }
     r->acc.assign(acc);
   }
@@ -151,29 +169,36 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   Reg<U32> tid = b.tid_x();
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
-  Reg<U32> row_a = b.mul_lo(b.mad_lo(b.ctaid_x(), b.imm<U32>(kWarps), warp),
-                            b.imm<U32>(kRowsPerWarp));
+  Reg<U32> row0 = b.mul_lo(b.mad_lo(b.ctaid_x(), b.imm<U32>(kWarps), warp),
+                           b.imm<U32>(kRowsPerWarp));
   const Imm<U32> num_rows = b.baked<U32>("rows", c.rows);
   Label finished = b.new_label("finished");
-  b.bra_if(!b.setp(cmp::lt, row_a, num_rows), finished);  // the whole warp is past the matrix
-  Reg<U32> row_b = b.add(row_a, b.imm<U32>(1));
-  Reg<Pred> has_b = b.setp(cmp::lt, row_b, num_rows);
-  Reg<U32> row_b_in = b.min(row_b, b.baked<U32>("rows", c.rows - 1));
+  b.bra_if(!b.setp(cmp::lt, row0, num_rows), finished);  // the whole warp is past the matrix
+  // The warp's other rows; one past the matrix is clamped to the last row for loading (its
+  // store is skipped).
+  std::vector<Reg<U32>> row_in{row0};
+  std::vector<Reg<Pred>> row_exists;
+  for (std::uint32_t r = 1; r < kRowsPerWarp; ++r) {
+    Reg<U32> row = b.add(row0, b.imm<U32>(r));
+    row_exists.push_back(b.setp(cmp::lt, row, num_rows));
+    row_in.push_back(b.min(row, b.baked<U32>("rows", c.rows - 1)));
+  }
   const Imm<U32> row_words = b.baked<U32>("cols", c.row_words());
   std::vector<std::unique_ptr<RowState>> rows;
-  rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row_a, row_words)));
-  rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row_b_in, row_words)));
+  for (Reg<U32> row : row_in)
+    rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row, row_words)));
 
   Reg<U32> group = b.shr(lane, b.imm<U32>(3));
   Reg<U32> part = b.and_(lane, b.imm<U32>(7));
   Reg<U32> pair = b.shr(part, b.imm<U32>(1));  // 64-value group of the quants: 0..3
   const LaneConsts lc{
       .group = group,
-      .part = part,
-      .shift = b.shl(b.and_(pair, b.imm<U32>(1)), b.imm<U32>(4)),
+      .shift = b.shl(b.and_(part, b.imm<U32>(3)), b.imm<U32>(3)),
       .x_off = b.add(b.shl(pair, b.imm<U32>(6)), b.shl(b.and_(part, b.imm<U32>(1)), b.imm<U32>(4))),
       .q_word = b.add(b.shl(part, b.imm<U32>(2)), b.imm<U32>(4)),
-      .upper = b.setp(cmp::ge, pair, b.imm<U32>(2))};
+      .src_lo = b.and_(lane, b.imm<U32>(~1u)),
+      .src_hi = b.or_(lane, b.imm<U32>(1)),
+      .upper = b.setp(cmp::ge, part, b.imm<U32>(4))};
 
   if (full_steps > 0) {
     Var<U32> sb = b.var<U32>(lc.group, "super_block");
@@ -194,19 +219,14 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   }
 
   // Row sums: shfl.down tree; only lane 0 uses (stores) the total.
-  std::array<Reg<F32>, kRowsPerWarp> total = {rows[0]->acc.read(), rows[1]->acc.read()};
-  for (auto& t : total)
-    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) t = b.add(t, b.shfl_down(t, b.imm<U32>(delta)));
-  auto y_a = y + row_a;
-  auto y_b = y + row_b_in;
   Reg<Pred> lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
-  {
-    auto only_lane0 = b.guard(lane0);
-    b.st(y_a, total[0]);
-  }
-  {
-    auto only_lane0_b = b.guard(b.and_(lane0, has_b));
-    b.st(y_b, total[1]);
+  for (std::uint32_t r = 0; r < kRowsPerWarp; ++r) {
+    Reg<F32> t = rows[r]->acc.read();
+    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) t = b.add(t, b.shfl_down(t, b.imm<U32>(delta)));
+    auto y_row = y + row_in[r];
+    Reg<Pred> store = r == 0 ? lane0 : b.and_(lane0, row_exists[r - 1]);
+    auto only_lane0 = b.guard(store);
+    b.st(y_row, t);
   }
   b.place(finished);
   b.ret();

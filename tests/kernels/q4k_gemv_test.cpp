@@ -1,0 +1,174 @@
+// q4k_gemv_test.cpp: the Q4_K codec against values computed by hand (f16, the 6-bit scale/min
+// packing, ggml's nibble order), the GEMV reference's treatment of the padded last super-block
+// (cols not a multiple of 256, seed 001 GH-215), limits and launch contract.
+#include "q4k_gemv/q4k_gemv.h"
+
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+
+namespace ptxkit::kernels {
+namespace {
+
+// ggml's packing of 8 six-bit (scale, min) pairs into 12 bytes (the inverse of
+// get_scale_min_k4), as quantize_row_q4_K writes it.
+std::array<std::uint8_t, 12> pack_scales(const std::array<std::uint8_t, 8>& sc,
+                                         const std::array<std::uint8_t, 8>& m) {
+  std::array<std::uint8_t, 12> s{};
+  for (int j = 0; j < 4; ++j) {
+    s[j] = static_cast<std::uint8_t>((sc[j] & 63) | ((sc[j + 4] >> 4) << 6));
+    s[j + 4] = static_cast<std::uint8_t>((m[j] & 63) | ((m[j + 4] >> 4) << 6));
+    s[j + 8] = static_cast<std::uint8_t>((sc[j + 4] & 15) | ((m[j + 4] & 15) << 4));
+  }
+  return s;
+}
+
+// A block with d = 0.5, dmin = 0.25, sub-block j's scale sc[j] and min m[j], and quant
+// q(v) = (v * 7 + 3) % 16 for value v.
+struct HandBlock {
+  std::array<std::uint8_t, 8> sc{1, 2, 3, 4, 33, 47, 60, 63};
+  std::array<std::uint8_t, 8> m{2, 0, 5, 63, 16, 31, 1, 48};
+  std::array<std::uint8_t, 144> bytes{};
+  static int q(int v) { return (v * 7 + 3) % 16; }
+  HandBlock() {
+    bytes[0] = 0x00, bytes[1] = 0x38;  // d = 0.5 (f16 0x3800)
+    bytes[2] = 0x00, bytes[3] = 0x34;  // dmin = 0.25 (f16 0x3400)
+    auto s = pack_scales(sc, m);
+    std::memcpy(bytes.data() + 4, s.data(), 12);
+    for (int g = 0; g < 4; ++g)
+      for (int l = 0; l < 32; ++l)
+        bytes[static_cast<std::size_t>(16 + 32 * g + l)] =
+            static_cast<std::uint8_t>(q(64 * g + l) | (q(64 * g + 32 + l) << 4));
+  }
+};
+
+TEST(Q4kCodec, HalfConversionsAreExact) {
+  EXPECT_EQ(q4k_half_to_float(0x3C00), 1.0f);
+  EXPECT_EQ(q4k_half_to_float(0x3800), 0.5f);
+  EXPECT_EQ(q4k_half_to_float(0xC000), -2.0f);
+  EXPECT_EQ(q4k_half_to_float(0x7BFF), 65504.0f);
+  EXPECT_EQ(q4k_half_to_float(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
+  EXPECT_EQ(q4k_float_to_half(1.0f), 0x3C00);
+  EXPECT_EQ(q4k_float_to_half(0.1f), 0x2E66);                   // nearest
+  EXPECT_EQ(q4k_float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3C00);  // tie to even
+  EXPECT_EQ(q4k_float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);
+  EXPECT_EQ(q4k_float_to_half(std::ldexp(1.0f, -24)), 0x0001);
+  EXPECT_EQ(q4k_float_to_half(70000.0f), 0x7C00);
+  for (std::uint32_t h = 0; h < 0x7C00; h += 37)
+    EXPECT_EQ(q4k_float_to_half(q4k_half_to_float(static_cast<std::uint16_t>(h))), h);
+}
+
+TEST(Q4kCodec, ScaleMinUnpackingRecoversEveryPackedPair) {
+  HandBlock hb;
+  for (int j = 0; j < 8; ++j) {
+    std::uint8_t sc, m;
+    q4k_scale_min(j, hb.bytes.data() + 4, sc, m);
+    EXPECT_EQ(sc, hb.sc[static_cast<std::size_t>(j)]) << "sub-block " << j;
+    EXPECT_EQ(m, hb.m[static_cast<std::size_t>(j)]) << "sub-block " << j;
+  }
+}
+
+TEST(Q4kCodec, DequantizingAHandBuiltBlockGivesTheHandComputedValues) {
+  HandBlock hb;
+  auto y = q4k_dequantize_block(hb.bytes.data());
+  // Spot values worked out by hand: value = 0.5 * sc * q - 0.25 * m.
+  EXPECT_DOUBLE_EQ(y[0], 0.5 * 1 * 3 - 0.25 * 2);       // sub-block 0, q(0) = 3
+  EXPECT_DOUBLE_EQ(y[1], 0.5 * 1 * 10 - 0.25 * 2);      // q(1) = 10
+  EXPECT_DOUBLE_EQ(y[32], 0.5 * 2 * 3 - 0.25 * 0);      // sub-block 1 (high nibbles), q(32) = 3
+  EXPECT_DOUBLE_EQ(y[100], 0.5 * 4 * 15 - 0.25 * 63);   // sub-block 3, q(100) = 703 % 16 = 15
+  EXPECT_DOUBLE_EQ(y[200], 0.5 * 60 * 11 - 0.25 * 1);   // sub-block 6, q(200) = 1403 % 16 = 11
+  EXPECT_DOUBLE_EQ(y[255], 0.5 * 63 * 12 - 0.25 * 48);  // sub-block 7, q(255) = 1788 % 16 = 12
+}
+
+TEST(Q4kCodec, EveryValueFollowsGgmlsNibbleOrder) {
+  HandBlock hb;
+  auto y = q4k_dequantize_block(hb.bytes.data());
+  for (int v = 0; v < 256; ++v) {
+    const int sub = v / 32;  // 0..7: low nibbles of group v/64 are sub-block 2g, high 2g+1
+    const double want = 0.5 * hb.sc[static_cast<std::size_t>(sub)] * HandBlock::q(v) -
+                        0.25 * hb.m[static_cast<std::size_t>(sub)];
+    EXPECT_DOUBLE_EQ(y[static_cast<std::size_t>(v)], want) << "value " << v;
+  }
+}
+
+TEST(Q4kGemvReference, ColsNotAMultipleOf256IgnoresThePadding) {
+  // cols = 300: two super-blocks per row, values 300..511 are padding.
+  Q4kGemvConfig c{.rows = 3, .cols = 300};
+  ASSERT_EQ(c.row_words(), 72u);
+  HostTensors in = Q4kGemv::make_inputs(c, 12);
+  auto y = Q4kGemv::reference(c, in)->f32.at("y");
+  // Same weights with the padding's quants rewritten: y must not move.
+  HostTensors scrambled = in;
+  auto* bytes = reinterpret_cast<std::uint8_t*>(scrambled.u32["w_q4k"].data());
+  for (std::size_t r = 0; r < c.rows; ++r)
+    for (int v = 300 - 256; v < 256; ++v) {  // values of super-block 1 at or past cols
+      const int g = v / 64, l = v % 32;
+      std::uint8_t& b = bytes[r * 288 + 144 + 16 + static_cast<std::size_t>(32 * g + l)];
+      b = (v % 64) < 32 ? static_cast<std::uint8_t>((b & 0xF0) | 0x0F)
+                        : static_cast<std::uint8_t>((b & 0x0F) | 0xF0);
+    }
+  auto y2 = Q4kGemv::reference(c, scrambled)->f32.at("y");
+  for (std::size_t r = 0; r < c.rows; ++r) EXPECT_EQ(y[r], y2[r]);
+  // And it equals the 512-column GEMV (same packed rows) on x padded with zeros.
+  Q4kGemvConfig wide{.rows = 3, .cols = 512};
+  HostTensors padded = in;
+  padded.f32["x"].resize(512, 0.0f);
+  auto y3 = Q4kGemv::reference(wide, padded)->f32.at("y");
+  for (std::size_t r = 0; r < c.rows; ++r) EXPECT_NEAR(y[r], y3[r], 1e-5);
+  // ...while a nonzero x past cols would have changed it (the padding is not all zero).
+  padded.f32["x"][400] = 1.0f;
+  auto y4 = Q4kGemv::reference(wide, padded)->f32.at("y");
+  bool moved = false;
+  for (std::size_t r = 0; r < c.rows; ++r) moved |= std::fabs(y4[r] - y3[r]) > 1e-6;
+  EXPECT_TRUE(moved);
+}
+
+TEST(Q4kGemvReference, OneHandBuiltBlockTimesAUnitVectorPicksItsValue) {
+  Q4kGemvConfig c{.rows = 1, .cols = 256};
+  HandBlock hb;
+  HostTensors in;
+  in.u32["w_q4k"].resize(36);
+  std::memcpy(in.u32["w_q4k"].data(), hb.bytes.data(), 144);
+  in.f32["x"].assign(256, 0.0f);
+  in.f32["x"][200] = 2.0f;
+  auto y = Q4kGemv::reference(c, in)->f32.at("y");
+  EXPECT_FLOAT_EQ(y[0], 2.0f * (0.5f * 60 * 11 - 0.25f * 1));
+}
+
+TEST(Q4kGemvLimits, ColsMustBeAMultipleOfFourAndBuffersMatch) {
+  const Kernel* k = KernelRegistry::find("q4k_gemv");
+  ASSERT_NE(k, nullptr);
+  auto odd = config_from_assignments(*k, {"cols=30"});
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("'cols' = 30"), std::string::npos);
+  EXPECT_NE(odd.error().message.find("multiple of 4"), std::string::npos) << odd.error().message;
+  EXPECT_TRUE(config_from_assignments(*k, {"cols=4", "rows=1"}));
+  Q4kGemvConfig c{.rows = 2, .cols = 260};
+  HostTensors in = Q4kGemv::make_inputs(c, 1);
+  in.f32["x"].push_back(0.0f);
+  auto out = Q4kGemv::reference(c, in);
+  ASSERT_FALSE(out);
+  EXPECT_NE(out.error().message.find("cols = 260"), std::string::npos);
+}
+
+TEST(Q4kGemvContract, SixteenRowsPerBlockAndPaddedRowStride) {
+  Q4kGemvConfig c{.rows = 4864, .cols = 896};
+  auto d = Q4kGemv::launch(c);
+  EXPECT_EQ(d.grid[0], 304u);  // 4864 / 16
+  EXPECT_EQ(d.block[0], 256u);
+  auto p = Q4kGemv::params(c);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].elem, ElemType::kU32);
+  EXPECT_EQ(p[0].elems, 4864u * 4u * 36u);  // 4 super-blocks (1024 values) of 144 bytes per row
+  EXPECT_EQ(p[1].elems, 896u);              // x: its logical size, never padded
+  EXPECT_EQ(p[2].kind, ParamKind::kOutput);
+  EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 17, .cols = 4}).grid[0], 2u);
+}
+
+}  // namespace
+}  // namespace ptxkit::kernels
