@@ -128,7 +128,10 @@ void DeadValueRule::check(RuleContext& ctx) const {
       if (!mm.is_def) continue;
       if (first == kNoId) first = mm.reg;
       ValueId v = vn.ssa_def(m);
-      if (v != kNoId) read_by_dead = read_by_dead || !vn.uses(v).empty();
+      if (v == kNoId) continue;
+      // Read by an instruction or a phi; being the prior of a guarded write is no read.
+      for (const ValueUse& u : vn.uses(v))
+        read_by_dead = read_by_dead || u.inst != kNoId || vn.is_phi(u.phi);
     }
     bool load = is_load(inst);
     Severity severity = load && !debug && !reads_local_stack(a, i) ? Severity::kError

@@ -1,0 +1,292 @@
+// softmax-rescale-saved-max.cpp: the `softmax-rescale-saved-max` rule (see the header): finds
+// loop-carried running maxima, the differences against their updates that feed an exponent, and
+// reports those whose minuend is the updated maximum instead of the one from before the update.
+#include "softmax-rescale-saved-max.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using namespace analysis;
+
+bool is_float(const Instruction& inst) {
+  for (std::string_view t : {"f32", "f64", "f16", "bf16", "f16x2", "bf16x2"})
+    if (inst.has_modifier(t)) return true;
+  return false;
+}
+
+bool is_float_max(const Instruction& inst) { return inst.opcode == "max" && is_float(inst); }
+
+// The running maximum of one loop-header phi: the values of the max chain that contain it.
+class RunningMax {
+public:
+  RunningMax(const FunctionAnalysis& a, LoopId loop, ValueId phi) : a_(a), loop_(loop), phi_(phi) {}
+
+  ValueId phi() const { return phi_; }
+  // v is φ or an update of the chain that contains φ.
+  bool member(ValueId v) { return v != kNoId && (v == phi_ || in_rm(v, 0)); }
+  // Whether some back-edge value is a real update (the loop computes a running maximum).
+  bool has_update() {
+    for (ValueId u : a_.values.loop_carried(phi_, a_.loops).updated)
+      if (u != phi_ && member(u)) return true;
+    return false;
+  }
+  // `inner` is a maximum from before `outer` (reachable through outer's chain, not outer).
+  bool contains(ValueId outer, ValueId inner) {
+    std::vector<ValueId> work = children(outer);
+    std::set<ValueId> seen;
+    while (!work.empty() && seen.size() < 256) {
+      ValueId v = work.back();
+      work.pop_back();
+      if (v == inner) return true;
+      if (!seen.insert(v).second || v == phi_) continue;
+      for (ValueId c : children(v)) work.push_back(c);
+    }
+    return false;
+  }
+  // The max instruction that computes update `u` (or kNoId for a phi member).
+  InstId update_instruction(ValueId u) const {
+    InstId d = a_.values.defining_instruction(u);
+    return d != kNoId && is_float_max(a_.ir.inst(d)) ? d : kNoId;
+  }
+
+private:
+  std::vector<ValueId> children(ValueId v) {
+    std::vector<ValueId> out;
+    if (v == phi_ || !member(v)) return out;
+    const ValueNumbering& vn = a_.values;
+    const ValueInfo& x = vn.info(v);
+    if (x.kind == ValueKind::kPhi) {
+      for (const PhiIncoming& in : vn.phi_incoming(v))
+        if (member(in.value)) out.push_back(in.value);
+    } else if (x.kind == ValueKind::kGuarded) {
+      for (ValueId c : {vn.leader(x.fresh), vn.leader(x.prior)})
+        if (member(c)) out.push_back(c);
+    } else if (InstId d = vn.defining_instruction(v); d != kNoId) {
+      for (std::uint32_t k : {1u, 2u})
+        if (ValueId c = vn.value_of(d, k); member(c)) out.push_back(c);
+    }
+    return out;
+  }
+
+  bool in_rm(ValueId v, int depth) {
+    if (v == phi_) return true;
+    auto it = memo_.find(v);
+    if (it != memo_.end()) return it->second == 1;
+    if (depth > 64) return false;
+    memo_[v] = 0;  // visiting: a cycle that does not pass through φ is no running maximum
+    const ValueNumbering& vn = a_.values;
+    const ValueInfo& x = vn.info(v);
+    bool yes = false;
+    if (x.kind == ValueKind::kPhi) {
+      if (x.block != a_.loops.loop(loop_).header && a_.loops.contains(loop_, x.block)) {
+        yes = true;
+        for (const PhiIncoming& in : vn.phi_incoming(v))
+          yes = yes && (in.value == v || in_rm(in.value, depth + 1));
+      }
+    } else if (x.kind == ValueKind::kGuarded) {
+      yes = in_loop(x.inst) && in_rm(vn.leader(x.fresh), depth + 1) &&
+            in_rm(vn.leader(x.prior), depth + 1);
+    } else if (InstId d = vn.defining_instruction(v); d != kNoId) {
+      if (is_float_max(a_.ir.inst(d)) && in_loop(d)) {
+        ValueId a1 = vn.value_of(d, 1), a2 = vn.value_of(d, 2);
+        yes = (a1 != kNoId && in_rm(a1, depth + 1)) || (a2 != kNoId && in_rm(a2, depth + 1));
+      }
+    }
+    memo_[v] = yes ? 1 : 0;
+    return yes;
+  }
+
+  bool in_loop(InstId i) const { return a_.loops.contains(loop_, a_.cfg.block_of(i)); }
+
+  const FunctionAnalysis& a_;
+  LoopId loop_;
+  ValueId phi_;
+  std::unordered_map<ValueId, char> memo_;
+};
+
+// Operand `k` of `i` as a comparable key: the value (leader) of a register, or the bit
+// pattern of a float immediate.
+struct Coeff {
+  ValueId value = kNoId;
+  std::optional<double> imm;
+};
+
+Coeff coeff_of(const FunctionAnalysis& a, InstId i, std::uint32_t k) {
+  Coeff c;
+  const Operand& op = a.ir.inst(i).operands[k];
+  if (op.kind == OperandKind::kImmFloat) c.imm = op.float_value();
+  else c.value = a.values.value_of(i, k);
+  // A register holding an immediate (`mov.f32 %f44, 0f3BBB989D`) compares as the immediate.
+  if (c.value != kNoId && !c.imm) {
+    InstId d = a.values.defining_instruction(c.value);
+    if (d != kNoId && a.ir.inst(d).opcode == "mov" && a.ir.info(d).guard == kNoId &&
+        a.ir.inst(d).operands.size() == 2 && a.ir.inst(d).operands[1].kind == OperandKind::kImmFloat)
+      c.imm = a.ir.inst(d).operands[1].float_value();
+  }
+  return c;
+}
+
+bool same_coeff(const Coeff& x, const Coeff& y) {
+  if (x.imm && y.imm) return *x.imm == *y.imm;
+  return x.value != kNoId && x.value == y.value;
+}
+
+bool negated_coeff(const Coeff& x, const Coeff& y) { return x.imm && y.imm && *x.imm == -*y.imm; }
+
+// The instruction defining operand k's value, with its opcode, or kNoId.
+InstId def_with(const FunctionAnalysis& a, InstId i, std::uint32_t k, std::string_view opcode) {
+  ValueId v = a.values.value_of(i, k);
+  if (v == kNoId) return kNoId;
+  InstId d = a.values.defining_instruction(v);
+  if (d == kNoId || a.ir.info(d).guard != kNoId || a.ir.inst(d).opcode != opcode) return kNoId;
+  return d;
+}
+
+struct Difference {
+  ValueId a = kNoId;  // minuend
+  ValueId b = kNoId;  // subtrahend
+};
+
+// The differences a − b that instruction i computes (possibly scaled: (a − b)·c).
+std::vector<Difference> differences(const FunctionAnalysis& a, InstId i) {
+  std::vector<Difference> out;
+  const Instruction& inst = a.ir.inst(i);
+  if (!is_float(inst) || a.ir.info(i).guard != kNoId) return out;
+  const ValueNumbering& vn = a.values;
+  const auto n_ops = inst.operands.size();
+  if (inst.opcode == "sub" && n_ops == 3) {
+    out.push_back({vn.value_of(i, 1), vn.value_of(i, 2)});
+  } else if (inst.opcode == "add" && n_ops == 3) {
+    for (std::uint32_t k : {1u, 2u})
+      if (InstId n = def_with(a, i, k, "neg"); n != kNoId)
+        out.push_back({vn.value_of(i, 3 - k), vn.value_of(n, 1)});
+  } else if ((inst.opcode == "fma" || inst.opcode == "mad") && n_ops == 4) {
+    // fma(x, y, n) = x·y + n with n the negated, scaled subtrahend.
+    Coeff x = coeff_of(a, i, 1), y = coeff_of(a, i, 2);
+    if (InstId n = def_with(a, i, 3, "neg"); n != kNoId) {
+      if (InstId m = def_with(a, n, 1, "mul"); m != kNoId) {
+        Coeff m1 = coeff_of(a, m, 1), m2 = coeff_of(a, m, 2);
+        if (same_coeff(m2, y)) out.push_back({vn.value_of(i, 1), vn.value_of(m, 1)});
+        if (same_coeff(m1, y)) out.push_back({vn.value_of(i, 1), vn.value_of(m, 2)});
+        if (same_coeff(m2, x)) out.push_back({vn.value_of(i, 2), vn.value_of(m, 1)});
+        if (same_coeff(m1, x)) out.push_back({vn.value_of(i, 2), vn.value_of(m, 2)});
+      }
+      ValueId b = vn.value_of(n, 1);
+      out.push_back({vn.value_of(i, 1), b});
+      out.push_back({vn.value_of(i, 2), b});
+    }
+    if (InstId m = def_with(a, i, 3, "mul"); m != kNoId) {
+      Coeff m1 = coeff_of(a, m, 1), m2 = coeff_of(a, m, 2);
+      if (negated_coeff(m2, y)) out.push_back({vn.value_of(i, 1), vn.value_of(m, 1)});
+      if (negated_coeff(m1, y)) out.push_back({vn.value_of(i, 1), vn.value_of(m, 2)});
+      if (negated_coeff(m2, x)) out.push_back({vn.value_of(i, 2), vn.value_of(m, 1)});
+      if (negated_coeff(m1, x)) out.push_back({vn.value_of(i, 2), vn.value_of(m, 2)});
+    }
+  }
+  out.erase(std::remove_if(out.begin(), out.end(), [](const Difference& d) { return d.b == kNoId; }),
+            out.end());
+  return out;
+}
+
+// The `ex2` that the result of i reaches through at most six float arithmetic steps, or kNoId.
+InstId reaches_ex2(const FunctionAnalysis& a, InstId i) {
+  static constexpr std::string_view kThrough[] = {"mul", "fma", "mad", "add", "sub",
+                                                  "neg", "cvt", "mov", "abs"};
+  const ValueNumbering& vn = a.values;
+  std::vector<std::pair<InstId, int>> work{{i, 0}};
+  std::set<InstId> seen{i};
+  while (!work.empty()) {
+    auto [j, depth] = work.back();
+    work.pop_back();
+    const InstInfo& info = a.ir.info(j);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+      if (!a.ir.mention(m).is_def || vn.ssa_def(m) == kNoId) continue;
+      for (const ValueUse& u : vn.uses(vn.ssa_def(m))) {
+        if (u.inst == kNoId || u.via_guard) continue;
+        const Instruction& ui = a.ir.inst(u.inst);
+        if (ui.opcode == "ex2") return u.inst;
+        if (depth < 6 &&
+            std::find(std::begin(kThrough), std::end(kThrough), ui.opcode) != std::end(kThrough) &&
+            seen.insert(u.inst).second)
+          work.push_back({u.inst, depth + 1});
+      }
+    }
+  }
+  return kNoId;
+}
+
+class SoftmaxRescaleRule final : public Rule {
+public:
+  std::string_view id() const override { return "softmax-rescale-saved-max"; }
+  std::string_view summary() const override {
+    return "an online-softmax rescale exp(old max - new max) reads the new maximum";
+  }
+  Severity default_severity() const override { return Severity::kError; }
+  void check(RuleContext& ctx) const override;
+};
+
+void SoftmaxRescaleRule::check(RuleContext& ctx) const {
+  const FunctionAnalysis& a = ctx.analysis();
+  const ValueNumbering& vn = a.values;
+  std::set<InstId> examined, reported;
+  for (ValueId phi = 0; phi < vn.size(); ++phi) {
+    if (!vn.is_phi(phi) || vn.leader(phi) != phi) continue;
+    LoopId loop = a.loops.loop_with_header(vn.info(phi).block);
+    if (loop == kNoId) continue;
+    RunningMax rm(a, loop, phi);
+    if (!rm.has_update()) continue;
+    for (BlockId b : a.loops.loop(loop).blocks) {
+      for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
+        for (const Difference& d : differences(a, i)) {
+          if (d.b == rm.phi() || !rm.member(d.b)) continue;
+          InstId ex2 = reaches_ex2(a, i);
+          if (ex2 == kNoId) continue;
+          examined.insert(i);
+          bool self = d.a == d.b;
+          bool later = !self && rm.member(d.a) && rm.contains(d.a, d.b);
+          if ((!self && !later) || !reported.insert(i).second) continue;
+          const Instruction& inst = a.ir.inst(i);
+          std::string minuend = inst.operands.size() > 1 ? std::string(inst.operands[1].text())
+                                                         : std::string("the minuend");
+          InstId upd = rm.update_instruction(d.b);
+          std::string where =
+              upd != kNoId ? " (updated on line " + std::to_string(a.ir.inst(upd).loc.line) + ")"
+                           : "";
+          std::string msg =
+              self ? "online-softmax rescale subtracts the new running maximum" + where +
+                         " from itself: " + minuend +
+                         " must hold the maximum from before the update, or the correction is "
+                         "exp(0) == 1 and the accumulators are never rescaled"
+                   : "online-softmax rescale reads a maximum that already includes this "
+                     "update" + where + ": " + minuend +
+                         " must hold the maximum from before the update";
+          Finding& f = ctx.report(i, msg);
+          if (upd != kNoId) ctx.relate(f, upd, "the running maximum is updated here");
+          // Where the minuend's register received the new maximum (a copy or an overwrite).
+          std::uint32_t m = vn.mention_index(i, 1, 0, false);
+          if (m != kNoId && vn.ssa_use(m) != kNoId) {
+            InstId w = vn.defining_instruction(vn.ssa_use(m));
+            if (w != kNoId && w != upd && a.ir.inst(w).opcode == "mov")
+              ctx.relate(f, w, minuend + " receives the new maximum here");
+          }
+          ctx.relate(f, ex2, "the rescale factor is computed here");
+        }
+      }
+    }
+  }
+  ctx.add_sites(static_cast<std::uint32_t>(examined.size()));
+}
+
+}  // namespace
+
+std::unique_ptr<Rule> make_softmax_rescale_saved_max_rule() {
+  return std::make_unique<SoftmaxRescaleRule>();
+}
+
+}  // namespace ptxkit::verifier
