@@ -177,6 +177,8 @@ void memory(KernelBuilder& b, Ptr<Global, F32> out, Ptr<Global, const F32> in,
   Reg<F32> c = b.ld(table + 1);
   b.st(sm + tid, g);
   b.st(b.element(dyn, tid), g);
+  Reg<F32> by_u64_index = b.ld(in + b.cvt<U64>(tid));
+  b.st(smu + b.bitcast<S32>(tid), b.cvt<U32>(by_u64_index, rzi));
   b.bar_sync();
   Reg<F32> sv = b.ld(sm + 3);
   b.st(scratch, sv);

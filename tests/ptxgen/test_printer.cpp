@@ -207,6 +207,33 @@ TEST(Printer, PredicatedAndVectorForms) {
   EXPECT_NE(text.find("\tst.global.cs.f32 [%rd2+36], %f5;\n"), std::string::npos);
 }
 
+TEST(Printer, PointerArithmeticForms) {
+  KernelBuilder b("ptrs", sm90());
+  auto g = b.param<Ptr<Global, F64>>("g");
+  Ptr<Shared, F32> s = b.shared_array<F32>("s", 32);
+  Reg<U32> u = b.tid_x();
+  Reg<S32> i = b.bitcast<S32>(u);
+  Reg<U64> w = b.cvt<U64>(u);
+  b.st(g + u, b.imm<F64>(1.0));        // u32 index: mul.wide.u32 by 8
+  b.st(g + i, b.imm<F64>(2.0));        // s32 index: mul.wide.s32 (negative indices work)
+  b.st(g + w, b.imm<F64>(3.0));        // u64 index: mul.lo.u64
+  b.st((s + u) + 2, b.imm<F32>(4.0f)); // shared, u32: mad.lo.u32, constant folded
+  b.st(s + i, b.imm<F32>(5.0f));       // shared, s32: mul.lo.s32 then add
+  b.st((g + -1).offset_bytes(4), b.imm<F64>(6.0)); // constant offsets fold, negative too
+  b.ret();
+  std::string text = print(b.finish().value()).text;
+  for (const char* expected : {
+           "\tmul.wide.u32 %rd4, %r2, 8;\n\tadd.u64 %rd5, %rd2, %rd4;\n",
+           "\tmul.wide.s32 %rd6, %r3, 8;\n\tmov.b64 %rd7, %rd6;\n\tadd.u64 %rd8, %rd2, %rd7;\n",
+           "\tmul.lo.u64 %rd9, %rd3, 8;\n\tadd.u64 %rd10, %rd2, %rd9;\n",
+           "\tmad.lo.u32 %r4, %r2, 4, %r1;\n\tst.shared.f32 [%r4+8], 0f40800000;\n",
+           "\tmul.lo.s32 %r5, %r3, 4;\n\tmov.b32 %r6, %r5;\n\tadd.u32 %r7, %r6, %r1;\n",
+           "\tst.global.f64 [%rd2+-4], 0d4018000000000000;\n",
+       }) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
+  }
+}
+
 TEST(Printer, ArraysAndTheirScopes) {
   KernelBuilder b("arrays", sm90());
   Ptr<Shared, F32> tile = b.shared_array<F32>("tile", 64, 16);
