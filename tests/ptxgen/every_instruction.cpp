@@ -86,10 +86,11 @@ void halves(KernelBuilder& b, Ptr<Global, B16> out16, Ptr<Global, B32> out32, Re
   b.st(out32 + 3, b.bitcast<B32>(b.pack<F16x2>(parts[1], parts[0])));
   Reg<Pred> hp = b.setp(cmp::lt, h, parts[0], ftz);
   b.st(out32 + 4, b.bitcast<B32>(b.selp(b.cvt<F32>(h), b.imm<F32>(0.0f), hp)));
+  b.st(out32 + 5, b.bitcast<B32>(b.cvt<F32>(bh))); // cvt.f32.bf16: sm_80 with PTX 7.8+
   if (b.target().sm() >= 90) {
+    b.st(out32 + 6, b.bitcast<B32>(b.cvt<F32>(b.cvt<S32>(bh, rzi), rn)));
     b.st(out16 + 9, b.bitcast<B16>(b.add(bh, bh)));
     b.st(out16 + 10, b.bitcast<B16>(b.mul(bh, bh)));
-    b.st(out32 + 5, b.bitcast<B32>(b.cvt<F32>(bh)));
     b.st(out16 + 11, b.bitcast<B16>(b.selp(b.imm<B16>(1), b.imm<B16>(0), b.setp(cmp::gt, bh, bh))));
   }
 }

@@ -119,6 +119,22 @@ TEST(Errors, FeatureNeedsNewerTarget) {
   }
 }
 
+TEST(Errors, Bf16ConversionsBySm) {
+  // f32 <-> bf16 exist on sm_80 (PTX 7.8+); bf16 <-> integers only from sm_90.
+  KernelBuilder ok("k", sm("sm_80"));
+  Reg<BF16> h = ok.cvt<BF16>(ok.param<F32>("x"), rn);
+  (void)ok.cvt<F32>(h);
+  ok.ret();
+  EXPECT_TRUE(ok.finish());
+  KernelBuilder bad("k", sm("sm_80"));
+  Reg<BF16> h2 = bad.cvt<BF16>(bad.param<F32>("x"), rn);
+  (void)bad.cvt<S32>(h2, rzi);
+  bad.ret();
+  Expected<Kernel> k = bad.finish();
+  ASSERT_FALSE(k);
+  EXPECT_TRUE(contains(k.error().message, "needs sm_90")) << k.error().message;
+}
+
 TEST(Errors, NestedGuardsAreRejected) {
   KernelBuilder b("k", sm("sm_90"));
   Reg<Pred> p = b.setp(cmp::eq, b.tid_x(), b.imm<U32>(0));
