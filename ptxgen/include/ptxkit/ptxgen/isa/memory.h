@@ -354,16 +354,13 @@ private:
     return {((void)I, self().template new_reg<E>())...};
   }
 
-  template <int N, bool Nc, class S, class E, class T, class C>
-  void emit_load(std::vector<std::uint32_t> ids, Ptr<S, T> p, C, const Loc& loc) {
-    static_assert(CacheOperator<C>, "ptxgen: the third ld argument is a cache operator "
-                                    "(cache::ca, cg, cs, lu, cv)");
+  // ld/st modifiers in PTX order: .space .nc .cop .v2/.v4
+  template <int N, bool Nc, class S, class E, class C>
+  static std::vector<Mod> access_mods() {
     if constexpr (!std::is_same_v<C, NoCache>) {
-      static_assert(C::on_load, "PTX: loads take the cache operators .ca .cg .cs .lu .cv "
-                                "(.wb and .wt are for stores)");
       static_assert(std::is_same_v<S, Global> || std::is_same_v<S, Local> ||
                         std::is_same_v<S, Generic>,
-                    "PTX: cache operators apply to global, local and generic loads");
+                    "PTX: cache operators apply to global, local and generic accesses");
     }
     static_assert(N == 1 || E::bits * N <= 128, "PTX: a vector access moves at most 128 bits");
     std::vector<Mod> mods;
@@ -372,6 +369,18 @@ private:
     if constexpr (!std::is_same_v<C, NoCache>) mods.push_back(C::mod);
     if constexpr (N == 2) mods.push_back(Mod::kV2);
     if constexpr (N == 4) mods.push_back(Mod::kV4);
+    return mods;
+  }
+
+  template <int N, bool Nc, class S, class E, class T, class C>
+  void emit_load(std::vector<std::uint32_t> ids, Ptr<S, T> p, C, const Loc& loc) {
+    static_assert(CacheOperator<C>, "ptxgen: the third ld argument is a cache operator "
+                                    "(cache::ca, cg, cs, lu, cv)");
+    if constexpr (!std::is_same_v<C, NoCache>) {
+      static_assert(C::on_load, "PTX: loads take the cache operators .ca .cg .cs .lu .cv "
+                                "(.wb and .wt are for stores)");
+    }
+    std::vector<Mod> mods = access_mods<N, Nc, S, E, C>();
     Operand dst = N == 1 ? Operand{} : Emitter::vec_op(ids);
     if constexpr (N == 1) {
       dst.kind = OperandKind::kReg;
@@ -391,16 +400,8 @@ private:
                                     "(cache::wb, cg, cs, wt)");
     if constexpr (!std::is_same_v<C, NoCache>) {
       static_assert(C::on_store, "PTX: stores take the cache operators .wb .cg .cs .wt");
-      static_assert(std::is_same_v<S, Global> || std::is_same_v<S, Local> ||
-                        std::is_same_v<S, Generic>,
-                    "PTX: cache operators apply to global, local and generic stores");
     }
-    static_assert(N == 1 || E::bits * N <= 128, "PTX: a vector access moves at most 128 bits");
-    std::vector<Mod> mods;
-    if constexpr (S::has_mod) mods.push_back(S::mod);
-    if constexpr (!std::is_same_v<C, NoCache>) mods.push_back(C::mod);
-    if constexpr (N == 2) mods.push_back(Mod::kV2);
-    if constexpr (N == 4) mods.push_back(Mod::kV4);
+    std::vector<Mod> mods = access_mods<N, false, S, E, C>();
     std::vector<Operand> ops{addr(p)};
     for (Operand& o : value)
       ops.push_back(std::move(o));
