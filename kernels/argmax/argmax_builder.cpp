@@ -30,14 +30,18 @@ Reg<U32> order_key(KernelBuilder& b, Reg<F32> v) {
   Reg<U32> bits = b.bitcast<U32>(v);
   bits = b.selp(b.imm<U32>(0), bits, b.setp(cmp::eq, v, b.imm<F32>(0.0f)));  // -0.0 -> +0.0
   Reg<Pred> negative = b.setp(cmp::ge, bits, b.imm<U32>(0x80000000u));
-  Reg<U32> key = b.selp(b.not_(bits), b.or_(bits, b.imm<U32>(0x80000000u)), negative);
+  Reg<U32> flipped = b.not_(bits);
+  Reg<U32> marked = b.or_(bits, b.imm<U32>(0x80000000u));
+  Reg<U32> key = b.selp(flipped, marked, negative);
   return b.selp(b.imm<U32>(0xffffffffu), key, b.setp(cmp::nan, v, v));
 }
 
 // The value a key stands for (the inverse of order_key on canonical values).
 Reg<F32> key_value(KernelBuilder& b, Reg<U32> key) {
   Reg<Pred> non_negative = b.setp(cmp::ge, key, b.imm<U32>(0x80000000u));
-  Reg<U32> bits = b.selp(b.and_(key, b.imm<U32>(0x7fffffffu)), b.not_(key), non_negative);
+  Reg<U32> unmarked = b.and_(key, b.imm<U32>(0x7fffffffu));
+  Reg<U32> unflipped = b.not_(key);
+  Reg<U32> bits = b.selp(unmarked, unflipped, non_negative);
   return b.bitcast<F32>(bits);
 }
 
@@ -64,7 +68,8 @@ Reg<U64> warp_max(KernelBuilder& b, Reg<U64> p) {
     Reg<U32> hi = b.cvt<U32>(b.shr(p, b.imm<U32>(32)));
     Reg<U32> olo = b.shfl_bfly(lo, b.imm<U32>(delta));
     Reg<U32> ohi = b.shfl_bfly(hi, b.imm<U32>(delta));
-    Reg<U64> other = b.or_(b.shl(b.cvt<U64>(ohi), b.imm<U32>(32)), b.cvt<U64>(olo));
+    Reg<U64> other_hi = b.shl(b.cvt<U64>(ohi), b.imm<U32>(32));
+    Reg<U64> other = b.or_(other_hi, b.cvt<U64>(olo));
     p = b.max(p, other);
   }
   return p;
@@ -80,15 +85,17 @@ void block_max_then(KernelBuilder& b, Reg<U32> tid, Reg<U64> mine, Write write) 
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
   Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
+  auto my_slot = warp_best + warp;  // the address outside the guard: only the store predicated
   {
     auto only_lane0 = b.guard(is_lane0);
-    b.st(warp_best + warp, w);
+    b.st(my_slot, w);
   }
   b.bar_sync(0);
   Label done = b.new_label("done");
   b.bra_if(!b.setp(cmp::eq, warp, b.imm<U32>(0)), done);
-  Reg<U64> candidate = b.selp(b.ld(warp_best + b.min(lane, b.imm<U32>(kWarps - 1))),
-                              b.imm<U64>(0), b.setp(cmp::lt, lane, b.imm<U32>(kWarps)));
+  Reg<Pred> has_warp = b.setp(cmp::lt, lane, b.imm<U32>(kWarps));
+  Reg<U64> stored = b.ld(warp_best + b.min(lane, b.imm<U32>(kWarps - 1)));
+  Reg<U64> candidate = b.selp(stored, b.imm<U64>(0), has_warp);
   Reg<U64> best = warp_max(b, candidate);
   b.bra_if(!is_lane0, done);
   write(unpack(b, best));
@@ -148,7 +155,8 @@ ptxkit::Expected<GeneratedPtx> ArgmaxPartial::build(const Config& c, const ptxge
 
   block_max_then(b, tid, best.read(), [&](Unpacked r) {
     Reg<U32> slot = b.mad_lo(row, b.baked<U32>("vocab", blocks), block);
-    b.st(partial_value + slot, key_value(b, r.key));
+    auto value_at = partial_value + slot;
+    b.st(value_at, key_value(b, r.key));
     b.st(partial_index + slot, r.index);
   });
   return finish_and_print(b, options);
@@ -177,7 +185,8 @@ ptxkit::Expected<GeneratedPtx> ArgmaxFinal::build(const Config& c, const ptxgen:
   {
     Reg<U32> iv = i.read();
     b.bra_if(!b.setp(cmp::lt, iv, b.baked<U32>("num_partials", c.num_partials)), scanned);
-    Reg<U64> p = pack(b, order_key(b, b.ld_nc(values + iv)), b.ld_nc(indices + iv));
+    Reg<U32> key = order_key(b, b.ld_nc(values + iv));
+    Reg<U64> p = pack(b, key, b.ld_nc(indices + iv));
     best.assign(b.max(best.read(), p));
     i.assign(b.add(iv, b.imm<U32>(kArgmaxThreads)));
     b.bra(loop);
@@ -185,7 +194,8 @@ ptxkit::Expected<GeneratedPtx> ArgmaxFinal::build(const Config& c, const ptxgen:
   b.place(scanned);
 
   block_max_then(b, tid, best.read(), [&](Unpacked r) {
-    b.st(max_value + row, key_value(b, r.key));
+    auto value_at = max_value + row;
+    b.st(value_at, key_value(b, r.key));
     b.st(index + row, r.index);
   });
   return finish_and_print(b, options);

@@ -38,7 +38,9 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
-  Reg<U32> row = b.mad_lo(b.ctaid_x(), b.imm<U32>(kWarps), b.shr(tid, b.imm<U32>(5)));
+  // One emitting call per argument list: C++ leaves argument evaluation order unspecified.
+  Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
+  Reg<U32> row = b.mad_lo(b.ctaid_x(), b.imm<U32>(kWarps), warp);
   Label done = b.new_label("done");
   // Warp-uniform: the whole warp leaves, so the shuffles below always have 32 lanes.
   b.bra_if(!b.setp(cmp::lt, row, b.baked<U32>("n", c.n)), done);
@@ -82,7 +84,9 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
   {
     Reg<U32> u = unit.read();
     b.bra_if(!b.setp(cmp::lt, u, units_imm), tail_done);
-    acc.assign(accumulate(acc.read(), load_unit(b, w_row, u, vec4), load_unit(b, x, u, vec4)));
+    std::vector<Reg<F32>> wv = load_unit(b, w_row, u, vec4);
+    std::vector<Reg<F32>> xv = load_unit(b, x, u, vec4);
+    acc.assign(accumulate(acc.read(), wv, xv));
     unit.assign(b.add(u, b.imm<U32>(32)));
     b.bra(tail);
   }
@@ -92,9 +96,10 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
   Reg<F32> sum = acc.read();
   for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
     sum = b.add(sum, b.shfl_bfly(sum, b.imm<U32>(delta)));
+  auto y_row = y + row;  // the address outside the guard: only the store is predicated
   {
     auto only_lane0 = b.guard(b.setp(cmp::eq, lane, b.imm<U32>(0)));
-    b.st(y + row, sum);
+    b.st(y_row, sum);
   }
   b.place(done);
   b.ret();

@@ -104,7 +104,10 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
   auto positions = b.param<Ptr<Global, const U32>>(batched ? "positions" : "pos");
 
   // The group of pairs this thread owns; the last block of a row may be partial.
-  Reg<U32> group = b.mad_lo(b.ctaid_x(), b.imm<U32>(threads), b.tid_x());
+  // (One emitting call per statement where the order matters: C++ leaves the order in which
+  // function arguments are evaluated unspecified, and g++ and clang would emit different PTX.)
+  Reg<U32> block = b.ctaid_x();
+  Reg<U32> group = b.mad_lo(block, b.imm<U32>(threads), b.tid_x());
   Label done = b.new_label("done");
   b.bra_if(!b.setp(cmp::lt, group, b.baked<U32>("num_heads", rope_groups_per_row(g))), done);
 
@@ -128,8 +131,9 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
 
   // log2(theta) once; theta itself is the baked immediate (seed 000: theta must reach the key).
   Reg<F32> theta = b.mov(b.baked<F32>("theta", g.theta));
-  Reg<F32> exp_step = b.mul(b.lg2(theta, approx),
-                            b.baked<F32>("head_dim", -2.0f / static_cast<float>(g.head_dim)), rn);
+  const Imm<F32> minus_two_over_d =
+      b.baked<F32>("head_dim", -2.0f / static_cast<float>(g.head_dim));
+  Reg<F32> exp_step = b.mul(b.lg2(theta, approx), minus_two_over_d, rn);
 
   std::vector<Reg<F32>> x1, x2;
   if (V == 4) {

@@ -50,7 +50,10 @@ Reg<F32> exp_shifted(KernelBuilder& b, Reg<F32> x, Reg<F32> m_safe) {
 MaxSum combine(KernelBuilder& b, MaxSum a, MaxSum c) {
   Reg<F32> m = b.max(a.m, c.m);
   Reg<F32> ms = safe_max(b, m);
-  Reg<F32> s = b.fma(a.s, exp_shifted(b, a.m, ms), b.mul(c.s, exp_shifted(b, c.m, ms)), rn);
+  // One emitting call per statement: argument evaluation order is unspecified in C++.
+  Reg<F32> ea = exp_shifted(b, a.m, ms);
+  Reg<F32> sc = b.mul(c.s, exp_shifted(b, c.m, ms));
+  Reg<F32> s = b.fma(a.s, ea, sc, rn);
   return {m, s};
 }
 
@@ -149,7 +152,8 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
       Reg<F32> old_max = m.read();
       Reg<F32> new_max = b.max(old_max, max_of(b, v));
       Reg<F32> ms = safe_max(b, new_max);
-      Reg<F32> acc = b.mul(s.read(), exp_shifted(b, old_max, ms));
+      Reg<F32> corr = exp_shifted(b, old_max, ms);
+      Reg<F32> acc = b.mul(s.read(), corr);
       for (Reg<F32> x : v) acc = b.add(acc, exp_shifted(b, x, ms));
       m.assign(new_max);
       s.assign(acc);
@@ -165,10 +169,12 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp_id = b.shr(tid, b.imm<U32>(5));
   Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
+  auto my_max = warp_max + warp_id;  // addresses outside the guard: only the stores predicated
+  auto my_sum = warp_sum + warp_id;
   {
     auto only_lane0 = b.guard(is_lane0);
-    b.st(warp_max + warp_id, warp.m);
-    b.st(warp_sum + warp_id, warp.s);
+    b.st(my_max, warp.m);
+    b.st(my_sum, warp.s);
   }
   b.bar_sync(0);
   Label publish_done = b.new_label("publish_done");
