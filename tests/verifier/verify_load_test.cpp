@@ -17,7 +17,7 @@ TEST(VerifyLoad, CleanPtxIsVerified) {
   EXPECT_EQ(v->text(), ptx);
   EXPECT_EQ(v->name(), "clean.ptx");
   ASSERT_NE(v->module().find_function("k"), nullptr);
-  EXPECT_EQ(v->summary().rules_run, 2u);
+  EXPECT_GE(v->summary().rules_run, 2u);
   EXPECT_GT(v->summary().sites_checked, 0u);
   EXPECT_TRUE(v->summary().warnings.empty());
 }

@@ -32,11 +32,17 @@ const char* kText = R"PTX(.version 8.0
 }
 )PTX";
 
+// The two rules of this file's examples (the catalogue grows; these tests are about printing).
+VerifyOptions two_rules() {
+  VerifyOptions o;
+  o.rules = {"undefined-register", "dead-value"};
+  o.read_source_lines = false;
+  return o;
+}
+
 FileReport report() {
   Module m = parse_or_fail(kText, "k.ptx");
-  VerifyOptions o;
-  o.read_source_lines = false;
-  return verify_module(m, o);
+  return verify_module(m, two_rules());
 }
 
 TEST(VerifyReport, TextHeadlineInstructionsAndSourceLine) {
@@ -90,7 +96,7 @@ TEST(VerifyReport, JsonHasTheCliMdShape) {
 
 TEST(VerifyReport, JsonSaysNotApplicableWhenNothingWasExamined) {
   Module m = parse_or_fail(kernel("", "\tret;\n"), "e.ptx");
-  auto j = nlohmann::json::parse(format_json({verify_module(m)}));
+  auto j = nlohmann::json::parse(format_json({verify_module(m, two_rules())}));
   for (const auto& r : j["files"][0]["rules"]) {
     EXPECT_EQ(r["status"], "not-applicable") << r["id"];
     EXPECT_EQ(r["sites"], 0);
@@ -133,7 +139,9 @@ TEST(VerifyReport, SourceLineIsReadFromTheFileNamedByDotFile) {
   std::string text = kText;
   text.replace(text.find("/nonexistent/k.cu"), 17, cu);
   Module m = parse_or_fail(text, "k.ptx");
-  FileReport r = verify_module(m);
+  VerifyOptions o = two_rules();
+  o.read_source_lines = true;
+  FileReport r = verify_module(m, o);
   ASSERT_FALSE(r.findings.empty());
   EXPECT_EQ(r.findings[0].source.text, "  line 42");
   EXPECT_NE(format_text({r}).find(cu + ":42:7: line 42"), std::string::npos);

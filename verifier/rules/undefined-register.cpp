@@ -16,7 +16,6 @@ using namespace analysis;
 struct Fact {
   ValueId pred;
   bool holds;  // the predicate value is true (false: it is false)
-  friend bool operator==(const Fact&, const Fact&) = default;
 };
 
 class UndefinedRegisterRule final : public Rule {
