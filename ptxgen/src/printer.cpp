@@ -169,7 +169,7 @@ private:
   std::string operand(const Operand& o) const {
     switch (o.kind) {
     case OperandKind::kReg:
-      return reg(o.reg);
+      return o.negated ? detail::cat("!", reg(o.reg)) : reg(o.reg);
     case OperandKind::kImm:
       return imm_text(o.type, o.bits);
     case OperandKind::kAddr:

@@ -136,6 +136,8 @@ void logic(KernelBuilder& b, Ptr<Global, U32> outu, Ptr<Global, U64> outl, Reg<U
   Reg<Pred> all = b.and_(b.or_(p1, p2), b.xor_(p3, b.not_(p4)));
   all = b.and_(all, b.or_(b.or_(p5, p6), b.or_(p7, p8)));
   all = b.or_(all, b.and_(b.and_(p9, p10), b.and_(p11, b.or_(p12, b.and_(p13, p14)))));
+  all = b.setp_and(cmp::lt, u, b.imm<U32>(100), all);
+  all = b.setp_or(cmp::gt, f, b.imm<F32>(1.0f), !all, ftz);
   b.st(outu + 8, b.selp(b.imm<U32>(1), b.imm<U32>(0), all));
   b.st(outl + 2, b.selp(wide, b.imm<U64>(5), p1));
 }

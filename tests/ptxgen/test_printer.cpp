@@ -205,6 +205,16 @@ TEST(Printer, PredicatedAndVectorForms) {
   EXPECT_NE(text.find("\tmov.f32 %f5, 0fBF800000;\n\t@%p1 ld.global.f32 %f5, [%rd2+32];\n"),
             std::string::npos);
   EXPECT_NE(text.find("\tst.global.cs.f32 [%rd2+36], %f5;\n"), std::string::npos);
+  KernelBuilder c("combine", sm90());
+  Reg<F32> y = c.param<F32>("x");
+  Reg<Pred> q = c.setp(cmp::gt, y, c.imm<F32>(0.0f));
+  (void)c.setp_and(cmp::lt, y, c.imm<F32>(1.0f), !q);
+  (void)c.setp_or(cmp::nan, y, y, q, ftz);
+  c.ret();
+  std::string combined = print(c.finish().value()).text;
+  EXPECT_NE(combined.find("\tsetp.lt.and.f32 %p2, %f1, 0f3F800000, !%p1;\n"), std::string::npos)
+      << combined;
+  EXPECT_NE(combined.find("\tsetp.nan.or.ftz.f32 %p3, %f1, %f1, %p1;\n"), std::string::npos);
 }
 
 TEST(Printer, PointerArithmeticForms) {

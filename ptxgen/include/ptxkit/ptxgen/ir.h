@@ -41,6 +41,7 @@ struct Operand {
   std::uint64_t bits = 0;          // kImm
   std::int64_t offset = 0;         // kAddr, kSymAddr
   std::int32_t baked = -1;         // kImm: index into Kernel::baked, or -1
+  bool negated = false;            // kReg of a predicate: printed `!%p1`
   Sreg sreg = Sreg::kTidX;         // kSreg
   std::vector<std::uint32_t> regs; // kVec
   std::string symbol;              // kSymAddr, kSymbol

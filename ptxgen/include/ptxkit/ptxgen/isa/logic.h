@@ -118,30 +118,18 @@ public:
 
   // setp.cmp{.ftz}.type p, a, b
   template <Comparison K, class A, class C, ModSet M = NoMods>
-  Reg<Pred> setp(K, const A& a, const C& c, M = {}, Loc loc = Loc::current()) {
-    detail::check_operand<A>();
-    detail::check_operand<C>();
-    using T = detail::operand_or_void_t<A>;
-    static_assert(std::is_same_v<T, detail::operand_or_void_t<C>>,
-                  "PTX: setp compares two operands of the same type (use cvt first)");
-    static_assert(!PredType<T> && !std::is_same_v<T, F16x2> && !std::is_same_v<T, BF16x2>,
-                  "PTX: setp compares b/u/s integers or scalar floats (use and_/or_ for .pred)");
-    static_assert(!K::float_only || AnyFloatType<T>,
-                  "PTX: unordered comparisons (equ neu ltu leu gtu geu num nan) are for floats");
-    static_assert(!K::ordering || !BitsType<T>,
-                  "PTX: .b types compare with eq/ne only; use a .u or .s type to order");
-    static_assert(M::rnd == Rnd::kNone && M::precision == Precision::kDefault && !M::sat,
-                  "PTX: setp takes only .ftz");
-    static_assert(!M::ftz || std::is_same_v<T, F32> || std::is_same_v<T, F16>,
-                  "PTX: setp .ftz applies to f32 and f16 only");
-    if constexpr (is_bf16_v<T>) self().require_sm(90, "setp.bf16", loc);
-    Operand sa = detail::source(self(), a, loc);
-    Operand sc = detail::source(self(), c, loc);
-    Reg<Pred> p = self().template new_reg<Pred>();
-    std::vector<Mod> mods{K::mod};
-    append_mods<M>(mods);
-    self().emit_op(Op::kSetp, std::move(mods), {T::id}, {Emitter::reg_op(p), sa, sc}, loc);
-    return p;
+  Reg<Pred> setp(K k, const A& a, const C& c, M m = {}, Loc loc = Loc::current()) {
+    return compare(k, a, c, m, Mod::kEq, nullptr, loc);
+  }
+  // setp.cmp.and{.ftz}.type p, a, b, q: p = (a cmp b) && q (q may be `!q`)
+  template <Comparison K, class A, class C, ModSet M = NoMods>
+  Reg<Pred> setp_and(K k, const A& a, const C& c, Guard q, M m = {}, Loc loc = Loc::current()) {
+    return compare(k, a, c, m, Mod::kOpAnd, &q, loc);
+  }
+  // setp.cmp.or{.ftz}.type p, a, b, q: p = (a cmp b) || q
+  template <Comparison K, class A, class C, ModSet M = NoMods>
+  Reg<Pred> setp_or(K k, const A& a, const C& c, Guard q, M m = {}, Loc loc = Loc::current()) {
+    return compare(k, a, c, m, Mod::kOpOr, &q, loc);
   }
 
   // selp.type d, a, b, p: d = p ? a : b
@@ -169,6 +157,41 @@ private:
     } else {
       return bits_of_t<T>::id;
     }
+  }
+
+  // setp with an optional .and/.or combination with a predicate (combine == nullptr: none)
+  template <Comparison K, class A, class C, ModSet M>
+  Reg<Pred> compare(K, const A& a, const C& c, M, Mod bool_op, const Guard* combine,
+                    const Loc& loc) {
+    detail::check_operand<A>();
+    detail::check_operand<C>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(std::is_same_v<T, detail::operand_or_void_t<C>>,
+                  "PTX: setp compares two operands of the same type (use cvt first)");
+    static_assert(!PredType<T> && !std::is_same_v<T, F16x2> && !std::is_same_v<T, BF16x2>,
+                  "PTX: setp compares b/u/s integers or scalar floats (use and_/or_ for .pred)");
+    static_assert(!K::float_only || AnyFloatType<T>,
+                  "PTX: unordered comparisons (equ neu ltu leu gtu geu num nan) are for floats");
+    static_assert(!K::ordering || !BitsType<T>,
+                  "PTX: .b types compare with eq/ne only; use a .u or .s type to order");
+    static_assert(M::rnd == Rnd::kNone && M::precision == Precision::kDefault && !M::sat,
+                  "PTX: setp takes only .ftz");
+    static_assert(!M::ftz || std::is_same_v<T, F32> || std::is_same_v<T, F16>,
+                  "PTX: setp .ftz applies to f32 and f16 only");
+    if constexpr (is_bf16_v<T>) self().require_sm(90, "setp.bf16", loc);
+    Operand sa = detail::source(self(), a, loc);
+    Operand sc = detail::source(self(), c, loc);
+    Reg<Pred> p = self().template new_reg<Pred>();
+    std::vector<Mod> mods{K::mod};
+    if (combine) mods.push_back(bool_op);
+    append_mods<M>(mods);
+    std::vector<Operand> ops{Emitter::reg_op(p), sa, sc};
+    if (combine) {
+      ops.push_back(Emitter::reg_op(combine->reg));
+      ops.back().negated = combine->negated;
+    }
+    self().emit_op(Op::kSetp, std::move(mods), {T::id}, std::move(ops), loc);
+    return p;
   }
 
   template <class X>
