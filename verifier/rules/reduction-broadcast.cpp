@@ -1,0 +1,450 @@
+// reduction-broadcast.cpp: the `reduction-broadcast` rule (see the header): recognises
+// shfl.down/up reduction trees, then follows what the non-owner lanes compute from the result
+// until a broadcast, an owner-only guard, or an unguarded store.
+#include "reduction-broadcast.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using namespace analysis;
+
+enum class Mode : std::uint8_t { kNone, kDown, kUp, kBfly, kIdx };
+
+Mode shfl_mode(const Instruction& inst) {
+  if (inst.opcode != "shfl") return Mode::kNone;
+  if (inst.has_modifier("down")) return Mode::kDown;
+  if (inst.has_modifier("up")) return Mode::kUp;
+  if (inst.has_modifier("bfly")) return Mode::kBfly;
+  if (inst.has_modifier("idx")) return Mode::kIdx;
+  return Mode::kNone;
+}
+
+// Operand k of i as an integer constant: an immediate, or a register holding one.
+std::optional<std::int64_t> const_int(const FunctionAnalysis& a, InstId i, std::uint32_t k) {
+  const Instruction& inst = a.ir.inst(i);
+  if (k >= inst.operands.size()) return std::nullopt;
+  if (inst.operands[k].kind == OperandKind::kImmInt) return inst.operands[k].int_value();
+  ValueId v = a.values.value_of(i, k);
+  if (v == kNoId) return std::nullopt;
+  InstId d = a.values.defining_instruction(v);
+  if (d == kNoId || a.ir.info(d).guard != kNoId) return std::nullopt;
+  const Instruction& di = a.ir.inst(d);
+  if (di.opcode == "mov" && di.operands.size() == 2 && di.operands[1].kind == OperandKind::kImmInt)
+    return di.operands[1].int_value();
+  return std::nullopt;
+}
+
+bool is_reduce_op(const Instruction& inst) {
+  static constexpr std::string_view kOps[] = {"add", "mul", "min", "max", "and", "or", "xor"};
+  return std::find(std::begin(kOps), std::end(kOps), inst.opcode) != std::end(kOps) &&
+         inst.operands.size() == 3 && !inst.has_modifier("cc");
+}
+
+struct Step {
+  ValueId x = kNoId;  // the value reduced by this step
+  std::int64_t offset = 0;
+  Mode mode = Mode::kNone;
+  std::uint32_t width = 32;  // segment width from the shuffle's c operand
+  InstId op = kNoId;
+};
+
+// The unguarded shuffle whose data result (not its predicate) is v, or kNoId.
+InstId shuffle_of(const FunctionAnalysis& a, ValueId v) {
+  if (v == kNoId) return kNoId;
+  const ValueInfo& x = a.values.info(v);
+  if (x.kind != ValueKind::kDef || a.ir.info(x.inst).guard != kNoId) return kNoId;
+  if (shfl_mode(a.ir.inst(x.inst)) == Mode::kNone) return kNoId;
+  const Mention& m = a.ir.mention(x.mention);
+  return m.operand == 0 && m.element == 0 ? x.inst : kNoId;
+}
+
+// y = op(x, shfl(x, offset)), or CUB's `@p op r, r, x` after `shfl r|p, x, ...`.
+std::optional<Step> step_of(const FunctionAnalysis& a, ValueId y) {
+  const ValueNumbering& vn = a.values;
+  const ValueInfo& info = vn.info(y);
+  InstId op = kNoId;
+  if (info.kind == ValueKind::kGuarded && vn.info(info.fresh).kind == ValueKind::kDef)
+    op = vn.info(info.fresh).inst;
+  else if (info.kind == ValueKind::kDef && a.ir.info(info.inst).guard == kNoId)
+    op = info.inst;
+  if (op == kNoId || !is_reduce_op(a.ir.inst(op))) return std::nullopt;
+  for (std::uint32_t k : {1u, 2u}) {
+    InstId s = shuffle_of(a, vn.value_of(op, k));
+    ValueId other = vn.value_of(op, 3 - k);
+    if (s == kNoId || other == kNoId || vn.value_of(s, 1) != other) continue;
+    auto off = const_int(a, s, 2);
+    if (!off) return std::nullopt;
+    Step st{other, *off, shfl_mode(a.ir.inst(s)), 32, op};
+    if (auto c = const_int(a, s, 3)) st.width = 32 - static_cast<std::uint32_t>((*c >> 8) & 31);
+    return st;
+  }
+  return std::nullopt;
+}
+
+struct Tree {
+  ValueId result = kNoId;
+  InstId last_op = kNoId;
+  Mode mode = Mode::kNone;
+  std::uint32_t group = 32;  // lanes per owner
+};
+
+// Whether offsets (in execution order) form a tree over 2^k lanes, k >= 2; returns 2^k.
+std::optional<std::uint32_t> tree_size(const std::vector<std::int64_t>& offsets, Mode mode) {
+  std::uint32_t seen = 0;
+  for (std::int64_t o : offsets) {
+    if (o <= 0 || o > 16 || (o & (o - 1)) != 0 || (seen & o) != 0) return std::nullopt;
+    seen |= static_cast<std::uint32_t>(o);
+  }
+  if (offsets.size() < 2 || (seen & (seen + 1)) != 0) return std::nullopt;  // {1..2^(k-1)}
+  if (mode == Mode::kUp)
+    for (std::size_t k = 1; k < offsets.size(); ++k)
+      if (offsets[k] > offsets[k - 1]) return std::nullopt;  // a scan, valid in every lane
+  return seen + 1;
+}
+
+// "This lane owns the group's result": facts about predicates and the blocks they guard.
+class OwnerFacts {
+public:
+  OwnerFacts(const FunctionAnalysis& a, const Tree& t) : a_(a), t_(t) {}
+
+  bool restricted_inst(InstId i) {
+    ValueId g = a_.values.guard_value(i);
+    if (g != kNoId && implies(g, !a_.ir.info(i).guard_negated, 0)) return true;
+    return restricted_block(a_.cfg.block_of(i));
+  }
+
+  bool restricted_block(BlockId b) {
+    auto it = block_memo_.find(b);
+    if (it != block_memo_.end()) return it->second;
+    bool r = false;
+    BlockId x = b;
+    for (int steps = 0; steps < 64 && x != kNoId && !r; ++steps) {
+      const auto& preds = a_.cfg.block(x).preds;
+      if (preds.size() == 1 && preds[0] != x) r = edge_implies(preds[0], x);
+      x = a_.dom.idom(x);
+    }
+    block_memo_[b] = r;
+    return r;
+  }
+
+  // Whether `p == holds` implies this lane is an owner.
+  bool implies(ValueId p, bool holds, int depth) {
+    if (p == kNoId || depth > 6) return false;
+    const ValueNumbering& vn = a_.values;
+    const ValueInfo& x = vn.info(p);
+    if (x.kind != ValueKind::kDef) return false;
+    const Instruction& inst = a_.ir.inst(x.inst);
+    auto operand_implies = [&](std::uint32_t k, bool h) {
+      if (k >= inst.operands.size()) return false;
+      return implies(vn.value_of(x.inst, k), inst.operands[k].negated() ? !h : h, depth + 1);
+    };
+    if (inst.opcode == "and" && inst.has_modifier("pred"))
+      return holds && (operand_implies(1, true) || operand_implies(2, true));
+    if (inst.opcode == "or" && inst.has_modifier("pred"))
+      return !holds && (operand_implies(1, false) || operand_implies(2, false));
+    if (inst.opcode == "not" && inst.has_modifier("pred")) return operand_implies(1, !holds);
+    if (inst.opcode != "setp" || inst.operands.size() < 3) return false;
+    if (a_.ir.mention(x.mention).element == 1) holds = !holds;  // q of `setp p|q`
+    // `setp.cmp.and p, a, b, q`: p implies both parts; `.or`: !p implies neither holds.
+    if (inst.operands.size() >= 4) {
+      bool combine_and = inst.has_modifier("and"), combine_or = inst.has_modifier("or");
+      if (combine_and && !holds) return false;
+      if (combine_or && holds) return false;
+      if ((combine_and || combine_or) && operand_implies(3, holds)) return true;
+    }
+    return compare_implies(x.inst, holds);
+  }
+
+private:
+  bool edge_implies(BlockId from, BlockId to) {
+    InstId t = a_.cfg.terminator(from);
+    if (t == kNoId) return false;
+    const InstInfo& info = a_.ir.info(t);
+    ValueId g = a_.values.guard_value(t);
+    if (g == kNoId) return false;
+    bool jumps = false;
+    for (const InstId* y = a_.ir.targets_begin(t); y != a_.ir.targets_end(t); ++y)
+      jumps = jumps || (*y < a_.ir.size() && a_.cfg.block_of(*y) == to);
+    bool falls = a_.cfg.block(from).end < a_.ir.size() &&
+                 a_.cfg.block_of(a_.cfg.block(from).end) == to;
+    if (jumps == falls) return false;
+    bool branch = info.control == ControlKind::kBranch;
+    if (!branch && info.control == ControlKind::kNone) return false;
+    bool holds = jumps && branch ? !info.guard_negated : info.guard_negated;
+    return implies(g, holds, 0);
+  }
+
+  // setp.cmp x, y with result `holds` implies x == c for a lane-derived x: an owner?
+  bool compare_implies(InstId s, bool holds) {
+    const Instruction& inst = a_.ir.inst(s);
+    std::string_view cmp;
+    for (std::string_view c : {"eq", "ne", "lt", "lo", "le", "ls", "gt", "hi", "ge", "hs"})
+      if (inst.has_modifier(c)) cmp = c;
+    std::optional<std::int64_t> c = const_int(a_, s, 2);
+    std::uint32_t var = 1;
+    if (!c && (cmp == "eq" || cmp == "ne")) {
+      c = const_int(a_, s, 1);
+      var = 2;
+    }
+    if (!c) return false;
+    std::int64_t eq;
+    if ((cmp == "eq" && holds) || (cmp == "ne" && !holds)) eq = *c;
+    else if ((cmp == "lt" || cmp == "lo") && holds && *c == 1) eq = 0;
+    else if ((cmp == "le" || cmp == "ls") && holds && *c == 0) eq = 0;
+    else if ((cmp == "ge" || cmp == "hs") && !holds && *c == 1) eq = 0;
+    else if ((cmp == "gt" || cmp == "hi") && !holds && *c == 0) eq = 0;
+    else return false;
+    std::uint32_t need = t_.group - 1;
+    std::uint32_t known = lane_bits(a_.values.value_of(s, var), 0);
+    if ((known & need) != need) return false;
+    std::uint32_t want = t_.mode == Mode::kUp ? need : 0;
+    // Lane 0 is an owner of a down tree whatever the group; the last lane of an up tree.
+    return (static_cast<std::uint32_t>(eq) & need) == want;
+  }
+
+  // Bits of the lane id that v equals (v & bits == laneid & bits), as far as known.
+  std::uint32_t lane_bits(ValueId v, int depth) {
+    if (v == kNoId || depth > 6) return 0;
+    InstId d = a_.values.defining_instruction(v);
+    if (d == kNoId || a_.ir.info(d).guard != kNoId) return 0;
+    const Instruction& inst = a_.ir.inst(d);
+    if (inst.opcode == "mov" && inst.operands.size() == 2 &&
+        inst.operands[1].kind == OperandKind::kSpecialReg) {
+      std::string_view sr = inst.operands[1].text();
+      return sr == "%laneid" || sr == "%tid.x" ? 31u : 0u;
+    }
+    if (inst.opcode == "cvt") return lane_bits(a_.values.value_of(d, 1), depth + 1);
+    if (inst.opcode == "and" && inst.operands.size() == 3) {
+      for (std::uint32_t k : {1u, 2u})
+        if (auto m = const_int(a_, d, k))
+          return lane_bits(a_.values.value_of(d, 3 - k), depth + 1) & static_cast<std::uint32_t>(*m);
+      return 0;
+    }
+    if (inst.opcode == "rem" && inst.operands.size() == 3) {
+      auto m = const_int(a_, d, 2);
+      if (!m || *m <= 0 || (*m & (*m - 1)) != 0) return 0;
+      return lane_bits(a_.values.value_of(d, 1), depth + 1) & static_cast<std::uint32_t>(*m - 1);
+    }
+    // A linear thread id: tid.x plus lane-uniform terms (tid.y * ntid.x, ...): assumed to keep
+    // the lane bits (block x-dimension a multiple of 32, or a 1-D block).
+    if ((inst.opcode == "add" || inst.opcode == "mad") && inst.operands.size() >= 3) {
+      std::uint32_t best = 0;
+      for (std::uint32_t k = 1; k < inst.operands.size(); ++k) {
+        std::uint32_t bits = lane_bits(a_.values.value_of(d, k), depth + 1);
+        if (bits != 0 && inst.opcode == "mad" && k != 3) return 0;
+        best = std::max(best, bits);
+      }
+      return best;
+    }
+    return 0;
+  }
+
+  const FunctionAnalysis& a_;
+  const Tree& t_;
+  std::unordered_map<BlockId, bool> block_memo_;
+};
+
+bool is_local_address(const FunctionAnalysis& a, InstId i) {
+  ValueId v = a.values.value_of(i, 0);
+  for (int depth = 0; depth < 6 && v != kNoId; ++depth) {
+    InstId d = a.values.defining_instruction(v);
+    if (d == kNoId) return false;
+    const Instruction& di = a.ir.inst(d);
+    if (di.opcode == "cvta" && di.has_modifier("local")) return true;
+    if (di.opcode == "mov" && di.operands.size() == 2 &&
+        di.operands[1].text().starts_with("__local_depot"))
+      return true;
+    if (di.opcode != "add" && di.opcode != "sub" && di.opcode != "mov") return false;
+    v = a.values.value_of(d, 1);
+  }
+  return false;
+}
+
+// A store, atomic or reduction into memory other lanes or later kernels can see.
+bool is_sink(const FunctionAnalysis& a, InstId i) {
+  const Instruction& inst = a.ir.inst(i);
+  if (inst.opcode != "st" && inst.opcode != "red" && inst.opcode != "atom") return false;
+  if (inst.has_modifier("local") || inst.has_modifier("param")) return false;
+  return !is_local_address(a, i);
+}
+
+class ReductionBroadcastRule final : public Rule {
+public:
+  std::string_view id() const override { return "reduction-broadcast"; }
+  std::string_view summary() const override {
+    return "a shfl.down/up reduction result, complete only in one lane, is used in every lane";
+  }
+  Severity default_severity() const override { return Severity::kError; }
+  void check(RuleContext& ctx) const override;
+};
+
+// `shfl.sync.idx` from an owner lane (a constant), or from a lane-uniform source register.
+bool is_broadcast(const FunctionAnalysis& a, const Tree& t, InstId i) {
+  if (shfl_mode(a.ir.inst(i)) != Mode::kIdx) return false;
+  auto lane = const_int(a, i, 2);
+  std::uint32_t need = t.group - 1, want = t.mode == Mode::kUp ? need : 0;
+  return lane ? (static_cast<std::uint32_t>(*lane) & need) == want
+              : a.uniformity.operand_uniform(i, 2);
+}
+
+// Whether i is a register copy (`mov`) whose result is the value v.
+bool is_copy_of(const FunctionAnalysis& a, InstId i, ValueId v) {
+  if (a.ir.inst(i).opcode != "mov") return false;
+  const InstInfo& info = a.ir.info(i);
+  for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+    if (a.ir.mention(m).is_def && a.values.leader(a.values.ssa_def(m)) == v) return true;
+  return false;
+}
+
+// Follows the non-owner lanes' view of the values in `start`; returns the first unrestricted
+// sink reached, or kNoId.
+InstId flow_to_sink(const FunctionAnalysis& a, const Tree& t, OwnerFacts& facts,
+                    const std::vector<ValueId>& start) {
+  const ValueNumbering& vn = a.values;
+  std::vector<char> seen(vn.size(), 0);
+  std::vector<ValueId> work;
+  auto taint = [&](ValueId v) {
+    if (v != kNoId && !seen[v]) {
+      seen[v] = 1;
+      work.push_back(v);
+    }
+  };
+  auto taint_defs = [&](InstId i) {
+    const InstInfo& info = a.ir.info(i);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+      if (a.ir.mention(m).is_def) taint(vn.ssa_def(m));
+  };
+  for (ValueId v : start) taint(v);
+  while (!work.empty()) {
+    ValueId v = work.back();
+    work.pop_back();
+    for (const ValueUse& u : vn.uses(v)) {
+      if (u.inst == kNoId) {
+        const ValueInfo& w = vn.info(u.phi);
+        if (w.kind == ValueKind::kGuarded) {
+          if (w.fresh == v && facts.implies(vn.leader(w.pred), !w.negated, 0)) continue;
+          taint(u.phi);
+        } else {
+          for (const PhiIncoming& in : vn.raw_phi_incoming(u.phi))
+            if (in.value == v && !facts.restricted_block(in.pred)) taint(u.phi);
+        }
+        continue;
+      }
+      InstId i = u.inst;
+      if (facts.restricted_inst(i)) continue;
+      if (u.via_guard) {
+        taint_defs(i);
+        continue;
+      }
+      if (a.ir.mention(u.mention).operand == 1 && is_broadcast(a, t, i)) continue;
+      if (is_sink(a, i)) return i;
+      taint_defs(i);
+    }
+  }
+  return kNoId;
+}
+
+void ReductionBroadcastRule::check(RuleContext& ctx) const {
+  const FunctionAnalysis& a = ctx.analysis();
+  const ValueNumbering& vn = a.values;
+  // Every reduction step, by its result value (leaders only).
+  std::unordered_map<ValueId, Step> steps;
+  std::set<ValueId> continued;  // values reduced further by another step
+  for (ValueId v = 0; v < vn.size(); ++v) {
+    if (vn.leader(v) != v) continue;
+    const ValueInfo& info = vn.info(v);
+    if (info.kind != ValueKind::kDef && info.kind != ValueKind::kGuarded) continue;
+    if (!a.cfg.reachable(info.block)) continue;
+    if (auto s = step_of(a, v)) {
+      steps.emplace(v, *s);
+      continued.insert(s->x);
+    }
+  }
+  std::vector<Tree> trees;
+  std::uint32_t butterflies = 0;
+  for (const auto& [y, s] : steps) {
+    if (continued.count(y)) continue;
+    std::vector<std::int64_t> offsets;  // execution order, built backwards
+    ValueId x = y;
+    std::uint32_t width = s.width;
+    for (int k = 0; k < 8; ++k) {
+      auto it = steps.find(x);
+      if (it == steps.end() || it->second.mode != s.mode) break;
+      offsets.insert(offsets.begin(), it->second.offset);
+      width = std::min(width, it->second.width);
+      x = it->second.x;
+    }
+    auto size = tree_size(offsets, s.mode);
+    if (!size) continue;
+    if (s.mode == Mode::kBfly) {
+      ++butterflies;
+      continue;
+    }
+    if (s.mode != Mode::kDown && s.mode != Mode::kUp) continue;
+    trees.push_back({y, s.op, s.mode, std::max<std::uint32_t>(2, std::min(*size, width))});
+  }
+  std::sort(trees.begin(), trees.end(),
+            [](const Tree& p, const Tree& q) { return p.last_op < q.last_op; });
+  ctx.add_sites(static_cast<std::uint32_t>(trees.size()) + butterflies);
+
+  for (const Tree& t : trees) {
+    OwnerFacts facts(a, t);
+    // R and its copies; the instructions that read them (not copies), in source order.
+    std::vector<ValueId> copies;
+    for (ValueId v = 0; v < vn.size(); ++v)
+      if (vn.leader(v) == t.result) copies.push_back(v);
+    std::set<InstId> readers;
+    for (ValueId v : copies)
+      for (const ValueUse& u : vn.uses(v))
+        if (u.inst != kNoId && !u.via_guard && !is_copy_of(a, u.inst, t.result))
+          readers.insert(u.inst);
+    InstId at = kNoId, sink = kNoId;
+    for (InstId r : readers) {
+      if (facts.restricted_inst(r)) continue;
+      if (is_broadcast(a, t, r)) continue;
+      if (is_sink(a, r)) {
+        at = sink = r;
+        break;
+      }
+      std::vector<ValueId> defs;
+      const InstInfo& info = a.ir.info(r);
+      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+        if (a.ir.mention(m).is_def) defs.push_back(vn.ssa_def(m));
+      if ((sink = flow_to_sink(a, t, facts, defs)) != kNoId) {
+        at = r;
+        break;
+      }
+    }
+    if (at == kNoId) {
+      // Through phis and guarded writes only (no reading instruction on the way).
+      if ((sink = flow_to_sink(a, t, facts, copies)) == kNoId) continue;
+      at = t.last_op;
+    }
+    const char* dir = t.mode == Mode::kDown ? "down" : "up";
+    std::string owner = t.mode == Mode::kDown ? "the first lane" : "the last lane";
+    if (t.group == 32) owner = t.mode == Mode::kDown ? "lane 0" : "lane 31";
+    std::string msg = "the result of a shfl.sync." + std::string(dir) + " reduction (line " +
+                      std::to_string(a.ir.inst(t.last_op).loc.line) + ") is complete only in " +
+                      owner + (t.group == 32 ? "" : " of each " + std::to_string(t.group) +
+                                                       "-lane group") +
+                      ", but every lane uses it here without a broadcast (shfl.sync.idx from " +
+                      owner + ", or shared memory written by it)";
+    Finding& f = ctx.report(at, msg);
+    ctx.relate(f, t.last_op, "the reduction completes here, in " + owner + " only");
+    if (sink != at) ctx.relate(f, sink, "and reaches this store in every lane");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Rule> make_reduction_broadcast_rule() {
+  return std::make_unique<ReductionBroadcastRule>();
+}
+
+}  // namespace ptxkit::verifier
