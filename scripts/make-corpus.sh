@@ -37,6 +37,10 @@ for s in cub_reduce cub_scan cub_radix_sort cub_histogram cub_segmented_reduce; 
     echo "nvcc -ptx -G -arch=$arch $src/$s.cu -o $out/$s.$arch.G.ptx" >>"$jobs_file"
   done
 done
+# Thrust's CUDA backend (sort_by_key, reduce_by_key, scan, copy_if, transform_reduce).
+for arch in sm_80 sm_90; do
+  echo "nvcc -ptx -O3 -lineinfo -arch=$arch $src/thrust_algorithms.cu -o $out/thrust_algorithms.$arch.lineinfo.ptx" >>"$jobs_file"
+done
 echo "nvcc -ptx -lineinfo -arch=sm_90a $src/hopper_families.cu -o $out/hopper_families.sm_90a.lineinfo.ptx" >>"$jobs_file"
 echo "nvcc -ptx -G -arch=sm_90a $src/hopper_families.cu -o $out/hopper_families.sm_90a.G.ptx" >>"$jobs_file"
 echo "nvcc -ptx -lineinfo -arch=sm_100a $src/blackwell_families.cu -o $out/blackwell_families.sm_100a.lineinfo.ptx" >>"$jobs_file"
