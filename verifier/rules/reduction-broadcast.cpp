@@ -122,6 +122,7 @@ public:
   bool restricted_block(BlockId b) {
     auto it = block_memo_.find(b);
     if (it != block_memo_.end()) return it->second;
+    block_memo_[b] = false;  // a cycle through phis proves nothing
     bool r = false;
     BlockId x = b;
     for (int steps = 0; steps < 64 && x != kNoId && !r; ++steps) {
@@ -200,11 +201,31 @@ private:
     else if ((cmp == "ge" || cmp == "hs") && !holds && *c == 1) eq = 0;
     else if ((cmp == "gt" || cmp == "hi") && !holds && *c == 0) eq = 0;
     else return false;
+    return equal_implies(a_.values.value_of(s, var), eq, 0);
+  }
+
+  // Whether v == eq implies this lane is an owner. A phi needs it of every incoming value that
+  // can arrive from a predecessor not already restricted to the owner (nvcc merges `tid.x` with
+  // the constant 0 it knows on the thread-0 path).
+  bool equal_implies(ValueId v, std::int64_t eq, int depth) {
+    if (v == kNoId || depth > 6) return false;
+    const ValueNumbering& vn = a_.values;
+    if (vn.is_phi(v)) {
+      for (const PhiIncoming& in : vn.phi_incoming(v)) {
+        if (in.value == v || restricted_block(in.pred)) continue;
+        if (!equal_implies(in.value, eq, depth + 1)) return false;
+      }
+      return true;
+    }
+    InstId d = vn.defining_instruction(v);
+    if (d != kNoId && a_.ir.info(d).guard == kNoId && a_.ir.inst(d).opcode == "mov" &&
+        a_.ir.inst(d).operands.size() == 2 &&
+        a_.ir.inst(d).operands[1].kind == OperandKind::kImmInt)
+      return a_.ir.inst(d).operands[1].int_value() != eq;  // never equal: vacuous
     std::uint32_t need = t_.group - 1;
-    std::uint32_t known = lane_bits(a_.values.value_of(s, var), 0);
-    if ((known & need) != need) return false;
-    std::uint32_t want = t_.mode == Mode::kUp ? need : 0;
+    if ((lane_bits(v, 0) & need) != need) return false;
     // Lane 0 is an owner of a down tree whatever the group; the last lane of an up tree.
+    std::uint32_t want = t_.mode == Mode::kUp ? need : 0;
     return (static_cast<std::uint32_t>(eq) & need) == want;
   }
 

@@ -221,6 +221,21 @@ InstId reaches_ex2(const FunctionAnalysis& a, InstId i) {
   return kNoId;
 }
 
+// The maximum a guarded form stands for: `selp m_safe, 0, m, p` (softmax kernels replace a
+// −inf maximum by 0 before subtracting it) stands for m.
+ValueId strip_safe_select(const FunctionAnalysis& a, ValueId v) {
+  if (v == kNoId) return v;
+  InstId d = a.values.defining_instruction(v);
+  if (d == kNoId || a.ir.info(d).guard != kNoId) return v;
+  const Instruction& inst = a.ir.inst(d);
+  if (inst.opcode != "selp" || inst.operands.size() != 4) return v;
+  bool imm1 = inst.operands[1].kind == OperandKind::kImmFloat;
+  bool imm2 = inst.operands[2].kind == OperandKind::kImmFloat;
+  if (imm1 == imm2) return v;
+  ValueId m = a.values.value_of(d, imm1 ? 2 : 1);
+  return m == kNoId ? v : m;
+}
+
 class SoftmaxRescaleRule final : public Rule {
 public:
   std::string_view id() const override { return "softmax-rescale-saved-max"; }
@@ -243,7 +258,9 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
     if (!rm.has_update()) continue;
     for (BlockId b : a.loops.loop(loop).blocks) {
       for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
-        for (const Difference& d : differences(a, i)) {
+        for (Difference d : differences(a, i)) {
+          d.a = strip_safe_select(a, d.a);
+          d.b = strip_safe_select(a, d.b);
           if (d.b == rm.phi() || !rm.member(d.b)) continue;
           InstId ex2 = reaches_ex2(a, i);
           if (ex2 == kNoId) continue;
