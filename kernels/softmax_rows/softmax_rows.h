@@ -11,7 +11,8 @@
 //   bounds and no register is left undefined.
 // - longer rows ("loop" mode): the block loops over the row with an online (max, sum) per thread
 //   (the sum is rescaled by ex2(old_max - new_max) whenever the max grows), then loops again to
-//   write. Every loop guard is `unit < units`: nothing past the row is read.
+//   write. Each loop takes 4 units per thread per iteration (4 loads in flight) while all 4 lie in
+//   the row, then one at a time; every guard is `unit < bound`: nothing past the row is read.
 // The per-thread (max, sum) pairs are combined with a shfl.bfly tree (every lane holds the result:
 // no PAR-118 broadcast gap), then warp 0 combines the warps' pairs from shared memory and
 // publishes (M, S) through shared memory to the whole block. Exponentials are ex2 of

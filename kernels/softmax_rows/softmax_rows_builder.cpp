@@ -3,7 +3,7 @@
 // Per block (row = %ctaid.x), in the log2 domain (L = log2 e):
 //   1. per thread (m, s): "registers" mode loads its <= 4 units once (the last index clamped to
 //      the row and masked to -inf), m = max, s = sum ex2((x - m') L) with m' = m or 0 when
-//      m = -inf; "loop" mode folds each unit into an online (m, s), rescaling s by
+//      m = -inf; "loop" mode folds 4 units at a time (then 1) into an online (m, s), rescaling s by
 //      ex2((m_old - m_new') L);
 //   2. shfl.bfly tree over (m, s): every lane ends with its warp's pair;
 //   3. lane 0 of each warp stores its pair; bar.sync; warp 0 combines them with another bfly tree
@@ -20,6 +20,7 @@
 #include <array>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -89,6 +90,41 @@ Reg<F32> max_of(KernelBuilder& b, const std::vector<Reg<F32>>& v) {
   return m;
 }
 
+
+// Loop mode's walk over the row: unit = tid, tid + threads, ... < units. While kUnroll units
+// remain for every thread the body gets kUnroll of them (their loads issued together), then one
+// at a time; both loops are guarded, so no unit past the row is touched. Labels NAME_loop,
+// NAME_done (the unrolled loop) and NAME_tail, NAME_tail_done.
+template <class Body>
+void strided_loop(KernelBuilder& b, Reg<U32> tid, const SoftmaxGeometry& g, const std::string& name,
+                  Body body) {
+  constexpr std::uint32_t kUnroll = 4;
+  Var<U32> i = b.var<U32>(tid, "unit");
+  if (g.units > (kUnroll - 1) * g.threads) {
+    Label loop = b.new_label(name + "_loop");
+    Label done = b.new_label(name + "_done");
+    b.place(loop);
+    Reg<U32> iv = i.read();
+    b.bra_if(!b.setp(cmp::lt, iv, b.baked<U32>("row_len", g.units - (kUnroll - 1) * g.threads)),
+             done);
+    std::vector<Reg<U32>> us{iv};
+    for (std::uint32_t k = 1; k < kUnroll; ++k) us.push_back(b.add(iv, b.imm<U32>(k * g.threads)));
+    body(us);
+    i.assign(b.add(iv, b.imm<U32>(kUnroll * g.threads)));
+    b.bra(loop);
+    b.place(done);
+  }
+  Label tail = b.new_label(name + "_tail");
+  Label tail_done = b.new_label(name + "_tail_done");
+  b.place(tail);
+  Reg<U32> iv = i.read();
+  b.bra_if(!b.setp(cmp::lt, iv, b.baked<U32>("row_len", g.units)), tail_done);
+  body(std::vector<Reg<U32>>{iv});
+  i.assign(b.add(iv, b.imm<U32>(g.threads)));
+  b.bra(tail);
+  b.place(tail_done);
+}
+
 }  // namespace
 
 ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen::Target& target,
@@ -140,14 +176,10 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
   } else {
     Var<F32> m = b.var<F32>(b.imm<F32>(kNegInf), "max");
     Var<F32> s = b.var<F32>(b.imm<F32>(0.0f), "sum");
-    Var<U32> i = b.var<U32>(tid, "unit");
-    Label loop = b.new_label("reduce_loop");
-    Label done = b.new_label("reduce_done");
-    b.place(loop);
-    {
-      Reg<U32> iv = i.read();
-      b.bra_if(!b.setp(cmp::lt, iv, units), done);  // loop guard: never past the row
-      std::vector<Reg<F32>> v = load_unit(b, x_row, iv, g.vec4);
+    strided_loop(b, tid, g, "reduce", [&](const std::vector<Reg<U32>>& us) {
+      std::vector<Reg<F32>> v;
+      for (Reg<U32> u : us)  // every load first: kUnroll units in flight
+        for (Reg<F32> x : load_unit(b, x_row, u, g.vec4)) v.push_back(x);
       // Snapshot the old max before the update: the rescale needs both values.
       Reg<F32> old_max = m.read();
       Reg<F32> new_max = b.max(old_max, max_of(b, v));
@@ -157,10 +189,7 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
       for (Reg<F32> x : v) acc = b.add(acc, exp_shifted(b, x, ms));
       m.assign(new_max);
       s.assign(acc);
-      i.assign(b.add(iv, b.imm<U32>(g.threads)));
-      b.bra(loop);
-    }
-    b.place(done);
+    });
     mine = MaxSum{m.read(), s.read()};
   }
 
@@ -215,18 +244,11 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
       }
     }
   } else {
-    Var<U32> j = b.var<U32>(tid, "unit");
-    Label loop = b.new_label("write_loop");
-    Label done = b.new_label("write_done");
-    b.place(loop);
-    {
-      Reg<U32> jv = j.read();
-      b.bra_if(!b.setp(cmp::lt, jv, units), done);
-      store_unit(b, y_row, jv, normalized(load_unit(b, x_row, jv, g.vec4)));
-      j.assign(b.add(jv, b.imm<U32>(g.threads)));
-      b.bra(loop);
-    }
-    b.place(done);
+    strided_loop(b, tid, g, "write", [&](const std::vector<Reg<U32>>& us) {
+      std::vector<std::vector<Reg<F32>>> v;
+      for (Reg<U32> u : us) v.push_back(load_unit(b, x_row, u, g.vec4));  // loads in flight
+      for (std::size_t k = 0; k < us.size(); ++k) store_unit(b, y_row, us[k], normalized(v[k]));
+    });
   }
   b.ret();
   return finish_and_print(b, options);
