@@ -40,12 +40,17 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 using F4 = std::array<Reg<F32>, 4>;
 
+// r + k, without an instruction when k is 0.
+Reg<U32> add_imm(KernelBuilder& b, Reg<U32> r, std::uint32_t k) {
+  return k == 0 ? r : b.add(r, b.imm<U32>(k));
+}
+
 // body(e4) for e4 = tid, tid + 128, ... < count: whole rounds unguarded, the last one behind a
 // branch when count is not a multiple of the block size.
 template <class F>
 void for_each_strided(KernelBuilder& b, Reg<U32> tid, std::uint32_t count, F&& body) {
   for (std::uint32_t base = 0; base < count; base += kThreads) {
-    Reg<U32> e4 = base == 0 ? tid : b.add(tid, b.imm<U32>(base));
+    Reg<U32> e4 = add_imm(b, tid, base);
     if (base + kThreads <= count) {
       body(e4);
       continue;
@@ -139,7 +144,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
       std::vector<Reg<Pred>> valid;     // row < n_valid
       std::vector<std::vector<F4>> kv;  // its float4s
       for (std::uint32_t i = 0; i < n; ++i) {
-        Reg<U32> row = b.add(row_in_warp, b.imm<U32>((r0 + i) * 16));
+        Reg<U32> row = add_imm(b, row_in_warp, (r0 + i) * 16);
         rows.push_back(row);
         valid.push_back(b.setp(cmp::lt, row, n_valid));
         Reg<U32> off = b.mad_lo(b.min(row, last_local), head_dim, b.add(chunk_base, li_elem));
@@ -149,7 +154,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
         kv.push_back(std::move(parts_k));
       }
       for (std::uint32_t g = 0; g < G; ++g) {
-        auto q_part = sq + b.add(li_elem, b.imm<U32>(g * D));
+        auto q_part = sq + add_imm(b, li_elem, g * D);
         std::vector<F4> qg;
         for (std::uint32_t p = 0; p < parts; ++p) qg.push_back(b.ld_v4(q_part + p * 32));
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -160,7 +165,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
           for (std::uint32_t delta : {4u, 2u, 1u})
             dot = b.add(dot, b.shfl_bfly(dot, b.imm<U32>(delta)));
           Reg<F32> s = b.selp(dot, b.imm<F32>(kNegInf), valid[i]);
-          auto slot_s = ss + b.add(rows[i], b.imm<U32>(g * C));
+          auto slot_s = ss + add_imm(b, rows[i], g * C);
           auto only_writer = b.guard(writer);
           b.st(slot_s, s);
         }
@@ -171,7 +176,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
 
   // ---- 3. softmax over the chunk, one warp per head ----
   for (std::uint32_t g0 = 0; g0 < G; g0 += kWarps) {
-    Reg<U32> g = b.add(warp, b.imm<U32>(g0));
+    Reg<U32> g = add_imm(b, warp, g0);
     std::optional<Label> skip;
     if (g0 + kWarps > G) {
       skip = b.new_label("softmax_skip");
@@ -221,7 +226,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
       std::vector<Reg<U32>> rows;
       std::vector<F4> vrow;
       for (std::uint32_t i = 0; i < n; ++i) {
-        Reg<U32> row = b.add(row_in_step, b.imm<U32>((s0 + i) * kWarps * rs));
+        Reg<U32> row = add_imm(b, row_in_step, (s0 + i) * kWarps * rs);
         rows.push_back(row);
         vrow.push_back(b.ld_nc_v4(v_cache + b.mad_lo(b.min(row, last_local), head_dim, v_lane)));
       }

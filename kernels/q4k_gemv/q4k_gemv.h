@@ -52,6 +52,14 @@ struct Q4kGemvConfig {
   }
 
   [[nodiscard]] std::uint32_t blocks_per_row() const { return (cols + 255) / 256; }
+  // Steps of 4 super-blocks (1024 values) a warp makes along a row.
+  [[nodiscard]] std::uint32_t steps() const { return (blocks_per_row() + 3) / 4; }
+  // Rows a warp computes together with one x slice in registers: 8 when a row takes several
+  // steps (x is reloaded per step and shared by more rows) and the matrix still gives a block
+  // of 64 rows to each SM of a 132-SM GPU, else 4.
+  [[nodiscard]] std::uint32_t rows_per_warp() const {
+    return steps() > 1 && (rows + 63) / 64 >= 132 ? 8 : 4;
+  }
   [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; }  // u32 words
 };
 
@@ -67,8 +75,9 @@ struct Q4kGemv {
       "x is never read at or past cols; weights and x 16-byte aligned";
   static constexpr std::uint32_t kWarps = 8;
   static constexpr std::uint32_t kThreads = kWarps * 32;
-  static constexpr std::uint32_t kRowsPerWarp = 2;
-  static constexpr std::uint32_t kRowsPerBlock = kWarps * kRowsPerWarp;
+  // Grid cap: blocks loop over row batches (grid-stride), so a warp keeps its x slice in
+  // registers across batches when cols <= 1024 (a single step).
+  static constexpr std::uint32_t kMaxBlocks = 1024;
   static constexpr std::uint32_t kBlockBytes = 144;
 
   static std::vector<NamedConfig<Config>> reference_configs();

@@ -26,6 +26,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -33,7 +34,6 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-constexpr std::uint32_t kRowsPerWarp = Q4kGemv::kRowsPerWarp;
 
 struct RowState {
   RowState(KernelBuilder& b, Ptr<Global, const U32> w)
@@ -72,11 +72,16 @@ struct LaneConsts {
   Reg<Pred> upper;  // this lane decodes sub-block part >= 4: the split 6-bit encoding
 };
 
-// One step over super-block sb (clamped to sb_w for the weights) of every row.
-void step(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
-          Ptr<Global, const F32> x, Reg<U32> sb, Reg<U32> sb_w, bool guard_x,
-          std::vector<std::unique_ptr<RowState>>& rows) {
-  // x: 16 values of the low sub-block, 16 of the high one (32 further on).
+// The lane's x values of one step: per half (low/high nibbles), -sum x and the 16 values scaled
+// for the denormal nibbles. Shared by every row the warp computes with them.
+struct XSlice {
+  std::vector<Reg<F32>> neg_xsum;
+  std::vector<std::vector<Reg<F32>>> xs;
+};
+
+// The x values of super-block sb: 16 of the low sub-block, 16 of the high one (32 further on).
+XSlice load_x(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
+              Ptr<Global, const F32> x, Reg<U32> sb, bool guard_x) {
   Reg<U32> k_lo = b.mad_lo(sb, b.imm<U32>(256), lc.x_off);
   std::vector<Reg<F32>> xv[2];
   for (int half = 0; half < 2; ++half) {
@@ -95,8 +100,10 @@ void step(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
     }
   }
   // Per sub-block: -X = -(sum x) for the mins, and x scaled for the denormal nibbles.
-  std::vector<Reg<F32>> neg_xsum;
-  std::vector<std::vector<Reg<F32>>> xs(2);
+  XSlice out;
+  std::vector<Reg<F32>>& neg_xsum = out.neg_xsum;
+  std::vector<std::vector<Reg<F32>>>& xs = out.xs;
+  xs.resize(2);
   for (int half = 0; half < 2; ++half) {
     const auto& v = xv[half];
     Reg<F32> s = v[0];
@@ -106,7 +113,14 @@ void step(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
       xs[static_cast<std::size_t>(half)].push_back(
           b.mul(v[static_cast<std::size_t>(t)], b.imm<F32>(x_scale_for(nibble_slot(half, t).bit))));
   }
+  return out;
+}
 
+// Super-block sb_w of every row against the x slice.
+void rows_step(KernelBuilder& b, const LaneConsts& lc, const XSlice& xsl, Reg<U32> sb_w,
+               std::vector<std::unique_ptr<RowState>>& rows) {
+  const auto& xs = xsl.xs;
+  const auto& neg_xsum = xsl.neg_xsum;
   Reg<U32> block_word = b.mul_lo(sb_w, b.imm<U32>(36));
   Reg<U32> quant_word = b.add(block_word, lc.q_word);
   for (auto& r : rows) {
@@ -165,29 +179,11 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   auto w = b.param<Ptr<Global, const U32>>("w_q4k");
   auto x = b.param<Ptr<Global, const F32>>("x");
   auto y = b.param<Ptr<Global, F32>>("y");
+  Label finished = b.new_label("finished");
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
-  Reg<U32> row0 = b.mul_lo(b.mad_lo(b.ctaid_x(), b.imm<U32>(kWarps), warp),
-                           b.imm<U32>(kRowsPerWarp));
-  const Imm<U32> num_rows = b.baked<U32>("rows", c.rows);
-  Label finished = b.new_label("finished");
-  b.bra_if(!b.setp(cmp::lt, row0, num_rows), finished);  // the whole warp is past the matrix
-  // The warp's other rows; one past the matrix is clamped to the last row for loading (its
-  // store is skipped).
-  std::vector<Reg<U32>> row_in{row0};
-  std::vector<Reg<Pred>> row_exists;
-  for (std::uint32_t r = 1; r < kRowsPerWarp; ++r) {
-    Reg<U32> row = b.add(row0, b.imm<U32>(r));
-    row_exists.push_back(b.setp(cmp::lt, row, num_rows));
-    row_in.push_back(b.min(row, b.baked<U32>("rows", c.rows - 1)));
-  }
-  const Imm<U32> row_words = b.baked<U32>("cols", c.row_words());
-  std::vector<std::unique_ptr<RowState>> rows;
-  for (Reg<U32> row : row_in)
-    rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row, row_words)));
-
   Reg<U32> group = b.shr(lane, b.imm<U32>(3));
   Reg<U32> part = b.and_(lane, b.imm<U32>(7));
   Reg<U32> pair = b.shr(part, b.imm<U32>(1));  // 64-value group of the quants: 0..3
@@ -199,28 +195,65 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
       .src_lo = b.and_(lane, b.imm<U32>(~1u)),
       .src_hi = b.or_(lane, b.imm<U32>(1)),
       .upper = b.setp(cmp::ge, part, b.imm<U32>(4))};
+  Reg<Pred> lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
+  const Imm<U32> num_rows = b.baked<U32>("rows", c.rows);
+  const Imm<U32> row_words = b.baked<U32>("cols", c.row_words());
 
-  if (full_steps > 0) {
+  // The last (guarded) step's super-block for this lane, and, when it is the only step
+  // (cols <= 1024), its x slice: loaded once, kept in registers for every row of the warp.
+  std::optional<Reg<U32>> tail_sb, tail_sb_w;
+  std::optional<XSlice> x_once;
+  if (tail_step) {
+    tail_sb = full_steps == 0 ? lc.group : b.add(lc.group, b.baked<U32>("cols", full_steps * 4));
+    tail_sb_w = b.min(*tail_sb, b.baked<U32>("cols", nblk - 1));
+    if (full_steps == 0) x_once = load_x(b, c, lc, x, *tail_sb, /*guard_x=*/true);
+  } else if (full_steps == 1) {
+    x_once = load_x(b, c, lc, x, lc.group, /*guard_x=*/false);
+  }
+
+  // Grid-stride loop over batches of rows_per_warp rows (uniform across the warp).
+  const std::uint32_t rows_per_warp = c.rows_per_warp();
+  Reg<U32> stride = b.mul_lo(b.nctaid_x(), b.imm<U32>(kWarps * rows_per_warp));
+  Var<U32> row0_var = b.var<U32>(
+      b.mul_lo(b.mad_lo(b.ctaid_x(), b.imm<U32>(kWarps), warp), b.imm<U32>(rows_per_warp)),
+      "row0");
+  Label batch_loop = b.new_label("row_batch_loop");
+  b.place(batch_loop);
+  Reg<U32> row0 = row0_var.read();
+  b.bra_if(!b.setp(cmp::lt, row0, num_rows), finished);  // the whole warp is past the matrix
+  // The batch's other rows; one past the matrix is clamped to the last row for loading (its
+  // store is skipped).
+  std::vector<Reg<U32>> row_in{row0};
+  std::vector<Reg<Pred>> row_exists;
+  for (std::uint32_t r = 1; r < rows_per_warp; ++r) {
+    Reg<U32> row = b.add(row0, b.imm<U32>(r));
+    row_exists.push_back(b.setp(cmp::lt, row, num_rows));
+    row_in.push_back(b.min(row, b.baked<U32>("rows", c.rows - 1)));
+  }
+  std::vector<std::unique_ptr<RowState>> rows;
+  for (Reg<U32> row : row_in)
+    rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row, row_words)));
+
+  if (full_steps == 1 && !tail_step) {
+    rows_step(b, lc, *x_once, lc.group, rows);
+  } else if (full_steps > 0) {
     Var<U32> sb = b.var<U32>(lc.group, "super_block");
     Label loop = b.new_label("block_loop");
     Label done = b.new_label("block_done");
     b.place(loop);
-    Reg<U32> s = sb.read();
-    b.bra_if(!b.setp(cmp::lt, s, b.baked<U32>("cols", full_steps * 4)), done);
-    step(b, c, lc, x, s, s, /*guard_x=*/false, rows);
-    sb.assign(b.add(s, b.imm<U32>(4)));
+    Reg<U32> s_now = sb.read();
+    b.bra_if(!b.setp(cmp::lt, s_now, b.baked<U32>("cols", full_steps * 4)), done);
+    rows_step(b, lc, load_x(b, c, lc, x, s_now, /*guard_x=*/false), s_now, rows);
+    sb.assign(b.add(s_now, b.imm<U32>(4)));
     b.bra(loop);
     b.place(done);
   }
-  if (tail_step) {
-    Reg<U32> s = b.add(lc.group, b.baked<U32>("cols", full_steps * 4));
-    Reg<U32> s_w = b.min(s, b.baked<U32>("cols", nblk - 1));
-    step(b, c, lc, x, s, s_w, /*guard_x=*/true, rows);
-  }
+  if (tail_step)
+    rows_step(b, lc, x_once ? *x_once : load_x(b, c, lc, x, *tail_sb, /*guard_x=*/true),
+              *tail_sb_w, rows);
 
   // Row sums: shfl.down tree; only lane 0 uses (stores) the total.
-  Reg<Pred> lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
-  for (std::uint32_t r = 0; r < kRowsPerWarp; ++r) {
+  for (std::uint32_t r = 0; r < rows_per_warp; ++r) {
     Reg<F32> t = rows[r]->acc.read();
     for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) t = b.add(t, b.shfl_down(t, b.imm<U32>(delta)));
     auto y_row = y + row_in[r];
@@ -228,6 +261,8 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     auto only_lane0 = b.guard(store);
     b.st(y_row, t);
   }
+  row0_var.assign(b.add(row0, stride));
+  b.bra(batch_loop);
   b.place(finished);
   b.ret();
   return finish_and_print(b, options);

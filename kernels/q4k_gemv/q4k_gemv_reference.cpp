@@ -8,6 +8,7 @@
 
 #include "error_p.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -105,7 +106,8 @@ ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
 
 LaunchDims Q4kGemv::launch(const Config& c) {
   LaunchDims d;
-  d.grid[0] = (c.rows + kRowsPerBlock - 1) / kRowsPerBlock;
+  const std::uint32_t rows_per_block = kWarps * c.rows_per_warp();
+  d.grid[0] = std::min((c.rows + rows_per_block - 1) / rows_per_block, kMaxBlocks);
   d.block[0] = kThreads;
   return d;
 }
