@@ -275,14 +275,22 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
           std::string where =
               upd != kNoId ? " (updated on line " + std::to_string(a.ir.inst(upd).loc.line) + ")"
                            : "";
+          std::string subtrahend = inst.operands.size() > 2 ? std::string(inst.operands[2].text())
+                                                            : std::string("the subtrahend");
           std::string msg =
-              self ? "online-softmax rescale subtracts the new running maximum" + where +
-                         " from itself: " + minuend +
-                         " must hold the maximum from before the update, or the correction is "
-                         "exp(0) == 1 and the accumulators are never rescaled"
-                   : "online-softmax rescale reads a maximum that already includes this "
-                     "update" + where + ": " + minuend +
-                         " must hold the maximum from before the update";
+              !self ? "online-softmax rescale reads a maximum that already includes this "
+                      "update" + where + ": " + minuend +
+                          " must hold the maximum from before the update"
+              : minuend == subtrahend
+                  ? "online-softmax rescale subtracts the new running maximum" + where +
+                        " from itself: " + minuend +
+                        " must hold the maximum from before the update, or the correction is "
+                        "exp(0) == 1 and the accumulators are never rescaled"
+                  : "online-softmax rescale reads " + minuend +
+                        ", which holds the new running maximum" + where +
+                        " (a copy, or the old maximum overwritten before this read), not the "
+                        "maximum from before the update: the correction is exp(0) == 1 and the "
+                        "accumulators are never rescaled";
           Finding& f = ctx.report(i, msg);
           if (upd != kNoId) ctx.relate(f, upd, "the running maximum is updated here");
           // Where the minuend's register received the new maximum (a copy or an overwrite).
