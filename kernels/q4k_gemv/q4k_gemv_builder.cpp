@@ -86,7 +86,8 @@ XSlice load_x(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
   std::vector<Reg<F32>> xv[2];
   for (int half = 0; half < 2; ++half) {
     for (std::uint32_t f = 0; f < 4; ++f) {
-      Reg<U32> k = b.add(k_lo, b.imm<U32>(32u * static_cast<std::uint32_t>(half) + 4u * f));
+      const std::uint32_t offset = 32u * static_cast<std::uint32_t>(half) + 4u * f;
+      Reg<U32> k = offset == 0 ? k_lo : b.add(k_lo, b.imm<U32>(offset));
       std::array<Reg<F32>, 4> v = [&] {
         if (!guard_x) return b.ld_nc_v4(x + k);
         // Tail guard: a float4 at or past cols is read from cols-4 (in bounds) and zeroed.
