@@ -16,14 +16,19 @@
 // past `cols` are padding, and the kernel never reads x past cols (seed 001, GH-215). The weight
 // buffer is passed as u32 words (little-endian bytes), 16-byte aligned.
 //
-// Grid ceil(rows / 16), 256 threads: each warp computes 2 rows. Lane (group = lane / 8,
-// part = lane % 8) takes bytes 16*part .. 16*part + 15 of the quants of super-block 4*i + group
-// (one 16-byte load per row), i.e. 16 values of sub-block part/2*2 and 16 of the next one; the x
-// values it needs come in 8 float4 loads shared by both rows. A nibble becomes the float
-// 1 + q/16 by placing it in the top mantissa bits (shift, and, or: no int-to-float conversion),
-// so sum q*x = 16 * (sum (1 + q/16) x - sum x), and sum x also carries the mins. The last step,
-// when cols is not a multiple of 1024, guards x: a float4 at or past cols is read from cols - 4
-// (in bounds) and zeroed.
+// 256 threads; warp w of a block computes batches of rows_per_warp() rows (4, or 8 when a row
+// takes several steps and the matrix is tall enough), striding over batches by the grid (capped
+// at kMaxBlocks blocks). Lane (group = lane / 8, part = lane % 8) takes bytes 16*part ..
+// 16*part + 15 of the quants of super-block 4*i + group (one 16-byte load per row and step):
+// 16 values of sub-block 2*(part/2) (low nibbles) and 16 of the next one (high nibbles); the x
+// values it needs come in 8 float4 loads shared by every row of the batch, and when a row is a
+// single step (cols <= 1024) they are loaded once per warp and kept in registers. A nibble is
+// masked in place inside the mantissa of an f32 with a zero exponent -- the exact denormal
+// q * 2^(bit-149) -- and multiplied in an fma with x pre-scaled by 2^(85-bit), so every product
+// is q*x*2^-64 exactly and no int-to-float conversion is needed. Each lane decodes the 6-bit
+// scale and min of sub-block `part` only; the two lanes that need them get them by shfl.idx.
+// The last step, when cols is not a multiple of 1024, guards x: a float4 at or past cols is read
+// from cols - 4 (in bounds) and zeroed; the super-block is clamped to the row's last.
 #pragma once
 
 #include <ptxkit/kernels/kernel.h>

@@ -1,22 +1,25 @@
 // q4k_gemv_builder.cpp: the Q4_K GEMV as PTX on ptxgen, and its registration.
 //
-// Warp w of block %ctaid.x computes rows 2*(8*block + w) and the next one (clamped to the last
-// row for loading, its store skipped when it does not exist). Lane = (group g = lane/8,
-// part p = lane%8); in step i it takes super-block sb = 4*i + g of both rows:
+// Warp w of block %ctaid.x computes row batches of R = rows_per_warp() rows starting at
+// R*(8*block + w), then every R*8*%nctaid.x rows (a row past the matrix is clamped to the last
+// for loading and its store skipped). Lane = (group g = lane/8, part p = lane%8); in step i it
+// takes super-block sb = 4*i + g of every row of the batch:
 //   header  = ld.global.nc.v4.u32 [row + 36*sb]          d|dmin, scales[0..11]
 //   quants  = ld.global.nc.v4.u32 [row + 36*sb + 4 + 4p]  bytes 16p .. 16p+15 of qs
-//   x_lo/hi = 4 + 4 ld.global.nc.v4.f32 at sb*256 + 64*(p/2) + 16*(p%2) (+32 for the high nibbles)
-// The lane's two sub-blocks are 2*(p/2) (low nibbles) and 2*(p/2)+1 (high nibbles); their 6-bit
-// scales/mins are unpacked branch-free (selp on p/2 < 2) from the header words shifted by
-// 16*((p/2)&1). Ints become floats without cvt: (v | 0x4B000000) as f32 is 2^23 + v, and a
-// nibble placed in mantissa bits 19..22 under 0x3F800000 is 1 + q/16, so
-//   sum q x = 16 * (sum (1 + q/16) x - sum x)
-//   y += 16 d sc * (F - X) - dmin m * X            per sub-block, F = sum f x, X = sum x
-// Steps whose four super-blocks are all whole (4*i + 3 < cols/256) run in a loop without guards;
-// one last step (when cols is not a multiple of 1024) clamps sb to the row's last super-block and
-// reads each float4 of x at min(k, cols-4), zeroing it when k >= cols, so x is never read past
-// cols and padding values contribute exactly 0. The warp sums each row with shfl.down; only lane 0
-// uses (stores) the result, so no broadcast is needed.
+//   x       = 8 ld.global.nc.v4.f32 at sb*256 + 64*(p/2) + 16*(p%2) (+32 for the high nibbles),
+//             shared by the batch's rows (loaded once per warp when the row is one step)
+// Lane p decodes the 6-bit scale/min of sub-block p (ggml get_scale_min_k4, branch-free: selp on
+// p >= 4, header words shifted by 8*(p&3)), turns them into floats without cvt
+// ((v | 0x4B000000) - 2^23), scales by d and dmin, and the lanes needing sub-blocks
+// 2*(p/2) and 2*(p/2)+1 fetch them with shfl.idx from lanes (lane & ~1) and (lane | 1).
+// A nibble at bit b (b <= 16; higher nibbles come from the word shifted right by 12) is masked in
+// place: as an f32 it is the denormal q * 2^(b-149), and fma(q_f, x * 2^(85-b), acc) adds
+// q * x * 2^-64 exactly; d carries the 2^64 back. Per sub-block: y += d sc Q - dmin m X.
+// Steps whose four super-blocks are all whole run in a loop without guards; one last step (cols
+// not a multiple of 1024) clamps sb to the row's last super-block and reads each float4 of x at
+// min(k, cols-4), zeroing it when k >= cols, so x is never read past cols and padding values
+// contribute exactly 0. Each row is summed with shfl.down; only lane 0 uses (stores) the result,
+// so no broadcast is needed.
 #include "q4k_gemv.h"
 
 #include <ptxkit/kernels/build_support.h>

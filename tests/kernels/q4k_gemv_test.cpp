@@ -156,10 +156,11 @@ TEST(Q4kGemvLimits, ColsMustBeAMultipleOfFourAndBuffersMatch) {
   EXPECT_NE(out.error().message.find("cols = 260"), std::string::npos);
 }
 
-TEST(Q4kGemvContract, SixteenRowsPerBlockAndPaddedRowStride) {
+TEST(Q4kGemvContract, RowBatchesPerWarpGridCapAndPaddedRowStride) {
   Q4kGemvConfig c{.rows = 4864, .cols = 896};
+  EXPECT_EQ(c.rows_per_warp(), 4u);  // one step per row: x stays in registers, 4 rows a batch
   auto d = Q4kGemv::launch(c);
-  EXPECT_EQ(d.grid[0], 304u);  // 4864 / 16
+  EXPECT_EQ(d.grid[0], 152u);  // 4864 / (8 warps * 4 rows)
   EXPECT_EQ(d.block[0], 256u);
   auto p = Q4kGemv::params(c);
   ASSERT_EQ(p.size(), 3u);
@@ -167,7 +168,14 @@ TEST(Q4kGemvContract, SixteenRowsPerBlockAndPaddedRowStride) {
   EXPECT_EQ(p[0].elems, 4864u * 4u * 36u);  // 4 super-blocks (1024 values) of 144 bytes per row
   EXPECT_EQ(p[1].elems, 896u);              // x: its logical size, never padded
   EXPECT_EQ(p[2].kind, ParamKind::kOutput);
-  EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 17, .cols = 4}).grid[0], 2u);
+  EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 33, .cols = 4}).grid[0], 2u);
+  // Several steps per row and enough rows: 8 rows share each x slice.
+  Q4kGemvConfig ffn{.rows = 14336, .cols = 4096};
+  EXPECT_EQ(ffn.rows_per_warp(), 8u);
+  EXPECT_EQ(Q4kGemv::launch(ffn).grid[0], 224u);
+  // Blocks stride over row batches: the grid is capped.
+  EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 151936, .cols = 896}).grid[0],
+            Q4kGemv::kMaxBlocks);
 }
 
 }  // namespace
