@@ -3,7 +3,7 @@
 //
 // The reference dequantizes exactly as ggml's dequantize_row_q4_K (value = d*sc*q - dmin*m) and
 // sums in double over k < cols only, so a kernel that lets padding or x past cols into a row sum
-// disagrees with it. It shares nothing with the kernel's 1 + q/16 float trick.
+// disagrees with it. It shares nothing with the kernel's denormal-nibble arithmetic.
 #include "q4k_gemv.h"
 
 #include "error_p.h"
