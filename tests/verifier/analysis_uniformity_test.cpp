@@ -166,3 +166,45 @@ TEST(AnalysisUniformity, LaneVaryingExitAndTemporalDivergence) {
 
 }  // namespace
 }  // namespace ptxkit::verifier::testing
+
+namespace ptxkit::verifier::testing {
+namespace {
+
+TEST(AnalysisUniformity, CallReturnValuesAreVaryingKernelParametersAreNot) {
+  const std::string text = R"PTX(.version 8.0
+.target sm_90
+.address_size 64
+
+.extern .func (.param .b32 ret) f
+(
+	.param .b32 a
+)
+;
+
+.visible .entry k(.param .u32 n)
+{
+	.reg .b32 %r<4>;
+	ld.param.u32 %r1, [n];
+	{
+	.param .b32 param0;
+	st.param.b32 [param0], %r1;
+	.param .b32 retval0;
+	call.uni (retval0), f, (param0);
+	ld.param.b32 %r2, [retval0];
+	}
+	add.u32 %r3, %r2, %r1;
+	ret;
+}
+)PTX";
+  Analyzed t = analyze(text);
+  const auto& a = *t.a;
+  auto uniform = [&](const char* needle) {
+    return a.uniformity.is_uniform(a.values.defined_value(inst_at(a, line_of(text, needle))));
+  };
+  EXPECT_TRUE(uniform("ld.param.u32 %r1, [n]"));
+  EXPECT_FALSE(uniform("ld.param.b32 %r2, [retval0]"));
+  EXPECT_FALSE(uniform("add.u32 %r3"));
+}
+
+}  // namespace
+}  // namespace ptxkit::verifier::testing

@@ -133,7 +133,17 @@ struct UniformityBuilder {
     const Instruction& inst = ir.inst(i);
     std::string_view space = access_space(inst);
     if (space == "local" || inst.has_modifier("volatile")) return true;
-    if (space == "param" && is_func) return true;
+    if (space == "param") {
+      // Only the kernel's own parameters are the same in every thread: `.param` variables
+      // declared in the body carry per-thread call arguments and return values.
+      if (is_func || inst.operands.size() < 2 ||
+          inst.operands[1].kind != OperandKind::kAddress)
+        return true;
+      std::string_view base = inst.operands[1].text();
+      bool kernel_param = false;
+      for (const VarDecl& p : ir.function().params) kernel_param = kernel_param || p.name == base;
+      if (!kernel_param) return true;
+    }
     bool address_varying = false;
     for (std::uint32_t k = 1; k < inst.operands.size(); ++k)
       address_varying = address_varying || operand_varying(i, k);

@@ -32,7 +32,10 @@
 //         `ldu`, and from .global with `.nc` (read-only for the kernel's lifetime). From .global,
 //         .shared or generic memory without `.nc`, uniform only if the function writes no memory
 //         of a space the load may read (st, atom, red, cp.*, ... — explicitly conservative: a
-//         lane-varying store could otherwise interleave). .param loads in a .func are varying.
+//         lane-varying store could otherwise interleave). A .param load is uniform only when
+//         it reads one of the .entry's own parameters by name: .param variables declared in the
+//         body carry per-thread call arguments and return values, and in a .func every
+//         parameter comes from a caller's lane.
 //   - a value defined inside a loop that has a divergent branch, read outside that loop, is
 //     varying at that read (temporal divergence: lanes left the loop in different iterations).
 // A branch (bra/brx.idx guarded by, or indexed with, a varying value) is divergent, and so is a
