@@ -30,7 +30,13 @@ struct VerifyOptions {
   bool werror = false;
 };
 
-int run_verify(const VerifyOptions& opt) {
+std::string trimmed(const std::string& s) {
+  std::size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+int run_verify(VerifyOptions opt) {
+  for (std::string& id : opt.rules) id = trimmed(id);
   for (const std::string& id : opt.rules)
     if (verifier::find_rule(id) == nullptr)
       return usage_error("unknown rule '" + id + "'; valid rules: " + verifier::rule_ids_joined());
