@@ -6,8 +6,9 @@
 //                                          last block of a row is partial, nothing else is)
 //   head  = g / (half / V);  i = (g % (half / V)) * V
 //   off   = token * row + head * head_dim + i;  x1 = x[off .. off+V), x2 = x[off+half .. +V)
-//   per pair: inv_freq = ex2(i * (-2/head_dim) * lg2(theta)), angle = pos * inv_freq reduced to
-//   [-pi, pi], then the rotation (forward or inverse) with fma.
+//   per pair: inv_freq = theta^(-2i/head_dim) in f64 (a product of baked powers of
+//   theta^(-2/head_dim)), angle = pos * inv_freq reduced to [-pi, pi] in f64, sin.approx /
+//   cos.approx in f32, then the rotation (forward or inverse) with fma.
 // Plain ld.global (not .nc) so that input == output (in place) is allowed: each element is read
 // and written by the same thread.
 #include "rope_common.h"
@@ -20,7 +21,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numbers>
 #include <optional>
 
 namespace ptxkit::kernels {
@@ -30,31 +30,26 @@ using namespace ptxkit::ptxgen;
 
 constexpr std::uint32_t kMaxThreads = 128;
 
-// 2pi as three floats (Cody-Waite): C1 + C2 + C3 == 2pi to about 2^-72.
-struct TwoPiSplit {
-  float c1, c2, c3;
-};
-TwoPiSplit two_pi_split() {
-  const long double two_pi = 6.283185307179586476925286766559L;
-  float c1 = static_cast<float>(two_pi);
-  float c2 = static_cast<float>(two_pi - static_cast<long double>(c1));
-  float c3 = static_cast<float>(two_pi - static_cast<long double>(c1) - static_cast<long double>(c2));
-  return {c1, c2, c3};
+// theta^(-2 e / head_dim) for an integer e, in long double (for the f64 immediates).
+double inv_freq_power(const RopeGeometry& g, std::uint32_t e) {
+  return static_cast<double>(std::pow(static_cast<long double>(g.theta),
+                                      -2.0L * e / static_cast<long double>(g.head_dim)));
 }
 
-// sin and cos of pos * f for f32 pos and f, with the product formed exactly (hi + lo) and reduced
-// modulo 2pi before the .approx instructions (accurate on [-pi, pi] only).
-std::array<Reg<F32>, 2> sincos_of_product(KernelBuilder& b, Reg<F32> pos, Reg<F32> f) {
-  static const TwoPiSplit k2pi = two_pi_split();
-  Reg<F32> hi = b.mul(pos, f, rn);
-  Reg<F32> lo = b.fma(pos, f, b.neg(hi), rn);  // exact: pos * f - hi
-  Reg<F32> turns = b.cvt<F32>(b.mul(hi, b.imm<F32>(static_cast<float>(0.5 / std::numbers::pi)), rn), rni);
-  Reg<F32> nk = b.neg(turns);
-  Reg<F32> r = b.fma(nk, b.imm<F32>(k2pi.c1), hi, rn);
-  r = b.fma(nk, b.imm<F32>(k2pi.c2), r, rn);
-  r = b.fma(nk, b.imm<F32>(k2pi.c3), r, rn);
-  r = b.add(r, lo, rn);
-  return {b.sin(r, approx), b.cos(r, approx)};
+// sin and cos of the angle pos * f, both f64: the angle is reduced modulo 2pi in f64
+// (k = rint(angle / 2pi), two-constant Cody-Waite with fma), then rounded to f32 in [-pi, pi],
+// where sin.approx/cos.approx are accurate to 2^-20.9.
+std::array<Reg<F32>, 2> sincos_f64(KernelBuilder& b, Reg<F64> pos, Reg<F64> f) {
+  const long double two_pi = 6.283185307179586476925286766559L;
+  const double hi = static_cast<double>(two_pi);
+  const double lo = static_cast<double>(two_pi - static_cast<long double>(hi));
+  Reg<F64> angle = b.mul(pos, f, rn);
+  Reg<F64> turns = b.cvt<F64>(b.mul(angle, b.imm<F64>(static_cast<double>(1.0L / two_pi)), rn), rni);
+  Reg<F64> nk = b.neg(turns);
+  Reg<F64> r = b.fma(nk, b.imm<F64>(hi), angle, rn);
+  r = b.fma(nk, b.imm<F64>(lo), r, rn);
+  Reg<F32> r32 = b.cvt<F32>(r, rn);
+  return {b.sin(r32, approx), b.cos(r32, approx)};
 }
 
 }  // namespace
@@ -115,7 +110,7 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
   std::optional<Reg<U32>> token;
   if (batched) token = b.ctaid_y();
   Reg<U32> pos = b.ld_nc(token ? positions + *token : positions);
-  Reg<F32> pos_f = b.cvt<F32>(pos, rn);  // exact below 2^24
+  Reg<F64> pos_d = b.cvt<F64>(pos, rn);  // exact for every u32
 
   const Imm<U32> groups_per_head = b.baked<U32>("head_dim", half / V);
   Reg<U32> head = b.div(group, groups_per_head);
@@ -129,11 +124,17 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
   auto x2p = x1p + static_cast<std::int64_t>(half);
   auto y2p = y1p + static_cast<std::int64_t>(half);
 
-  // log2(theta) once; theta itself is the baked immediate (seed 000: theta must reach the key).
-  Reg<F32> theta = b.mov(b.baked<F32>("theta", g.theta));
-  const Imm<F32> minus_two_over_d =
-      b.baked<F32>("head_dim", -2.0f / static_cast<float>(g.head_dim));
-  Reg<F32> exp_step = b.mul(b.lg2(theta, approx), minus_two_over_d, rn);
+  // inv_freq(pair0) = r^pair0 with r = theta^(-2/head_dim), as a product of the baked f64
+  // powers r^(2^b) over the set bits b of pair0 (pair0 is a multiple of V, so the bits below
+  // log2(V) are zero). Every power is an immediate derived from theta (seed 000: theta must reach
+  // the key); in f64 the product is exact to ~1e-15, so the angle error no longer grows with pos.
+  Reg<F64> inv_freq0 = b.mov(b.imm<F64>(1.0));
+  for (std::uint32_t bit = V == 4 ? 2 : 0; (1u << bit) < half; ++bit) {
+    const Imm<F64> power = b.baked<F64>("theta", inv_freq_power(g, 1u << bit));
+    Reg<Pred> set = b.setp(cmp::ne, b.and_(pair0, b.imm<U32>(1u << bit)), b.imm<U32>(0));
+    Reg<F64> times = b.mul(inv_freq0, power, rn);
+    inv_freq0 = b.selp(times, inv_freq0, set);
+  }
 
   std::vector<Reg<F32>> x1, x2;
   if (V == 4) {
@@ -145,9 +146,10 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
   }
   std::array<Reg<F32>, 4> y1{x1[0], x1[0], x1[0], x1[0]}, y2 = y1;
   for (std::uint32_t k = 0; k < V; ++k) {
-    Reg<U32> pair = k == 0 ? pair0 : b.add(pair0, b.imm<U32>(k));
-    Reg<F32> inv_freq = b.ex2(b.mul(b.cvt<F32>(pair, rn), exp_step, rn), approx);
-    auto [sn, cs] = sincos_of_product(b, pos_f, inv_freq);
+    // inv_freq(pair0 + k) = inv_freq(pair0) * r^k
+    Reg<F64> inv_freq =
+        k == 0 ? inv_freq0 : b.mul(inv_freq0, b.baked<F64>("theta", inv_freq_power(g, k)), rn);
+    auto [sn, cs] = sincos_f64(b, pos_d, inv_freq);
     if (direction == RopeDirection::kForward) {
       y1[k] = b.fma(x1[k], cs, b.neg(b.mul(x2[k], sn, rn)), rn);  // x1 cos - x2 sin
       y2[k] = b.fma(x1[k], sn, b.mul(x2[k], cs, rn), rn);         // x1 sin + x2 cos

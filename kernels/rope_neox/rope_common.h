@@ -8,18 +8,20 @@
 // Forward:  y[i] = x[i] cos - x[i+h] sin,   y[i+h] = x[i] sin + x[i+h] cos.
 // Inverse (the backward pass, R^T): y[i] = x[i] cos + x[i+h] sin,  y[i+h] = x[i+h] cos - x[i] sin.
 //
-// The kernel computes inv_freq on the device: lg2.approx of theta (a baked f32 immediate, so the
-// PTX, the key and `ptxkit lint-keys` all show theta itself -- seed 000's bug was a theta baked into
-// the PTX but missing from the hand-written cache key), times -2/head_dim, ex2.approx per pair.
-// The angle pos * inv_freq is formed as an exact two-product (hi + lo, fma) and reduced modulo 2pi
-// with a three-constant Cody-Waite step before sin.approx/cos.approx, whose error bound (2^-20.9
-// absolute) holds only on [-pi, pi]. What remains is inv_freq's own f32 error (~1-2 ulp, as any
-// f32 RoPE, where even a correctly rounded inv_freq is off by up to 2^-24 relative), so the angle
-// error grows with the position. Tolerance against the double reference, for |x| <= 1:
-//   |y - ref| <= 1e-5 + 1.5e-7 * pos.
-// Measured on an H200 (2026-11-30): max |err| 2.0e-4 at pos < 4096, 2.9e-3 at pos < 32768;
-// 4.0 TB/s for rope_neox_batched and rope_neox_backward at 65535 tokens x 14 heads x 64 (97% of
-// the 4.15 TB/s copy bandwidth).
+// The kernel computes inv_freq and the angle in f64, so the rotation is as accurate at position
+// 500000 as at position 5: inv_freq(i) = r^i with r = theta^(-2/head_dim) is the product of the
+// baked f64 immediates r^(2^b) over the set bits b of i (then times r, r^2, r^3 for the other
+// pairs of a .v4 group); every one of them is reported as coming from the field theta (seed 000's
+// bug was a theta baked into the PTX but missing from the hand-written cache key, and 1 ulp of
+// theta changes these immediates and so the key). angle = pos * inv_freq is reduced modulo 2pi in
+// f64 (rint, two-constant Cody-Waite with fma), rounded to f32 in [-pi, pi], where
+// sin.approx/cos.approx are accurate to 2^-20.9; the rotation itself is f32 fma.
+// Tolerance against the double reference, for |x| <= 1 and any u32 position: |y - ref| <= 2e-6.
+// Measured on an H200 (2026-11-30): max |err| 6.0e-7 at positions < 32768 (an f32 inv_freq, as
+// HF computes it, is off by 2.9e-3 there); 4.0-4.1 TB/s for rope_neox_batched and
+// rope_neox_backward at 65535 tokens x 14 heads x 64 and 16384 x 32 x 128 (98% of the 4.15 TB/s
+// copy bandwidth: the ~31 f64 operations per thread stay hidden behind the memory traffic on
+// GPUs with full-rate f64; consumer parts with 1/64-rate f64 may become compute-bound).
 #pragma once
 
 #include <ptxkit/kernels/kernel.h>

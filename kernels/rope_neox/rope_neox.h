@@ -6,8 +6,8 @@
 //
 // x and y are [num_heads, head_dim] f32 (y may be x: in place). The position is a runtime value
 // read from a one-element u32 device buffer `pos` (so a captured CUDA graph can replay a decode
-// step with a new position without re-capturing). theta is baked into the PTX as an f32 immediate
-// and so enters the cache key (seed 000's bug). Geometry, accuracy and the emitter: rope_common.h.
+// step with a new position without re-capturing). theta is baked into the PTX (as f64 powers of
+// theta^(-2/head_dim)) and so enters the cache key (seed 000's bug). Geometry, accuracy and the emitter: rope_common.h.
 #pragma once
 
 #include "rope_common.h"
@@ -52,10 +52,10 @@ struct RopeNeox {
       "device buffer, theta is baked";
   static constexpr std::string_view kLimits =
       "head_dim even in [2, 1024] (.v4 when head_dim % 8 == 0, scalar otherwise); "
-      "num_heads * head_dim < 2^31; theta finite and > 1; pos < 2^24 (exact in f32); "
+      "num_heads * head_dim < 2^31; theta finite and > 1; any u32 pos; "
       "output may alias input";
   // Positions make_inputs draws from (uniform in [0, kMaxTestPos)).
-  static constexpr std::uint32_t kMaxTestPos = 4096;
+  static constexpr std::uint32_t kMaxTestPos = 131072;
 
   static std::vector<NamedConfig<Config>> reference_configs();
   static ptxkit::Expected<void> validate(const Config& c);

@@ -19,7 +19,7 @@ struct RopeNeoxBackward {
       "RoPE NeoX backward: the inverse rotation of every token x head in one launch, positions "
       "from a u32 buffer, theta baked";
   static constexpr std::string_view kLimits = kRopeBatchedLimits;
-  static constexpr std::uint32_t kMaxTestPos = 32768;
+  static constexpr std::uint32_t kMaxTestPos = 131072;
 
   static std::vector<NamedConfig<Config>> reference_configs() {
     return rope_batched_reference_configs();

@@ -103,20 +103,35 @@ TEST(RopeNeoxLimits, OddHeadDimAndBadThetaAreRefused) {
   EXPECT_TRUE(config_from_assignments(*k, {"head_dim=6", "theta=500000"}));
 }
 
-TEST(RopeNeoxPtx, ThetaIsABakedImmediateOfItsOwnField) {
+TEST(RopeNeoxPtx, ThetaReachesThePtxAsBakedF64PowersOfItsOwnField) {
   const Kernel* k = KernelRegistry::find("rope_neox");
   ASSERT_NE(k, nullptr);
+  const auto& t = ptxgen::Target::all_supported().front();
   for (const char* tag : {"qwen05b_q", "llama"}) {
-    auto ptx = k->generate(k->reference_config(tag)->values,
-                           ptxgen::Target::all_supported().front());
+    const ReferenceConfig* rc = k->reference_config(tag);
+    auto ptx = k->generate(rc->values, t);
     ASSERT_TRUE(ptx) << ptx.error().to_string();
-    const float want = std::string(tag) == "llama" ? 1e4f : 1e6f;
-    bool theta_seen = false;
-    for (const auto& b : ptx->baked)
-      theta_seen |= b.field == "theta" && std::strtof(b.value.c_str(), nullptr) == want;
-    EXPECT_TRUE(theta_seen) << tag;
-    EXPECT_NE(ptx->text.find("lg2.approx.f32"), std::string::npos);
+    const double theta = std::string(tag) == "llama" ? 1e4 : 1e6;
+    const double d = std::string(tag) == "llama" ? 128 : 64;
+    // r^4 = theta^(-8/d) is the power of bit 2 of the first pair's index (pairs come in fours).
+    bool r4_seen = false;
+    std::size_t theta_immediates = 0;
+    for (const auto& b : ptx->baked) {
+      if (b.field != "theta") continue;
+      ++theta_immediates;
+      r4_seen |= std::abs(std::strtod(b.value.c_str(), nullptr) / std::pow(theta, -8.0 / d) - 1) < 1e-15;
+    }
+    EXPECT_TRUE(r4_seen) << tag;
+    EXPECT_GE(theta_immediates, 4u) << tag;  // bits 2.. of the pair index, and r, r^2, r^3
+    EXPECT_NE(ptx->text.find("cvt.rn.f64.u32"), std::string::npos);  // the position, in f64
     EXPECT_NE(ptx->text.find("ld.global.v4.f32"), std::string::npos);  // .v4 path
+    // Seed 000: one ulp of theta is a different kernel.
+    ConfigValues nudged = rc->values;
+    nudged[static_cast<std::size_t>(k->field_index("theta"))] =
+        FieldValue{std::nextafter(static_cast<float>(theta), 2e9f)};
+    auto other = k->generate(nudged, t);
+    ASSERT_TRUE(other);
+    EXPECT_NE(other->text, ptx->text) << tag;
   }
 }
 
