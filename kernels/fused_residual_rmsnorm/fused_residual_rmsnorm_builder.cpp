@@ -17,7 +17,6 @@
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 
-#include <optional>
 
 namespace ptxkit::kernels {
 
@@ -54,21 +53,23 @@ ptxkit::Expected<GeneratedPtx> FusedResidualRmsNorm::build(const Config& c,
 
   // 1-2. The sum, in registers, stored once; its sum of squares.
   std::vector<std::array<Reg<F32>, 4>> s;
-  std::optional<Reg<F32>> sumsq;
+  std::vector<Reg<F32>> squares;
   for (std::uint32_t k = 0; k < rc.count(); ++k) {
     auto xv = rc.load(x_row, x_thread, k, false);
     auto rv = rc.load(r_row, r_thread, k, false);
     std::array<Reg<F32>, 4> sk = xv;
     for (std::size_t j = 0; j < 4; ++j) {
       sk[j] = b.add(xv[j], rv[j]);
-      sumsq = sumsq ? b.fma(sk[j], sk[j], *sumsq, rn) : b.mul(sk[j], sk[j]);
+      squares.push_back(squares.empty() ? b.mul(sk[j], sk[j])
+                                        : b.fma(sk[j], sk[j], squares.back(), rn));
     }
     rc.store(s_row, s_thread, k, sk);
     s.push_back(sk);
   }
+  const Reg<F32> sumsq = squares.back();
 
   // 3-4. rstd = 1 / sqrt(mean(sum^2) + eps); a missing chunk contributed 0 (zeroed loads).
-  Reg<F32> total = row_block::block_sum_all_threads(b, *sumsq, slots, warps, tid);
+  Reg<F32> total = row_block::block_sum_all_threads(b, sumsq, slots, warps, tid);
   Reg<F32> mean = b.div(total, b.baked<F32>("hidden", static_cast<float>(c.hidden)), rn);
   Reg<F32> rstd = b.rsqrt(b.add(mean, b.baked<F32>("eps", c.eps)), approx);
 

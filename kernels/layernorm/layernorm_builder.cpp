@@ -16,7 +16,6 @@
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 
-#include <optional>
 
 namespace ptxkit::kernels {
 
@@ -53,24 +52,25 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
   // 2. The mean.
   const Imm<F32> n = b.baked<F32>("hidden", static_cast<float>(c.hidden));
   // (One emitting call per argument list: C++ argument evaluation order is unspecified.)
-  std::optional<Reg<F32>> s;
+  Reg<F32> s = x[0][0];
   for (std::uint32_t k = 0; k < rc.count(); ++k)
-    for (std::size_t j = 0; j < 4; ++j) s = s ? b.add(*s, x[k][j]) : x[k][j];
-  Reg<F32> mean = b.div(row_block::block_sum_all_threads(b, *s, mean_slots, warps, tid), n, rn);
+    for (std::size_t j = k == 0 ? 1 : 0; j < 4; ++j) s = b.add(s, x[k][j]);
+  Reg<F32> mean = b.div(row_block::block_sum_all_threads(b, s, mean_slots, warps, tid), n, rn);
 
   // 3. The variance, from the deviations (a missing chunk's deviation is 0, not -mean).
   std::vector<std::array<Reg<F32>, 4>> d;
-  std::optional<Reg<F32>> ss;
   for (std::uint32_t k = 0; k < rc.count(); ++k) {
     std::array<Reg<F32>, 4> dk = x[k];
     for (std::size_t j = 0; j < 4; ++j) {
       dk[j] = b.sub(x[k][j], mean);
-      if (auto ok = rc.valid(k)) dk[j] = b.selp(dk[j], b.imm<F32>(0.0f), *ok);
-      ss = ss ? b.fma(dk[j], dk[j], *ss, rn) : b.mul(dk[j], dk[j]);
+      if (const Reg<Pred>* ok = rc.valid(k)) dk[j] = b.selp(dk[j], b.imm<F32>(0.0f), *ok);
     }
     d.push_back(dk);
   }
-  Reg<F32> var = b.div(row_block::block_sum_all_threads(b, *ss, var_slots, warps, tid), n, rn);
+  Reg<F32> ss = b.mul(d[0][0], d[0][0]);
+  for (std::uint32_t k = 0; k < rc.count(); ++k)
+    for (std::size_t j = k == 0 ? 1 : 0; j < 4; ++j) ss = b.fma(d[k][j], d[k][j], ss, rn);
+  Reg<F32> var = b.div(row_block::block_sum_all_threads(b, ss, var_slots, warps, tid), n, rn);
 
   // 4. rstd = 1 / sqrt(var + eps).
   Reg<F32> rstd = b.rsqrt(b.add(var, b.baked<F32>("eps", c.eps)), approx);

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,36 +48,37 @@ class RowChunks {
       : b_(b),
         chunks_(chunks),
         threads_(threads_for(chunks)),
-        count_(chunks_per_thread(chunks)) {
+        count_(chunks_per_thread(chunks)),
+        partial_(std::uint64_t{count_} * threads_ != chunks_) {
     const std::uint32_t last = count_ - 1;
-    if (std::uint64_t{count_} * threads_ != chunks_) {
+    if (partial_) {
       // Only the last chunk index can be missing: valid when tid < chunks - last*T.
-      valid_last_ = b.setp(cmp::lt, tid, b.baked<U32>(field, chunks_ - last * threads_));
+      valid_last_.push_back(b.setp(cmp::lt, tid, b.baked<U32>(field, chunks_ - last * threads_)));
       Reg<U32> mine = last == 0 ? tid : b.add(tid, b.baked<U32>(field, last * threads_));
       Reg<U32> c = b.min(mine, b.baked<U32>(field, chunks_ - 1));
-      clamped4_last_ = b.shl(c, b.imm<U32>(2));
+      clamped4_last_.push_back(b.shl(c, b.imm<U32>(2)));
     }
-    if (count_ > 1 || !valid_last_) tid4_ = b.shl(tid, b.imm<U32>(2));
+    if (count_ > 1 || !partial_) tid4_.push_back(b.shl(tid, b.imm<U32>(2)));
   }
 
   std::uint32_t count() const { return count_; }
   std::uint32_t threads() const { return threads_; }
-  // Whether this thread has its k-th chunk (nullopt: every thread has it).
-  std::optional<Reg<Pred>> valid(std::uint32_t k) const {
-    return k + 1 == count_ ? valid_last_ : std::nullopt;
+  // The predicate "this thread has its k-th chunk", or nullptr when every thread has it.
+  const Reg<Pred>* valid(std::uint32_t k) const {
+    return partial_ && k + 1 == count_ ? &valid_last_[0] : nullptr;
   }
 
   // This thread's first chunk in a row starting at `row` (compute once per row pointer).
   template <class T>
   Ptr<Global, T> thread_ptr(Ptr<Global, T> row) const {
-    if (!tid4_) return row;  // the only chunk is the clamped one
-    return row + *tid4_;
+    if (tid4_.empty()) return row;  // the only chunk is the clamped one
+    return row + tid4_[0];
   }
   // The k-th chunk: `thread` (from thread_ptr) plus a constant, or, for a chunk some threads lack,
   // the clamped address inside the row.
   template <class T>
   Ptr<Global, T> chunk_ptr(Ptr<Global, T> row, Ptr<Global, T> thread, std::uint32_t k) const {
-    if (valid(k)) return row + *clamped4_last_;
+    if (valid(k)) return row + clamped4_last_[0];
     return thread + static_cast<std::int64_t>(k) * threads_ * 4;
   }
 
@@ -88,7 +88,7 @@ class RowChunks {
                                bool nc) const {
     auto p = chunk_ptr(row, thread, k);
     std::array<Reg<F32>, 4> v = nc ? b_.ld_nc_v4(p) : b_.ld_v4(p);
-    if (auto ok = valid(k))
+    if (const Reg<Pred>* ok = valid(k))
       for (auto& x : v) x = b_.selp(x, b_.imm<F32>(0.0f), *ok);
     return v;
   }
@@ -96,7 +96,7 @@ class RowChunks {
   void store(Ptr<Global, F32> row, Ptr<Global, F32> thread, std::uint32_t k,
              const std::array<Reg<F32>, 4>& v) const {
     auto p = chunk_ptr(row, thread, k);
-    if (auto ok = valid(k)) {
+    if (const Reg<Pred>* ok = valid(k)) {
       auto only_owners = b_.guard(*ok);
       b_.st_v4(p, v);
     } else {
@@ -109,9 +109,12 @@ class RowChunks {
   std::uint32_t chunks_;
   std::uint32_t threads_;
   std::uint32_t count_;
-  std::optional<Reg<U32>> tid4_;
-  std::optional<Reg<Pred>> valid_last_;
-  std::optional<Reg<U32>> clamped4_last_;
+  bool partial_;
+  // Zero or one handle each. (Not std::optional: GCC 12's -O3 -Wmaybe-uninitialized misfires on
+  // an optional register handle.)
+  std::vector<Reg<U32>> tid4_;           // tid * 4, when some chunk is owned by every thread
+  std::vector<Reg<Pred>> valid_last_;    // tid owns its last chunk (partial_ only)
+  std::vector<Reg<U32>> clamped4_last_;  // 4 * min(last chunk, chunks - 1) (partial_ only)
 };
 
 // The sum of `v` over the 32 lanes, in every lane (shfl.bfly tree: the broadcast is built in).

@@ -15,7 +15,6 @@
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 
-#include <optional>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -67,9 +66,11 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   while ((1u << log2_lanes) < lanes) ++log2_lanes;
   Reg<U32> lane = b.and_(tid, b.baked<U32>("head_dim", lanes - 1));  // lane within its head
   Reg<U32> head = b.shr(tid, b.baked<U32>("head_dim", log2_lanes));
-  std::optional<Reg<Pred>> real_head;  // false on the phantom lanes past the last head
+  // False on the phantom lanes past the last head; empty without phantom lanes. (Not
+  // std::optional: GCC 12's -O3 -Wmaybe-uninitialized misfires on an optional register handle.)
+  std::vector<Reg<Pred>> real_head;
   if (lay.phantom_lanes) {
-    real_head = b.setp(cmp::lt, head, b.baked<U32>("num_heads", c.num_heads));
+    real_head.push_back(b.setp(cmp::lt, head, b.baked<U32>("num_heads", c.num_heads)));
     head = b.min(head, b.baked<U32>("num_heads", c.num_heads - 1));  // loads stay in the token
   }
   Reg<U32> lane_elem = b.mul_lo(lane, b.baked<U32>("head_dim", w));  // first element in the head
@@ -85,13 +86,14 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
 
   // 1-2. The head in registers; its sum of squares in every lane.
   std::vector<std::vector<Reg<F32>>> x;
-  std::optional<Reg<F32>> sumsq;
+  std::vector<Reg<F32>> squares;
   for (std::uint32_t j = 0; j < per_lane; ++j) {
     x.push_back(load_vec(b, x_lane + std::int64_t{j} * stride, w, false));
-    for (Reg<F32> v : x.back()) sumsq = sumsq ? b.fma(v, v, *sumsq, rn) : b.mul(v, v);
+    for (Reg<F32> v : x.back())
+      squares.push_back(squares.empty() ? b.mul(v, v) : b.fma(v, v, squares.back(), rn));
   }
   // The butterfly over the head's lane group: xor partners never leave an aligned group.
-  Reg<F32> total = *sumsq;
+  Reg<F32> total = squares.back();
   for (std::uint32_t delta = lanes / 2; delta >= 1; delta /= 2)
     total = b.add(total, b.shfl_bfly(total, b.imm<U32>(delta)));
 
@@ -105,8 +107,8 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
     std::vector<Reg<F32>> y = x[j];
     for (std::size_t e = 0; e < y.size(); ++e) y[e] = b.mul(b.mul(x[j][e], rstd), g[e]);
     auto p = y_lane + std::int64_t{j} * stride;
-    if (real_head) {
-      auto only_real_heads = b.guard(*real_head);
+    if (!real_head.empty()) {
+      auto only_real_heads = b.guard(real_head[0]);
       store_vec(b, p, y);
     } else {
       store_vec(b, p, y);
