@@ -7,9 +7,8 @@
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/printer.h"
 
-#include <benchmark/benchmark.h>
-
 #include <algorithm>
+#include <benchmark/benchmark.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,16 +56,18 @@ void BM_Print(benchmark::State& state, const std::string& text, const std::strin
     state.SkipWithError(r.error().message.c_str());
     return;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(ptxkit::verifier::print(*r));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ptxkit::verifier::print(*r));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(text.size()));
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   static std::vector<std::pair<std::string, std::string>> inputs;
-  for (const auto& p : largest(4)) inputs.emplace_back(p.filename().string(), read(p));
+  for (const auto& p : largest(4))
+    inputs.emplace_back(p.filename().string(), read(p));
   if (inputs.empty()) {
     std::fprintf(stderr, "bench_parse: no corpus in %s (build the ptxkit_corpus target)\n",
                  PTXKIT_CORPUS_DIR);

@@ -11,19 +11,18 @@
 //   with no FILE: every corpus file of at least 256 KiB, largest first.
 #include "ptxkit/verifier/parser.h"
 
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -72,7 +71,8 @@ Run spawn(const std::vector<std::string>& args, bool child_reports) {
     close(pipefd[0]);
     close(pipefd[1]);
     std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    for (const auto& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execv(argv[0], argv.data());
     _exit(127);
@@ -81,7 +81,8 @@ Run spawn(const std::vector<std::string>& args, bool child_reports) {
   std::string out;
   char buf[256];
   ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0)
+    out.append(buf, static_cast<std::size_t>(n));
   close(pipefd[0]);
   int status = 0;
   rusage ru{};
@@ -112,9 +113,11 @@ std::string target_of(const std::string& text) {
   auto pos = text.find(".target");
   if (pos == std::string::npos) return "sm_80";
   pos += 7;
-  while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+  while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t'))
+    ++pos;
   std::size_t end = pos;
-  while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
+  while (end < text.size() &&
+         (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
     ++end;
   return text.substr(pos, end - pos);
 }
@@ -126,11 +129,12 @@ std::string replicate(const std::string& text, int copies) {
   std::string out = text.substr(0, cut);
   std::string body = text.substr(cut);
   out.reserve(cut + body.size() * static_cast<std::size_t>(copies));
-  for (int i = 0; i < copies; ++i) out += body;
+  for (int i = 0; i < copies; ++i)
+    out += body;
   return out;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "--child-parse") == 0) return child_parse(argv[2]);
@@ -140,13 +144,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--ptxas" && i + 1 < argc) ptxas = argv[++i];
-    else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--scale" && i + 1 < argc) scale_file = argv[++i];
+    if (a == "--ptxas" && i + 1 < argc)
+      ptxas = argv[++i];
+    else if (a == "--runs" && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--scale" && i + 1 < argc)
+      scale_file = argv[++i];
     else if (a == "-h" || a == "--help") {
       std::puts("usage: ptxkit-parse-bench [--ptxas PATH] [--runs N] [--scale FILE] [FILE...]");
       return 0;
-    } else files.push_back(a);
+    } else
+      files.push_back(a);
   }
   if (files.empty()) {
     std::error_code ec;
@@ -164,8 +172,9 @@ int main(int argc, char** argv) {
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   bool missed = false;
 
-  std::printf("| file | MB | parse CPU ms | parse MB/s | parse peak RSS MB | RSS/size | ptxas CPU ms | "
-              "ptxas peak RSS MB | ptxas/parse |\n|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| file | MB | parse CPU ms | parse MB/s | parse peak RSS MB | RSS/size | ptxas CPU ms | "
+      "ptxas peak RSS MB | ptxas/parse |\n|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& f : files) {
     double mb = static_cast<double>(fs::file_size(f)) / 1e6;
     std::string arch = target_of(read(f));
@@ -188,10 +197,12 @@ int main(int argc, char** argv) {
                 big ? (ratio >= 20 ? " (>1 MB: ok)" : " (>1 MB: BELOW 20x)") : "");
   }
 
-  std::printf("\nScaling: %s (header once, body repeated)\n\n", fs::path(scale_file).filename().c_str());
-  std::printf("| copies | MB | parse CPU ms | MB/s | peak RSS MB | RSS/size |\n|---|---|---|---|---|---|\n");
+  std::printf("\nScaling: %s (header once, body repeated)\n\n",
+              fs::path(scale_file).filename().c_str());
+  std::printf("| copies | MB | parse CPU ms | MB/s | peak RSS MB | RSS/size "
+              "|\n|---|---|---|---|---|---|\n");
   std::string base = read(scale_file);
-  for (int copies : {1, 4, 16, 32}) {  // 32x of the largest corpus file is > 100 MB
+  for (int copies : {1, 4, 16, 32}) { // 32x of the largest corpus file is > 100 MB
     std::string path = (fs::temp_directory_path() / ("ptxkit-scale-" + std::to_string(getpid()) +
                                                      "-" + std::to_string(copies) + ".ptx"))
                            .string();

@@ -6,7 +6,6 @@
 #include "command_registry.h"
 #include "diagnostics.h"
 #include "output_file.h"
-
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/printer.h"
 
@@ -52,13 +51,15 @@ int run_fmt(const FmtOptions& opt) {
   return kExitOk;
 }
 
-const CommandRegistration reg{"fmt", [](CLI::App& app, CommandResult& result) {
-  auto opt = std::make_shared<FmtOptions>();
-  CLI::App* sub = app.add_subcommand("fmt", "Parse PTX and print it in canonical form");
-  sub->add_option("FILE", opt->file, "PTX file ('-' for standard input)")->required();
-  sub->add_option("-o,--output", opt->output, "Write to this file (atomically) instead of stdout");
-  sub->callback([opt, &result] { result.exit_code = run_fmt(*opt); });
-}};
+const CommandRegistration reg{
+    "fmt", [](CLI::App& app, CommandResult& result) {
+      auto opt = std::make_shared<FmtOptions>();
+      CLI::App* sub = app.add_subcommand("fmt", "Parse PTX and print it in canonical form");
+      sub->add_option("FILE", opt->file, "PTX file ('-' for standard input)")->required();
+      sub->add_option("-o,--output", opt->output,
+                      "Write to this file (atomically) instead of stdout");
+      sub->callback([opt, &result] { result.exit_code = run_fmt(*opt); });
+    }};
 
-}  // namespace
-}  // namespace ptxkit::cli
+} // namespace
+} // namespace ptxkit::cli

@@ -6,11 +6,10 @@
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/printer.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <set>
 #include <sstream>
 #include <string>
@@ -67,7 +66,7 @@ void collect(const std::vector<Statement>& stmts, std::set<std::string>& ops) {
       for (std::string_view m : i->modifiers) {
         op += '.';
         op += m;
-        ops.insert(op);  // every prefix: "cp", "cp.async", "cp.async.bulk", ...
+        ops.insert(op); // every prefix: "cp", "cp.async", "cp.async.bulk", ...
       }
     } else if (const auto* b = std::get_if<Block>(&s.node)) {
       collect(b->statements, ops);
@@ -80,19 +79,39 @@ TEST(Corpus, CoversTheInstructionFamilies) {
   ASSERT_GE(files.size(), 30u) << "corpus not unpacked in " << PTXKIT_CORPUS_DIR;
   std::set<std::string> ops;
   for (const std::string& f : files) {
-    if (f.find(".G.") != std::string::npos) continue;  // same instructions as -lineinfo
+    if (f.find(".G.") != std::string::npos) continue; // same instructions as -lineinfo
     auto m = parse_owned(read(f), f);
     ASSERT_TRUE(m.ok()) << m.error().format();
-    for (const Function* fn : m->functions()) collect(fn->body.statements, ops);
+    for (const Function* fn : m->functions())
+      collect(fn->body.statements, ops);
   }
-  for (const char* family :
-       {"cp.async", "cp.async.bulk", "cp.async.bulk.tensor", "mbarrier.init", "mbarrier.try_wait",
-        "mbarrier.arrive", "wgmma.mma_async", "wgmma.fence", "mma.sync", "ldmatrix", "stmatrix",
-        "fence.proxy.async", "elect.sync", "setmaxnreg", "griddepcontrol", "tcgen05.alloc",
-        "tcgen05.mma", "tcgen05.ld", "tcgen05.commit", "shfl.sync", "atom", "bar.sync",
-        "call", "ld.global", "st.shared"})
+  for (const char* family : {"cp.async",
+                             "cp.async.bulk",
+                             "cp.async.bulk.tensor",
+                             "mbarrier.init",
+                             "mbarrier.try_wait",
+                             "mbarrier.arrive",
+                             "wgmma.mma_async",
+                             "wgmma.fence",
+                             "mma.sync",
+                             "ldmatrix",
+                             "stmatrix",
+                             "fence.proxy.async",
+                             "elect.sync",
+                             "setmaxnreg",
+                             "griddepcontrol",
+                             "tcgen05.alloc",
+                             "tcgen05.mma",
+                             "tcgen05.ld",
+                             "tcgen05.commit",
+                             "shfl.sync",
+                             "atom",
+                             "bar.sync",
+                             "call",
+                             "ld.global",
+                             "st.shared"})
     EXPECT_TRUE(ops.count(family)) << "no " << family << " instruction in the corpus";
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier
+} // namespace
+} // namespace ptxkit::verifier

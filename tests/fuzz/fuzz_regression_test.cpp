@@ -6,10 +6,9 @@
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/printer.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 
 namespace ptxkit::verifier {
@@ -38,5 +37,5 @@ TEST(FuzzRegressions, EveryRecordedInputIsHandled) {
   EXPECT_GE(count, 1) << "no regression inputs in " << PTXKIT_FUZZ_REGRESSIONS;
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier
+} // namespace
+} // namespace ptxkit::verifier

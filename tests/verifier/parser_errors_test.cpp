@@ -51,7 +51,8 @@ TEST(ParserErrors, ExpectedMessages) {
 }
 
 TEST(ParserErrors, ModuleLevel) {
-  EXPECT_EQ(parse_error(".version 8\n").message, "expected a version number MAJOR.MINOR, found '8'");
+  EXPECT_EQ(parse_error(".version 8\n").message,
+            "expected a version number MAJOR.MINOR, found '8'");
   EXPECT_EQ(parse_error(".version 8.5\n.version 8.5\n").message, "duplicate .version directive");
   EXPECT_EQ(parse_error(".version 8.5\nmov.u32 %r1, 1;\n").message,
             "expected a directive, variable or function, found 'mov'");
@@ -108,7 +109,8 @@ TEST(ParserErrors, RandomBytesNeverCrash) {
   for (int i = 0; i < 2000; ++i) {
     std::string s(kHeader);
     std::size_t len = rng() % 200;
-    for (std::size_t j = 0; j < len; ++j) s += alphabet[rng() % alphabet.size()];
+    for (std::size_t j = 0; j < len; ++j)
+      s += alphabet[rng() % alphabet.size()];
     auto r = parse(s, "rand.ptx");
     if (r.ok()) {
       auto again = parse(print(*r), "again.ptx");
@@ -118,5 +120,5 @@ TEST(ParserErrors, RandomBytesNeverCrash) {
   }
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

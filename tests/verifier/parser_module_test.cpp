@@ -176,7 +176,7 @@ TEST(ParserModule, BodyStatements) {
   EXPECT_TRUE(preds.has_range);
   EXPECT_EQ(preds.range, 3u);
   EXPECT_EQ(preds.type, ScalarType::kPred);
-  EXPECT_EQ(std::get<VarDecl>(st[2].node).name, "%tmp");  // `.reg .b32 %r<10>, %tmp;` splits
+  EXPECT_EQ(std::get<VarDecl>(st[2].node).name, "%tmp"); // `.reg .b32 %r<10>, %tmp;` splits
   EXPECT_EQ(std::get<VarDecl>(st[3].node).space, StateSpace::kLocal);
   const auto& loc2 = std::get<LocDirective>(st[6].node);
   EXPECT_EQ(loc2.line, 12u);
@@ -188,7 +188,7 @@ TEST(ParserModule, BodyStatements) {
   const auto& blk = std::get<Block>(st[9].node);
   ASSERT_EQ(blk.statements.size(), 3u);
   const auto& setp = std::get<Instruction>(blk.statements[1].node);
-  EXPECT_EQ(setp.operands[0].kind, OperandKind::kSymbol);  // `p` is a register without '%'
+  EXPECT_EQ(setp.operands[0].kind, OperandKind::kSymbol); // `p` is a register without '%'
   EXPECT_EQ(std::get<Block>(blk.statements[2].node).statements.size(), 1u);
 }
 
@@ -225,8 +225,8 @@ TEST(ParserModule, RoundTripsAndPrintsCanonically) {
   EXPECT_NE(out.find("\t.b8 104, 101, 108, 108, 111, 0, 1\n\t.b32 $L__info_string0\n"),
             std::string::npos)
       << out;
-  EXPECT_EQ(out.find("//"), std::string::npos);  // comments are dropped
+  EXPECT_EQ(out.find("//"), std::string::npos); // comments are dropped
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

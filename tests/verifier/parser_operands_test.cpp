@@ -64,11 +64,12 @@ TEST(ParserOperands, Immediates) {
 }
 
 TEST(ParserOperands, Addresses) {
-  Module m = parse_body("\tld.global.f32 %f1, [%rd1+16];\n\tld.global.f32 %f1, [%rd1+-16];\n"
-                        "\tld.param.u64 %rd1, [k_param_0];\n\tld.shared.u32 %r1, [smem+8];\n"
-                        "\tld.global.f32 %f1, [ %rd2 + 0 ];\n\tld.global.f32 %f1, [%rd1-4];\n"
-                        "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx"
-                        "::bytes [%r9], [%rd5, {%r10, %r11}], [%r12];\n");
+  Module m =
+      parse_body("\tld.global.f32 %f1, [%rd1+16];\n\tld.global.f32 %f1, [%rd1+-16];\n"
+                 "\tld.param.u64 %rd1, [k_param_0];\n\tld.shared.u32 %r1, [smem+8];\n"
+                 "\tld.global.f32 %f1, [ %rd2 + 0 ];\n\tld.global.f32 %f1, [%rd1-4];\n"
+                 "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx"
+                 "::bytes [%r9], [%rd5, {%r10, %r11}], [%r12];\n");
   auto insts = instructions(m);
   ASSERT_EQ(insts.size(), 7u);
   const Operand& a0 = insts[0]->operands[1];
@@ -95,14 +96,13 @@ TEST(ParserOperands, Addresses) {
 }
 
 TEST(ParserOperands, VectorsPairsSinkNegationCalls) {
-  Module m = parse_body(
-      "\tld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];\n"
-      "\tsetp.lt.s32 %p1|%p2, %r1, %r2;\n"
-      "\telect.sync _|%p3, -1;\n"
-      "\tand.pred %p1, %p2, !%p3;\n"
-      "\tcall.uni (retval0), vprintf, (param0, param1);\n"
-      "\tbra.uni $L__BB0_1;\n"
-      "\tmov.u64 %rd1, arr+8;\n");
+  Module m = parse_body("\tld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];\n"
+                        "\tsetp.lt.s32 %p1|%p2, %r1, %r2;\n"
+                        "\telect.sync _|%p3, -1;\n"
+                        "\tand.pred %p1, %p2, !%p3;\n"
+                        "\tcall.uni (retval0), vprintf, (param0, param1);\n"
+                        "\tbra.uni $L__BB0_1;\n"
+                        "\tmov.u64 %rd1, arr+8;\n");
   auto insts = instructions(m);
   ASSERT_EQ(insts.size(), 7u);
   EXPECT_EQ(insts[0]->operands[0].kind, OperandKind::kVector);
@@ -141,5 +141,5 @@ TEST(ParserOperands, PrintsOperandsCanonically) {
   EXPECT_EQ(print_operand(insts[0]->operands[1]), "[%rd2+-8]");
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -9,7 +9,6 @@
 #include "ptxkit/verifier/printer.h"
 
 #include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
 
@@ -52,4 +51,4 @@ inline void expect_round_trip(const std::string& text) {
   EXPECT_EQ(print(*b), p1);
 }
 
-}  // namespace ptxkit::verifier::testing
+} // namespace ptxkit::verifier::testing

@@ -17,20 +17,34 @@ struct TypeInfo {
 };
 
 constexpr TypeInfo kTypes[] = {
-    {ScalarType::kB8, "b8", 1},          {ScalarType::kB16, "b16", 2},
-    {ScalarType::kB32, "b32", 4},        {ScalarType::kB64, "b64", 8},
-    {ScalarType::kB128, "b128", 16},     {ScalarType::kU8, "u8", 1},
-    {ScalarType::kU16, "u16", 2},        {ScalarType::kU32, "u32", 4},
-    {ScalarType::kU64, "u64", 8},        {ScalarType::kS8, "s8", 1},
-    {ScalarType::kS16, "s16", 2},        {ScalarType::kS32, "s32", 4},
-    {ScalarType::kS64, "s64", 8},        {ScalarType::kF16, "f16", 2},
-    {ScalarType::kF16x2, "f16x2", 4},    {ScalarType::kBF16, "bf16", 2},
-    {ScalarType::kBF16x2, "bf16x2", 4},  {ScalarType::kF32, "f32", 4},
-    {ScalarType::kF64, "f64", 8},        {ScalarType::kTF32, "tf32", 4},
-    {ScalarType::kE4M3, "e4m3", 1},      {ScalarType::kE5M2, "e5m2", 1},
-    {ScalarType::kE4M3x2, "e4m3x2", 2},  {ScalarType::kE5M2x2, "e5m2x2", 2},
-    {ScalarType::kPred, "pred", 1},      {ScalarType::kTexRef, "texref", 0},
-    {ScalarType::kSamplerRef, "samplerref", 0}, {ScalarType::kSurfRef, "surfref", 0},
+    {ScalarType::kB8, "b8", 1},
+    {ScalarType::kB16, "b16", 2},
+    {ScalarType::kB32, "b32", 4},
+    {ScalarType::kB64, "b64", 8},
+    {ScalarType::kB128, "b128", 16},
+    {ScalarType::kU8, "u8", 1},
+    {ScalarType::kU16, "u16", 2},
+    {ScalarType::kU32, "u32", 4},
+    {ScalarType::kU64, "u64", 8},
+    {ScalarType::kS8, "s8", 1},
+    {ScalarType::kS16, "s16", 2},
+    {ScalarType::kS32, "s32", 4},
+    {ScalarType::kS64, "s64", 8},
+    {ScalarType::kF16, "f16", 2},
+    {ScalarType::kF16x2, "f16x2", 4},
+    {ScalarType::kBF16, "bf16", 2},
+    {ScalarType::kBF16x2, "bf16x2", 4},
+    {ScalarType::kF32, "f32", 4},
+    {ScalarType::kF64, "f64", 8},
+    {ScalarType::kTF32, "tf32", 4},
+    {ScalarType::kE4M3, "e4m3", 1},
+    {ScalarType::kE5M2, "e5m2", 1},
+    {ScalarType::kE4M3x2, "e4m3x2", 2},
+    {ScalarType::kE5M2x2, "e5m2x2", 2},
+    {ScalarType::kPred, "pred", 1},
+    {ScalarType::kTexRef, "texref", 0},
+    {ScalarType::kSamplerRef, "samplerref", 0},
+    {ScalarType::kSurfRef, "surfref", 0},
 };
 
 const TypeInfo* find_type(ScalarType t) {
@@ -43,7 +57,8 @@ std::optional<std::array<std::uint32_t, 3>> dims3(const Function& f, std::string
   const PerfDirective* d = f.find_directive(name);
   if (d == nullptr) return std::nullopt;
   std::array<std::uint32_t, 3> v{1, 1, 1};
-  for (std::size_t i = 0; i < d->values.size() && i < 3; ++i) v[i] = d->values[i];
+  for (std::size_t i = 0; i < d->values.size() && i < 3; ++i)
+    v[i] = d->values[i];
   return v;
 }
 
@@ -53,7 +68,7 @@ std::optional<std::uint32_t> dim1(const Function& f, std::string_view name) {
   return d->values[0];
 }
 
-}  // namespace
+} // namespace
 
 std::uint32_t scalar_type_size(ScalarType t) {
   const TypeInfo* info = find_type(t);
@@ -73,15 +88,24 @@ ScalarType scalar_type_from_name(std::string_view name) {
 
 std::string_view state_space_name(StateSpace s) {
   switch (s) {
-  case StateSpace::kNone: return "";
-  case StateSpace::kReg: return "reg";
-  case StateSpace::kSreg: return "sreg";
-  case StateSpace::kConst: return "const";
-  case StateSpace::kGlobal: return "global";
-  case StateSpace::kLocal: return "local";
-  case StateSpace::kParam: return "param";
-  case StateSpace::kShared: return "shared";
-  case StateSpace::kTex: return "tex";
+  case StateSpace::kNone:
+    return "";
+  case StateSpace::kReg:
+    return "reg";
+  case StateSpace::kSreg:
+    return "sreg";
+  case StateSpace::kConst:
+    return "const";
+  case StateSpace::kGlobal:
+    return "global";
+  case StateSpace::kLocal:
+    return "local";
+  case StateSpace::kParam:
+    return "param";
+  case StateSpace::kShared:
+    return "shared";
+  case StateSpace::kTex:
+    return "tex";
   }
   return "";
 }
@@ -98,7 +122,8 @@ double Operand::float_value() const {
 
 std::uint64_t VarDecl::size_in_bytes() const {
   std::uint64_t n = scalar_type_size(type) * std::uint64_t{vector_width == 0 ? 1u : vector_width};
-  for (std::uint64_t d : dims) n = d == kUnknownDim ? 0 : n * d;
+  for (std::uint64_t d : dims)
+    n = d == kUnknownDim ? 0 : n * d;
   return n;
 }
 
@@ -135,8 +160,12 @@ std::optional<std::array<std::uint32_t, 3>> Function::reqntid() const {
 std::optional<std::array<std::uint32_t, 3>> Function::reqnctapercluster() const {
   return dims3(*this, "reqnctapercluster");
 }
-std::optional<std::uint32_t> Function::minnctapersm() const { return dim1(*this, "minnctapersm"); }
-std::optional<std::uint32_t> Function::maxnreg() const { return dim1(*this, "maxnreg"); }
+std::optional<std::uint32_t> Function::minnctapersm() const {
+  return dim1(*this, "minnctapersm");
+}
+std::optional<std::uint32_t> Function::maxnreg() const {
+  return dim1(*this, "maxnreg");
+}
 std::optional<std::uint32_t> Function::maxclusterrank() const {
   return dim1(*this, "maxclusterrank");
 }
@@ -168,4 +197,4 @@ std::string_view Module::sm_target() const {
   return {};
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -16,9 +16,8 @@ bool same_range(const T& a, const T& b, Eq eq) {
 
 bool eq(const Operand& a, const Operand& b) {
   return a.kind == b.kind && a.flags == b.flags && a.bits == b.bits && a.text() == b.text() &&
-         same_range(a.elements(), b.elements(), [](const Operand& x, const Operand& y) {
-           return eq(x, y);
-         });
+         same_range(a.elements(), b.elements(),
+                    [](const Operand& x, const Operand& y) { return eq(x, y); });
 }
 
 bool eq(const InitValue& a, const InitValue& b) {
@@ -30,11 +29,10 @@ bool eq(const InitValue& a, const InitValue& b) {
 bool eq(const VarDecl& a, const VarDecl& b) {
   if ((a.init == nullptr) != (b.init == nullptr)) return false;
   if (a.init && !eq(*a.init, *b.init)) return false;
-  return a.name == b.name && same_range(a.dims, b.dims, std::equal_to<>{}) &&
-         a.align == b.align && a.range == b.range && a.ptr_align == b.ptr_align &&
-         a.space == b.space && a.linkage == b.linkage && a.type == b.type &&
-         a.vector_width == b.vector_width && a.has_range == b.has_range &&
-         a.is_ptr == b.is_ptr && a.ptr_space == b.ptr_space;
+  return a.name == b.name && same_range(a.dims, b.dims, std::equal_to<>{}) && a.align == b.align &&
+         a.range == b.range && a.ptr_align == b.ptr_align && a.space == b.space &&
+         a.linkage == b.linkage && a.type == b.type && a.vector_width == b.vector_width &&
+         a.has_range == b.has_range && a.is_ptr == b.is_ptr && a.ptr_space == b.ptr_space;
 }
 
 bool eq_decls(const std::vector<VarDecl>& a, const std::vector<VarDecl>& b) {
@@ -64,7 +62,9 @@ bool eq(const CallPrototype& a, const CallPrototype& b) {
          eq_decls(a.params, b.params);
 }
 
-bool eq(const Label& a, const Label& b) { return a.name == b.name; }
+bool eq(const Label& a, const Label& b) {
+  return a.name == b.name;
+}
 
 bool eq(const Block& a, const Block& b);
 
@@ -101,7 +101,8 @@ bool eq(const FileDirective& a, const FileDirective& b) {
 }
 
 bool eq(const SectionEntry& a, const SectionEntry& b) {
-  return a.label == b.label && a.type == b.type && same_range(a.values, b.values, std::equal_to<>{});
+  return a.label == b.label && a.type == b.type &&
+         same_range(a.values, b.values, std::equal_to<>{});
 }
 
 bool eq(const Section& a, const Section& b) {
@@ -120,12 +121,13 @@ bool eq(const TopLevel& a, const TopLevel& b) {
       a);
 }
 
-}  // namespace
+} // namespace
 
 bool equal_ignoring_locations(const Module& a, const Module& b) {
   return a.version_major == b.version_major && a.version_minor == b.version_minor &&
          a.targets == b.targets && a.address_size == b.address_size &&
-         same_range(a.items, b.items, [](const TopLevel& x, const TopLevel& y) { return eq(x, y); });
+         same_range(a.items, b.items,
+                    [](const TopLevel& x, const TopLevel& y) { return eq(x, y); });
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

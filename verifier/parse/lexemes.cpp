@@ -9,9 +9,8 @@
 // this one translation unit only, to keep compile time down.
 #include "parse/parser_p.h"
 
-#include <boost/spirit/home/x3.hpp>
-
 #include <bit>
+#include <boost/spirit/home/x3.hpp>
 #include <cstring>
 
 namespace ptxkit::verifier::detail {
@@ -42,7 +41,7 @@ bool run(const char*& p, const char* end, const Rule& rule) {
   return true;
 }
 
-}  // namespace
+} // namespace
 
 bool lex_identifier(const char*& p, const char* end, std::string_view& out) {
   const char* start = p;
@@ -66,7 +65,7 @@ bool lex_number(const char*& p, const char* end, NumberLit& out, bool& out_of_ra
     negative = true;
     ++it;
   }
-  if (it == end || !(*it >= '0' && *it <= '9') ) {
+  if (it == end || !(*it >= '0' && *it <= '9')) {
     // ".5" is not PTX; neither is a lone sign.
     return false;
   }
@@ -97,10 +96,10 @@ bool lex_number(const char*& p, const char* end, NumberLit& out, bool& out_of_ra
              run(it, end, dec_u64[set_u64] >> suffix)) {
     lit.bits = negative ? ~u64 + 1 : u64;
   } else {
-    out_of_range = true;  // starts like a number but is not one (or overflows 64 bits)
+    out_of_range = true; // starts like a number but is not one (or overflows 64 bits)
     return false;
   }
-  if (it != end && is_ident_char(*it)) {  // "12abc", "0f3F80000012"
+  if (it != end && is_ident_char(*it)) { // "12abc", "0f3F80000012"
     out_of_range = true;
     return false;
   }
@@ -113,8 +112,7 @@ bool lex_uint(const char*& p, const char* end, std::uint64_t& out) {
   std::uint64_t v = 0;
   auto set = [&](auto& ctx) { v = x3::_attr(ctx); };
   const char* it = p;
-  if (!run(it, end, ((x3::lit("0x") | x3::lit("0X")) >> hex_u64[set]) | dec_u64[set]))
-    return false;
+  if (!run(it, end, ((x3::lit("0x") | x3::lit("0X")) >> hex_u64[set]) | dec_u64[set])) return false;
   if (it != end && is_ident_char(*it)) return false;
   p = it;
   out = v;
@@ -150,7 +148,8 @@ bool lex_loc_args(const char*& p, const char* end, LocArgs& out) {
         dec_u32[at(a.inlined_line)] >> dec_u32[at(a.inlined_col)]);
   const char* it = p;
   if (!x3::phrase_parse(it, end, rule, x3::ascii::blank)) return false;
-  if (fn_start != nullptr) a.function_name = {fn_start, static_cast<std::size_t>(fn_end - fn_start)};
+  if (fn_start != nullptr)
+    a.function_name = {fn_start, static_cast<std::size_t>(fn_end - fn_start)};
   out = a;
   p = it;
   return true;
@@ -166,4 +165,4 @@ bool lex_version(const char*& p, const char* end, std::uint32_t& major, std::uin
   return true;
 }
 
-}  // namespace ptxkit::verifier::detail
+} // namespace ptxkit::verifier::detail

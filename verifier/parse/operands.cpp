@@ -16,16 +16,43 @@ namespace {
 
 // Special registers (without a .x/.y/.z component); %envregN and %pmN are matched by prefix.
 constexpr std::string_view kSpecialRegs[] = {
-    "%aggr_smem_size",   "%clock",         "%clock64",         "%clock_hi",
-    "%cluster_ctaid",    "%cluster_ctarank", "%cluster_nctaid", "%cluster_nctarank",
-    "%clusterid",        "%ctaid",         "%current_graph_exec", "%dynamic_smem_size",
-    "%globaltimer",      "%globaltimer_hi", "%globaltimer_lo", "%gridid",
-    "%is_explicit_cluster", "%laneid",     "%lanemask_eq",     "%lanemask_ge",
-    "%lanemask_gt",      "%lanemask_le",   "%lanemask_lt",     "%nclusterid",
-    "%nctaid",           "%nsmid",         "%ntid",            "%nwarpid",
-    "%reserved_smem_offset_0", "%reserved_smem_offset_1", "%reserved_smem_offset_begin",
-    "%reserved_smem_offset_cap", "%reserved_smem_offset_end", "%smid",
-    "%tid",              "%total_smem_size", "%warpid",
+    "%aggr_smem_size",
+    "%clock",
+    "%clock64",
+    "%clock_hi",
+    "%cluster_ctaid",
+    "%cluster_ctarank",
+    "%cluster_nctaid",
+    "%cluster_nctarank",
+    "%clusterid",
+    "%ctaid",
+    "%current_graph_exec",
+    "%dynamic_smem_size",
+    "%globaltimer",
+    "%globaltimer_hi",
+    "%globaltimer_lo",
+    "%gridid",
+    "%is_explicit_cluster",
+    "%laneid",
+    "%lanemask_eq",
+    "%lanemask_ge",
+    "%lanemask_gt",
+    "%lanemask_le",
+    "%lanemask_lt",
+    "%nclusterid",
+    "%nctaid",
+    "%nsmid",
+    "%ntid",
+    "%nwarpid",
+    "%reserved_smem_offset_0",
+    "%reserved_smem_offset_1",
+    "%reserved_smem_offset_begin",
+    "%reserved_smem_offset_cap",
+    "%reserved_smem_offset_end",
+    "%smid",
+    "%tid",
+    "%total_smem_size",
+    "%warpid",
 };
 
 bool all_digits(std::string_view s, std::size_t from) {
@@ -45,17 +72,20 @@ bool is_special_register(std::string_view name) {
          std::end(kSpecialRegs);
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 void set_text(Operand& op, const char* b, const char* e) {
   op.text_data = b;
   op.text_size = static_cast<std::uint32_t>(e - b);
 }
 
-}  // namespace
+} // namespace
 
 std::string_view Parser::intern(std::string_view s, const char* begin, const char* end) {
-  if (static_cast<std::size_t>(end - begin) == s.size() && std::memcmp(begin, s.data(), s.size()) == 0)
+  if (static_cast<std::size_t>(end - begin) == s.size() &&
+      std::memcmp(begin, s.data(), s.size()) == 0)
     return {begin, s.size()};
   return arena_.copy_string(s);
 }
@@ -104,7 +134,7 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
   };
   if (c == '!') {
     ++p_;
-    Operand inner = parse_simple_operand(level + 1);  // level + 1: `!!!!...` stays bounded
+    Operand inner = parse_simple_operand(level + 1); // level + 1: `!!!!...` stays bounded
     if (inner.kind != OperandKind::kRegister && inner.kind != OperandKind::kSymbol) {
       p_ = start;
       fail_here("'!' applies only to a predicate register");
@@ -139,7 +169,7 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
       set_text(op, start, p_);
       Mark m = mark();
       skip_ws();
-      if (p_ < end_ && *p_ == '+') {  // `sym+8`
+      if (p_ < end_ && *p_ == '+') { // `sym+8`
         ++p_;
         skip_ws();
         NumberLit lit;
@@ -169,7 +199,7 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
 }
 
 void Parser::parse_address(Operand& op, std::uint32_t level) {
-  ++p_;  // '['
+  ++p_; // '['
   skip_ws();
   op.kind = OperandKind::kAddress;
   const char* start = p_;
@@ -347,4 +377,4 @@ void Parser::parse_expr_term(std::string& out, bool allow_dot_names, std::uint32
   fail_expected("a constant expression");
 }
 
-}  // namespace ptxkit::verifier::detail
+} // namespace ptxkit::verifier::detail

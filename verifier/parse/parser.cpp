@@ -24,7 +24,7 @@ std::string quoted(std::string_view prefix, std::string_view text) {
   return s;
 }
 
-}  // namespace
+} // namespace
 
 void* Arena::allocate(std::size_t bytes, std::size_t align) {
   std::size_t pad = (align - reinterpret_cast<std::uintptr_t>(cur_) % align) % align;
@@ -44,9 +44,8 @@ void* Arena::allocate(std::size_t bytes, std::size_t align) {
 }
 
 Parser::Parser(Storage& storage, std::string path)
-    : storage_(storage), arena_(storage.arena), path_(std::move(path)),
-      begin_(storage.text.data()), p_(begin_), end_(begin_ + storage.text.size()),
-      line_start_(begin_) {}
+    : storage_(storage), arena_(storage.arena), path_(std::move(path)), begin_(storage.text.data()),
+      p_(begin_), end_(begin_ + storage.text.size()), line_start_(begin_) {}
 
 // ---- cursor -----------------------------------------------------------------------------------
 
@@ -60,7 +59,8 @@ void Parser::skip_ws() {
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
       ++p_;
     } else if (c == '/' && p_ + 1 < end_ && p_[1] == '/') {
-      while (p_ < end_ && *p_ != '\n') ++p_;
+      while (p_ < end_ && *p_ != '\n')
+        ++p_;
     } else if (c == '/' && p_ + 1 < end_ && p_[1] == '*') {
       const char* start = p_;
       SourceLoc loc = here();
@@ -157,7 +157,8 @@ std::string Parser::describe_found() {
     return quoted("", tok.substr(0, 64));
   } else if (*q >= '0' && *q <= '9') {
     const char* e = q;
-    while (e < end_ && e - q < 64 && (is_ident_char(*e) || *e == '.')) ++e;
+    while (e < end_ && e - q < 64 && (is_ident_char(*e) || *e == '.'))
+      ++e;
     return quoted("", std::string_view(q, static_cast<std::size_t>(e - q)));
   }
   auto c = static_cast<unsigned char>(*p_);
@@ -183,7 +184,8 @@ void Parser::fail_here(std::string message) {
   error_.loc = here();
   error_.message = std::move(message);
   const char* e = line_start_;
-  while (e < end_ && *e != '\n' && e - line_start_ < 4096) ++e;
+  while (e < end_ && *e != '\n' && e - line_start_ < 4096)
+    ++e;
   error_.source_line.assign(line_start_, e);
   throw Failure{};
 }
@@ -230,10 +232,14 @@ Module Parser::parse_module() {
       m.items.emplace_back(parse_directive_args(loc, dir, {}, dir == "pragma"));
     } else {
       Linkage linkage = Linkage::kNone;
-      if (accept_directive("visible")) linkage = Linkage::kVisible;
-      else if (accept_directive("extern")) linkage = Linkage::kExtern;
-      else if (accept_directive("weak")) linkage = Linkage::kWeak;
-      else if (accept_directive("common")) linkage = Linkage::kCommon;
+      if (accept_directive("visible"))
+        linkage = Linkage::kVisible;
+      else if (accept_directive("extern"))
+        linkage = Linkage::kExtern;
+      else if (accept_directive("weak"))
+        linkage = Linkage::kWeak;
+      else if (accept_directive("common"))
+        linkage = Linkage::kCommon;
       if (!peek_directive(dir)) fail_expected("'.entry', '.func' or a variable declaration");
       if (dir == "entry" || dir == "func") {
         parse_function(m, linkage, loc);
@@ -241,7 +247,8 @@ Module Parser::parse_module() {
                  dir == "local") {
         std::vector<VarDecl> decls;
         parse_decl(decls, linkage, loc, false);
-        for (auto& d : decls) m.items.emplace_back(d);
+        for (auto& d : decls)
+          m.items.emplace_back(d);
       } else {
         fail_expected("a directive, variable or function");
       }
@@ -250,8 +257,8 @@ Module Parser::parse_module() {
   return m;
 }
 
-Directive Parser::parse_directive_args(SourceLoc loc, std::string_view name,
-                                       std::string_view label, bool strings) {
+Directive Parser::parse_directive_args(SourceLoc loc, std::string_view name, std::string_view label,
+                                       bool strings) {
   Directive d;
   d.loc = loc;
   d.name = name;
@@ -424,7 +431,7 @@ void Parser::parse_function(Module& m, Linkage linkage, SourceLoc loc) {
   m.items.emplace_back(std::move(f));
 }
 
-}  // namespace detail
+} // namespace detail
 
 std::string ParseError::format() const {
   std::string out = path;
@@ -460,4 +467,4 @@ ParseResult parse(std::string_view text, std::string path) {
   return parse_owned(std::string(text), std::move(path));
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -7,8 +7,8 @@
 // exception, caught in parse() and turned into a ParseError value: nothing escapes the library.
 #pragma once
 
-#include "ptxkit/verifier/parser.h"
 #include "parse/parser_p.h"
+#include "ptxkit/verifier/parser.h"
 
 #include <array>
 #include <string>
@@ -105,4 +105,4 @@ private:
   std::unordered_map<std::string_view, Span<std::string_view>> mod_cache_;
 };
 
-}  // namespace ptxkit::verifier::detail
+} // namespace ptxkit::verifier::detail

@@ -105,4 +105,4 @@ bool lex_loc_args(const char*& p, const char* end, LocArgs& out);
 // `.version` argument: MAJOR.MINOR
 bool lex_version(const char*& p, const char* end, std::uint32_t& major, std::uint32_t& minor);
 
-}  // namespace ptxkit::verifier::detail
+} // namespace ptxkit::verifier::detail

@@ -46,17 +46,28 @@ private:
 
 void Printer::linkage(Linkage l) {
   switch (l) {
-  case Linkage::kNone: break;
-  case Linkage::kVisible: out_ += ".visible "; break;
-  case Linkage::kExtern: out_ += ".extern "; break;
-  case Linkage::kWeak: out_ += ".weak "; break;
-  case Linkage::kCommon: out_ += ".common "; break;
+  case Linkage::kNone:
+    break;
+  case Linkage::kVisible:
+    out_ += ".visible ";
+    break;
+  case Linkage::kExtern:
+    out_ += ".extern ";
+    break;
+  case Linkage::kWeak:
+    out_ += ".weak ";
+    break;
+  case Linkage::kCommon:
+    out_ += ".common ";
+    break;
   }
 }
 
 void Printer::init(const InitValue& v) {
   switch (v.kind) {
-  case InitValue::Kind::kExpr: out_ += v.text; break;
+  case InitValue::Kind::kExpr:
+    out_ += v.text;
+    break;
   case InitValue::Kind::kGeneric:
     out_ += "generic(";
     out_ += v.text;
@@ -155,8 +166,12 @@ void Printer::operand(const Operand& op) {
     }
     out_ += ']';
     break;
-  case OperandKind::kVector: list('{', '}'); break;
-  case OperandKind::kParenList: list('(', ')'); break;
+  case OperandKind::kVector:
+    list('{', '}');
+    break;
+  case OperandKind::kParenList:
+    list('(', ')');
+    break;
   case OperandKind::kPair:
     operand(op.elements()[0]);
     out_ += '|';
@@ -265,7 +280,8 @@ void Printer::statement(const Statement& s, std::uint32_t depth) {
 }
 
 void Printer::statements(const std::vector<Statement>& stmts, std::uint32_t depth) {
-  for (const Statement& s : stmts) statement(s, depth);
+  for (const Statement& s : stmts)
+    statement(s, depth);
 }
 
 void Printer::function(const Function& f) {
@@ -396,7 +412,7 @@ void Printer::module(const Module& m) {
   }
 }
 
-}  // namespace
+} // namespace
 
 std::string print(const Module& module) {
   std::string out;
@@ -416,4 +432,4 @@ std::string print_operand(const Operand& op) {
   return out;
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -26,7 +26,7 @@ bool is_decl_space(std::string_view s) {
   return sp != StateSpace::kNone && sp != StateSpace::kSreg;
 }
 
-}  // namespace
+} // namespace
 
 void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc loc, bool single) {
   VarDecl d;
@@ -213,7 +213,8 @@ void Parser::parse_block(Block& block, std::uint32_t depth) {
       if (is_decl_space(dir)) {
         decls.clear();
         parse_decl(decls, Linkage::kNone, loc, false);
-        for (const auto& d : decls) stmts.push_back(Statement{d});
+        for (const auto& d : decls)
+          stmts.push_back(Statement{d});
       } else if (dir == "loc") {
         p_ += 1 + dir.size();
         skip_ws();
@@ -262,4 +263,4 @@ void Parser::parse_block(Block& block, std::uint32_t depth) {
   block.statements = std::move(stmts);
 }
 
-}  // namespace ptxkit::verifier::detail
+} // namespace ptxkit::verifier::detail

@@ -57,7 +57,7 @@ private:
 // ---------------------------------------------------------------------------------------------
 
 enum class StateSpace : std::uint8_t {
-  kNone,     // no state space (e.g. a .ptr without a space: generic)
+  kNone, // no state space (e.g. a .ptr without a space: generic)
   kReg,
   kSreg,
   kConst,
@@ -71,13 +71,34 @@ enum class StateSpace : std::uint8_t {
 // Fundamental PTX types as written in declarations (`.b32`, `.f16x2`, `.pred`, `.texref`...).
 enum class ScalarType : std::uint8_t {
   kUnknown,
-  kB8, kB16, kB32, kB64, kB128,
-  kU8, kU16, kU32, kU64,
-  kS8, kS16, kS32, kS64,
-  kF16, kF16x2, kBF16, kBF16x2, kF32, kF64, kTF32,
-  kE4M3, kE5M2, kE4M3x2, kE5M2x2,
+  kB8,
+  kB16,
+  kB32,
+  kB64,
+  kB128,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kS8,
+  kS16,
+  kS32,
+  kS64,
+  kF16,
+  kF16x2,
+  kBF16,
+  kBF16x2,
+  kF32,
+  kF64,
+  kTF32,
+  kE4M3,
+  kE5M2,
+  kE4M3x2,
+  kE5M2x2,
   kPred,
-  kTexRef, kSamplerRef, kSurfRef,
+  kTexRef,
+  kSamplerRef,
+  kSurfRef,
 };
 
 // Size in bytes of one element of `t` (0 for kUnknown and the opaque texref/samplerref/surfref;
@@ -97,16 +118,16 @@ enum class Linkage : std::uint8_t { kNone, kVisible, kExtern, kWeak, kCommon };
 // ---------------------------------------------------------------------------------------------
 
 enum class OperandKind : std::uint8_t {
-  kRegister,     // %r1, %rd2, %p3, %f4 (any '%' name that is not a special register)
-  kSpecialReg,   // %tid.x, %laneid, %clock64, %ctaid.y, %envreg3 ...
-  kSymbol,       // a label, variable, function or a register named without '%'
-  kImmInt,       // 42, -1, 0xFF, 017, 0b101, 7U
-  kImmFloat,     // 0f3F800000, 0d3FF0000000000000, 1.5, 1e-6
-  kAddress,      // [base], [base+off], [base+-off], [imm], [base, {coords}] ...
-  kVector,       // {%r1, %r2, _}
-  kPair,         // %p1|%p2 (setp, shfl: two destinations)
-  kParenList,    // (a, b) in call
-  kSink,         // _
+  kRegister,   // %r1, %rd2, %p3, %f4 (any '%' name that is not a special register)
+  kSpecialReg, // %tid.x, %laneid, %clock64, %ctaid.y, %envreg3 ...
+  kSymbol,     // a label, variable, function or a register named without '%'
+  kImmInt,     // 42, -1, 0xFF, 017, 0b101, 7U
+  kImmFloat,   // 0f3F800000, 0d3FF0000000000000, 1.5, 1e-6
+  kAddress,    // [base], [base+off], [base+-off], [imm], [base, {coords}] ...
+  kVector,     // {%r1, %r2, _}
+  kPair,       // %p1|%p2 (setp, shfl: two destinations)
+  kParenList,  // (a, b) in call
+  kSink,       // _
 };
 
 // One operand. Packed to 40 bytes (an instruction's operands are the bulk of a module).
@@ -129,10 +150,10 @@ struct Operand {
   OperandKind kind = OperandKind::kSink;
   std::uint8_t flags = 0;
 
-  static constexpr std::uint8_t kNegated = 1;          // `!%p` source predicate
-  static constexpr std::uint8_t kHasOffset = 2;        // address has `+off`
-  static constexpr std::uint8_t kBaseImmediate = 4;    // address base is an immediate
-  static constexpr std::uint8_t kF32Pattern = 8;       // `0f` float: bits hold 32-bit pattern
+  static constexpr std::uint8_t kNegated = 1;       // `!%p` source predicate
+  static constexpr std::uint8_t kHasOffset = 2;     // address has `+off`
+  static constexpr std::uint8_t kBaseImmediate = 4; // address base is an immediate
+  static constexpr std::uint8_t kF32Pattern = 8;    // `0f` float: bits hold 32-bit pattern
 
   std::string_view text() const { return {text_data, text_size}; }
   Span<Operand> elements() const { return {elems_data, elems_size}; }
@@ -158,8 +179,8 @@ struct InitValue {
   enum class Kind : std::uint8_t { kExpr, kList, kGeneric };
   SourceLoc loc;
   Kind kind = Kind::kExpr;
-  std::string_view text;          // kExpr: "0f3F800000", "sym+4", "-1"; kGeneric: "sym"
-  Span<InitValue> elements;       // kList
+  std::string_view text;    // kExpr: "0f3F800000", "sym+4", "-1"; kGeneric: "sym"
+  Span<InitValue> elements; // kList
 };
 
 // `[]`: an array dimension of unknown size (.extern .shared arrays, initializer-sized arrays).
@@ -170,19 +191,19 @@ inline constexpr std::uint64_t kUnknownDim = ~std::uint64_t{0};
 // (or kReg for old-style .func register parameters).
 struct VarDecl {
   SourceLoc loc;
-  std::string_view name;            // "%r", "smem", "_Z3fooPf_param_0", "_" in prototypes
-  Span<std::uint64_t> dims;         // array dimensions in order; kUnknownDim for `[]`
-  const InitValue* init = nullptr;  // `= ...` or nullptr
-  std::uint32_t align = 0;          // `.align N`, 0 when not written
-  std::uint32_t range = 0;          // `<N>` of `.reg .b32 %r<N>` when has_range
-  std::uint32_t ptr_align = 0;      // `.ptr...align N` of a parameter, 0 when not written
+  std::string_view name;           // "%r", "smem", "_Z3fooPf_param_0", "_" in prototypes
+  Span<std::uint64_t> dims;        // array dimensions in order; kUnknownDim for `[]`
+  const InitValue* init = nullptr; // `= ...` or nullptr
+  std::uint32_t align = 0;         // `.align N`, 0 when not written
+  std::uint32_t range = 0;         // `<N>` of `.reg .b32 %r<N>` when has_range
+  std::uint32_t ptr_align = 0;     // `.ptr...align N` of a parameter, 0 when not written
   StateSpace space = StateSpace::kNone;
   Linkage linkage = Linkage::kNone;
   ScalarType type = ScalarType::kUnknown;
-  std::uint8_t vector_width = 0;    // 0 for scalars, 2/4/8 for .v2/.v4/.v8
+  std::uint8_t vector_width = 0; // 0 for scalars, 2/4/8 for .v2/.v4/.v8
   bool has_range = false;
-  bool is_ptr = false;              // parameter carries `.ptr`
-  StateSpace ptr_space = StateSpace::kNone;  // `.ptr.global` -> kGlobal; kNone = generic
+  bool is_ptr = false;                      // parameter carries `.ptr`
+  StateSpace ptr_space = StateSpace::kNone; // `.ptr.global` -> kGlobal; kNone = generic
 
   // Bytes: element size x vector width x product of known dims (unknown dims count as 0).
   std::uint64_t size_in_bytes() const;
@@ -201,7 +222,7 @@ struct Instruction {
   std::string_view opcode;
   Span<std::string_view> modifiers;
   Span<Operand> operands;
-  std::string_view guard;       // predicate register name; empty when unguarded
+  std::string_view guard; // predicate register name; empty when unguarded
   bool guard_negated = false;
 
   bool has_modifier(std::string_view m) const;
@@ -226,7 +247,7 @@ struct LocDirective {
   std::uint32_t inlined_file = 0;
   std::uint32_t inlined_line = 0;
   std::uint32_t inlined_col = 0;
-  std::string_view function_name;  // empty when not written
+  std::string_view function_name; // empty when not written
 };
 
 // Any other directive kept verbatim by arguments: `.pragma "nounroll";` (name "pragma", args
@@ -234,9 +255,9 @@ struct LocDirective {
 // and unknown module-level directives.
 struct Directive {
   SourceLoc loc;
-  std::string_view name;        // without the dot
-  std::string_view label;       // `label:` before it, or empty
-  Span<std::string_view> args;  // comma-separated arguments, as spelled (whitespace normalized)
+  std::string_view name;       // without the dot
+  std::string_view label;      // `label:` before it, or empty
+  Span<std::string_view> args; // comma-separated arguments, as spelled (whitespace normalized)
 };
 
 // `proto: .callprototype (.param .b32 _) _ (.param .b64 _, .param .b32 _) [.noreturn];`
@@ -268,9 +289,9 @@ struct Statement {
 // `.reqnctapercluster 2,1,1`, `.explicitcluster`, `.noreturn`, `.pragma "..."` in a header.
 struct PerfDirective {
   SourceLoc loc;
-  std::string_view name;                // without the dot
-  std::vector<std::uint32_t> values;    // numeric arguments (empty for .explicitcluster)
-  std::string_view text;                // non-numeric argument (`.pragma "nounroll"`), else ""
+  std::string_view name;             // without the dot
+  std::vector<std::uint32_t> values; // numeric arguments (empty for .explicitcluster)
+  std::string_view text;             // non-numeric argument (`.pragma "nounroll"`), else ""
 };
 
 enum class FunctionKind : std::uint8_t { kEntry, kFunc };
@@ -280,7 +301,7 @@ struct Function {
   Linkage linkage = Linkage::kNone;
   FunctionKind kind = FunctionKind::kEntry;
   std::string_view name;
-  std::vector<VarDecl> returns;          // .func only: `(.param .b32 retval)`
+  std::vector<VarDecl> returns; // .func only: `(.param .b32 retval)`
   std::vector<VarDecl> params;
   std::vector<PerfDirective> directives; // in the order written
   bool noreturn = false;                 // .func ... .noreturn
@@ -302,7 +323,7 @@ struct Function {
 struct FileDirective {
   SourceLoc loc;
   std::uint32_t index = 0;
-  std::string_view path;        // the quoted string as written, quotes included
+  std::string_view path; // the quoted string as written, quotes included
   bool has_timestamp = false;
   std::uint64_t timestamp = 0;
   bool has_size = false;
@@ -313,15 +334,15 @@ struct FileDirective {
 // merged into one entry; the printer prints one value per line group as it sees fit).
 struct SectionEntry {
   SourceLoc loc;
-  std::string_view label;         // non-empty for `label:`
-  ScalarType type = ScalarType::kUnknown;  // kB8/kB16/kB32/kB64 (or u-types) for data
-  Span<std::string_view> values;  // numbers or label expressions (`$L__a-$L__b`, `.debug_abbrev`)
+  std::string_view label;                 // non-empty for `label:`
+  ScalarType type = ScalarType::kUnknown; // kB8/kB16/kB32/kB64 (or u-types) for data
+  Span<std::string_view> values; // numbers or label expressions (`$L__a-$L__b`, `.debug_abbrev`)
 };
 
 // `.section .debug_info { ... }`
 struct Section {
   SourceLoc loc;
-  std::string_view name;          // ".debug_info" (with its dot)
+  std::string_view name; // ".debug_info" (with its dot)
   std::vector<SectionEntry> entries;
 };
 
@@ -333,10 +354,10 @@ struct Module {
   std::uint32_t version_major = 0;
   std::uint32_t version_minor = 0;
   SourceLoc target_loc;
-  std::vector<std::string_view> targets;  // {"sm_90a"} or {"sm_80", "debug"}
+  std::vector<std::string_view> targets; // {"sm_90a"} or {"sm_80", "debug"}
   SourceLoc address_size_loc;
-  std::uint32_t address_size = 0;         // 0 when `.address_size` is absent (PTX default 32)
-  std::vector<TopLevel> items;            // in source order
+  std::uint32_t address_size = 0; // 0 when `.address_size` is absent (PTX default 32)
+  std::vector<TopLevel> items;    // in source order
 
   // Keeps every string_view and Span of this module alive (source text and arena).
   std::shared_ptr<const void> storage;
@@ -352,4 +373,4 @@ struct Module {
 // re-parsing the printed form gives the same tree).
 bool equal_ignoring_locations(const Module& a, const Module& b);
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -20,8 +20,8 @@ namespace ptxkit::verifier {
 struct ParseError {
   std::string path;
   SourceLoc loc;
-  std::string message;      // "expected ';', found 'foo'"
-  std::string source_line;  // the whole line at loc.line, without its newline
+  std::string message;     // "expected ';', found 'foo'"
+  std::string source_line; // the whole line at loc.line, without its newline
 
   // "path:line:col: error: message\n<source line>\n<spaces>^\n"
   std::string format() const;
@@ -46,12 +46,12 @@ private:
 };
 
 // Limits that keep hostile input from exhausting the stack or memory.
-inline constexpr std::uint32_t kMaxBlockDepth = 256;  // nested `{ }` blocks
-inline constexpr std::uint32_t kMaxInitDepth = 64;    // nested initializer braces
+inline constexpr std::uint32_t kMaxBlockDepth = 256; // nested `{ }` blocks
+inline constexpr std::uint32_t kMaxInitDepth = 64;   // nested initializer braces
 
 // Parses `text` (copied into the module's storage). `path` is used in locations and errors.
 ParseResult parse(std::string_view text, std::string path);
 // Same, taking ownership of the text (no copy: use it for large files).
 ParseResult parse_owned(std::string text, std::string path);
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

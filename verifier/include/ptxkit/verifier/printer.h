@@ -18,4 +18,4 @@ std::string print(const Module& module);
 std::string print_instruction(const Instruction& inst);
 std::string print_operand(const Operand& op);
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier
