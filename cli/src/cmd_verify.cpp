@@ -8,7 +8,6 @@
 #include "command_registry.h"
 #include "diagnostics.h"
 #include "output_file.h"
-
 #include "ptxkit/verifier/report.h"
 #include "ptxkit/verifier/rule.h"
 #include "ptxkit/verifier/verify.h"
@@ -36,7 +35,8 @@ std::string trimmed(const std::string& s) {
 }
 
 int run_verify(VerifyOptions opt) {
-  for (std::string& id : opt.rules) id = trimmed(id);
+  for (std::string& id : opt.rules)
+    id = trimmed(id);
   for (const std::string& id : opt.rules)
     if (verifier::find_rule(id) == nullptr)
       return usage_error("unknown rule '" + id + "'; valid rules: " + verifier::rule_ids_joined());
@@ -78,23 +78,26 @@ int run_verify(VerifyOptions opt) {
   return kExitOk;
 }
 
-const CommandRegistration reg{"verify", [](CLI::App& app, CommandResult& result) {
-  auto opt = std::make_shared<VerifyOptions>();
-  CLI::App* sub = app.add_subcommand(
-      "verify", "Parse PTX, build each function's CFG and dataflow facts, and run the rules");
-  sub->add_option("FILE", opt->files, "PTX files ('-' for standard input)")->required();
-  sub->add_option("--format", opt->format, "Output format: text (default), json or sarif")
-      ->check(CLI::IsMember({"text", "json", "sarif"}));
-  sub->add_option("--rules", opt->rules,
-                  "Comma-separated rule ids to run (default: all): " + verifier::rule_ids_joined())
-      ->delimiter(',');
-  sub->add_flag("--summary", opt->summary,
-                "text format: one line per file with each rule's status and site count");
-  sub->add_flag("--werror", opt->werror, "Exit 1 on warnings too (by default only errors fail)");
-  sub->footer("Exit codes: 0 no error findings (warnings do not fail without --werror), "
-              "1 error findings, 2 unreadable file, parse error or unknown rule id.");
-  sub->callback([opt, &result] { result.exit_code = run_verify(*opt); });
-}};
+const CommandRegistration reg{
+    "verify", [](CLI::App& app, CommandResult& result) {
+      auto opt = std::make_shared<VerifyOptions>();
+      CLI::App* sub = app.add_subcommand(
+          "verify", "Parse PTX, build each function's CFG and dataflow facts, and run the rules");
+      sub->add_option("FILE", opt->files, "PTX files ('-' for standard input)")->required();
+      sub->add_option("--format", opt->format, "Output format: text (default), json or sarif")
+          ->check(CLI::IsMember({"text", "json", "sarif"}));
+      sub->add_option("--rules", opt->rules,
+                      "Comma-separated rule ids to run (default: all): " +
+                          verifier::rule_ids_joined())
+          ->delimiter(',');
+      sub->add_flag("--summary", opt->summary,
+                    "text format: one line per file with each rule's status and site count");
+      sub->add_flag("--werror", opt->werror,
+                    "Exit 1 on warnings too (by default only errors fail)");
+      sub->footer("Exit codes: 0 no error findings (warnings do not fail without --werror), "
+                  "1 error findings, 2 unreadable file, parse error or unknown rule id.");
+      sub->callback([opt, &result] { result.exit_code = run_verify(*opt); });
+    }};
 
-}  // namespace
-}  // namespace ptxkit::cli
+} // namespace
+} // namespace ptxkit::cli

@@ -60,7 +60,7 @@ TEST(AnalysisCfg, DominatorsPostDominatorsAndLoops) {
   EXPECT_EQ(a.pdom.idom(3), 4u);
   EXPECT_EQ(a.pdom.idom(2), 4u);
   EXPECT_EQ(a.pdom.idom(0), 1u);
-  EXPECT_EQ(a.pdom.idom(4), a.cfg.size());  // the virtual exit
+  EXPECT_EQ(a.pdom.idom(4), a.cfg.size()); // the virtual exit
   ASSERT_EQ(a.loops.size(), 1u);
   EXPECT_EQ(a.loops.loop(0).header, 1u);
   EXPECT_EQ(a.loops.loop(0).blocks, std::vector<BlockId>{1});
@@ -146,5 +146,5 @@ $L_end:
   EXPECT_FALSE(cfg.reachable(1));
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -29,13 +29,15 @@ inline std::vector<std::string> planted_defect_inputs() {
 inline std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  for (std::string l; std::getline(in, l);)
+    lines.push_back(l);
   return lines;
 }
 
 inline std::string join_lines(const std::vector<std::string>& lines) {
   std::string out;
-  for (const auto& l : lines) out += l + "\n";
+  for (const auto& l : lines)
+    out += l + "\n";
   return out;
 }
 
@@ -43,8 +45,9 @@ inline std::string join_lines(const std::vector<std::string>& lines) {
 inline std::string replace_register(const std::string& line, const std::string& reg,
                                     const std::string& with) {
   std::string escaped;
-  for (char c : reg) escaped += (c == '%' || c == '$') ? std::string(1, c) : std::string(1, c);
+  for (char c : reg)
+    escaped += (c == '%' || c == '$') ? std::string(1, c) : std::string(1, c);
   return std::regex_replace(line, std::regex(escaped + "(?![0-9A-Za-z_])"), with);
 }
 
-}  // namespace ptxkit::verifier::testing
+} // namespace ptxkit::verifier::testing

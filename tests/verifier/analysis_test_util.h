@@ -12,7 +12,6 @@
 #include "ptxkit/verifier/verify.h"
 
 #include <gtest/gtest.h>
-
 #include <memory>
 #include <set>
 #include <sstream>
@@ -108,4 +107,4 @@ inline std::string kernel(const std::string& params, const std::string& body,
          ")\n{\n" + body + "}\n";
 }
 
-}  // namespace ptxkit::verifier::testing
+} // namespace ptxkit::verifier::testing

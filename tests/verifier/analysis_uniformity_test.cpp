@@ -10,10 +10,9 @@ namespace {
 using namespace analysis;
 
 std::string uk(const std::string& body) {
-  return kernel(".param .u64 p",
-                "\t.reg .pred %p<8>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<10>;\n"
-                "\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n" +
-                    body);
+  return kernel(".param .u64 p", "\t.reg .pred %p<8>;\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<10>;\n"
+                                 "\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n" +
+                                     body);
 }
 
 struct U {
@@ -21,7 +20,8 @@ struct U {
   std::string text;
   bool def_uniform(const std::string& needle, std::uint32_t element = 0) const {
     const auto& a = *t.a;
-    return a.uniformity.is_uniform(a.values.defined_value(inst_at(a, line_of(text, needle)), 0, element));
+    return a.uniformity.is_uniform(
+        a.values.defined_value(inst_at(a, line_of(text, needle)), 0, element));
   }
 };
 
@@ -99,30 +99,29 @@ TEST(AnalysisUniformity, ShufflesAndButterflyReduction) {
   EXPECT_FALSE(u.def_uniform("shfl.sync.down.b32 %r2"));
   EXPECT_TRUE(u.def_uniform("shfl.sync.idx.b32 %r3"));
   EXPECT_FALSE(u.def_uniform("shfl.sync.idx.b32 %r4"));
-  EXPECT_FALSE(u.def_uniform("add.u32 %r17"));  // four of five butterfly steps
-  EXPECT_TRUE(u.def_uniform("add.u32 %r19"));   // complete: every lane holds the sum
+  EXPECT_FALSE(u.def_uniform("add.u32 %r17")); // four of five butterfly steps
+  EXPECT_TRUE(u.def_uniform("add.u32 %r19"));  // complete: every lane holds the sum
   EXPECT_FALSE(u.def_uniform("add.u32 %r21"));
   EXPECT_TRUE(u.def_uniform("vote.sync"));
   EXPECT_TRUE(u.def_uniform("redux.sync"));
 }
 
 TEST(AnalysisUniformity, MergeAfterDivergentBranchIsVaryingAfterUniformBranchIsNot) {
-  const std::string body =
-      "\tmov.u32 %r1, %tid.x;\n"
-      "\tmov.u32 %r2, %ctaid.x;\n"
-      "\tmov.u32 %r3, 0;\n"
-      "\tsetp.lt.u32 %p1, %r1, 16;\n"
-      "\t@%p1 bra $L_a;\n"
-      "\tmov.u32 %r3, 1;\n"
-      "$L_a:\n"
-      "\tadd.u32 %r4, %r3, 1;\n"
-      "\tmov.u32 %r5, 0;\n"
-      "\tsetp.lt.u32 %p2, %r2, 16;\n"
-      "\t@%p2 bra $L_b;\n"
-      "\tmov.u32 %r5, 1;\n"
-      "$L_b:\n"
-      "\tadd.u32 %r6, %r5, 1;\n"
-      "\tret;\n";
+  const std::string body = "\tmov.u32 %r1, %tid.x;\n"
+                           "\tmov.u32 %r2, %ctaid.x;\n"
+                           "\tmov.u32 %r3, 0;\n"
+                           "\tsetp.lt.u32 %p1, %r1, 16;\n"
+                           "\t@%p1 bra $L_a;\n"
+                           "\tmov.u32 %r3, 1;\n"
+                           "$L_a:\n"
+                           "\tadd.u32 %r4, %r3, 1;\n"
+                           "\tmov.u32 %r5, 0;\n"
+                           "\tsetp.lt.u32 %p2, %r2, 16;\n"
+                           "\t@%p2 bra $L_b;\n"
+                           "\tmov.u32 %r5, 1;\n"
+                           "$L_b:\n"
+                           "\tadd.u32 %r6, %r5, 1;\n"
+                           "\tret;\n";
   U u = run(body);
   const auto& a = *u.t.a;
   EXPECT_FALSE(u.def_uniform("add.u32 %r4"));
@@ -139,24 +138,23 @@ TEST(AnalysisUniformity, MergeAfterDivergentBranchIsVaryingAfterUniformBranchIsN
 }
 
 TEST(AnalysisUniformity, LaneVaryingExitAndTemporalDivergence) {
-  const std::string body =
-      "\tmov.u32 %r1, %tid.x;\n"
-      "\tmov.u32 %r2, 0;\n"
-      "$L_loop:\n"
-      "\tadd.u32 %r2, %r2, 1;\n"
-      "\tsetp.lt.u32 %p1, %r2, %r1;\n"
-      "\t@%p1 bra $L_loop;\n"
-      "\tst.global.u32 [%rd1], %r2;\n"
-      "\tsetp.eq.u32 %p2, %r1, 0;\n"
-      "\t@%p2 exit;\n"
-      "\tst.global.u32 [%rd1+4], %r1;\n"
-      "\tret;\n";
+  const std::string body = "\tmov.u32 %r1, %tid.x;\n"
+                           "\tmov.u32 %r2, 0;\n"
+                           "$L_loop:\n"
+                           "\tadd.u32 %r2, %r2, 1;\n"
+                           "\tsetp.lt.u32 %p1, %r2, %r1;\n"
+                           "\t@%p1 bra $L_loop;\n"
+                           "\tst.global.u32 [%rd1], %r2;\n"
+                           "\tsetp.eq.u32 %p2, %r1, 0;\n"
+                           "\t@%p2 exit;\n"
+                           "\tst.global.u32 [%rd1+4], %r1;\n"
+                           "\tret;\n";
   U u = run(body);
   const auto& a = *u.t.a;
   InstId add = inst_at(a, line_of(u.text, "add.u32 %r2"));
   InstId st = inst_at(a, line_of(u.text, "st.global.u32 [%rd1], %r2"));
-  EXPECT_TRUE(a.uniformity.is_uniform(a.values.defined_value(add)));  // same in every iteration
-  EXPECT_FALSE(a.uniformity.operand_uniform(st, 1));                  // lanes left at different trips
+  EXPECT_TRUE(a.uniformity.is_uniform(a.values.defined_value(add))); // same in every iteration
+  EXPECT_FALSE(a.uniformity.operand_uniform(st, 1)); // lanes left at different trips
   EXPECT_TRUE(a.uniformity.operand_uniform(st, 0));
   EXPECT_TRUE(a.uniformity.loop_divergent(0));
   InstId last = inst_at(a, line_of(u.text, "[%rd1+4]"));
@@ -164,8 +162,8 @@ TEST(AnalysisUniformity, LaneVaryingExitAndTemporalDivergence) {
   EXPECT_FALSE(a.uniformity.after_divergent_exit(a.cfg.block_of(st)));
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing
 
 namespace ptxkit::verifier::testing {
 namespace {
@@ -206,5 +204,5 @@ TEST(AnalysisUniformity, CallReturnValuesAreVaryingKernelParametersAreNot) {
   EXPECT_FALSE(uniform("add.u32 %r3"));
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

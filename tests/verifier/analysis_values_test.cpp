@@ -12,20 +12,18 @@ namespace {
 using namespace analysis;
 
 std::string loop_kernel(const std::string& body) {
-  return kernel(".param .u64 p",
-                "\t.reg .pred %p<4>;\n\t.reg .b32 %r<10>;\n\t.reg .f32 %f<40>;\n"
-                "\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n" +
-                    body);
+  return kernel(".param .u64 p", "\t.reg .pred %p<4>;\n\t.reg .b32 %r<10>;\n\t.reg .f32 %f<40>;\n"
+                                 "\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n" +
+                                     body);
 }
 
 TEST(AnalysisValues, MovKeepsTheValueIdentity) {
-  std::string text = loop_kernel(
-      "\tld.global.f32 %f1, [%rd1];\n"
-      "\tmov.f32 %f2, %f1;\n"
-      "\tmov.f32 %f3, %f2;\n"
-      "\tadd.f32 %f4, %f3, %f1;\n"
-      "\tst.global.f32 [%rd1], %f4;\n"
-      "\tret;\n");
+  std::string text = loop_kernel("\tld.global.f32 %f1, [%rd1];\n"
+                                 "\tmov.f32 %f2, %f1;\n"
+                                 "\tmov.f32 %f3, %f2;\n"
+                                 "\tadd.f32 %f4, %f3, %f1;\n"
+                                 "\tst.global.f32 [%rd1], %f4;\n"
+                                 "\tret;\n");
   Analyzed t = analyze(text);
   const auto& vn = t.a->values;
   InstId ld = inst_at(*t.a, line_of(text, "ld.global.f32 %f1"));
@@ -43,20 +41,19 @@ TEST(AnalysisValues, MovKeepsTheValueIdentity) {
 }
 
 // The seed's in-place update (`max.f32 %f8, %f8, %f23`) with a saved copy of the old max.
-const char* kInPlace =
-    "\tmov.f32 %f8, 0fFF800000;\n"
-    "\tmov.u32 %r1, 0;\n"
-    "$L_loop:\n"
-    "\tld.global.f32 %f23, [%rd1];\n"
-    "\tmov.f32 %f26, %f8;\n"
-    "\tmax.f32 %f8, %f8, %f23;\n"
-    "\tsub.f32 %f27, %f26, %f8;\n"
-    "\tsub.f32 %f28, %f8, %f8;\n"
-    "\tadd.u32 %r1, %r1, 1;\n"
-    "\tsetp.lt.u32 %p1, %r1, 10;\n"
-    "\t@%p1 bra $L_loop;\n"
-    "\tst.global.f32 [%rd1], %f27;\n"
-    "\tret;\n";
+const char* kInPlace = "\tmov.f32 %f8, 0fFF800000;\n"
+                       "\tmov.u32 %r1, 0;\n"
+                       "$L_loop:\n"
+                       "\tld.global.f32 %f23, [%rd1];\n"
+                       "\tmov.f32 %f26, %f8;\n"
+                       "\tmax.f32 %f8, %f8, %f23;\n"
+                       "\tsub.f32 %f27, %f26, %f8;\n"
+                       "\tsub.f32 %f28, %f8, %f8;\n"
+                       "\tadd.u32 %r1, %r1, 1;\n"
+                       "\tsetp.lt.u32 %p1, %r1, 10;\n"
+                       "\t@%p1 bra $L_loop;\n"
+                       "\tst.global.f32 [%rd1], %f27;\n"
+                       "\tret;\n";
 
 TEST(AnalysisValues, InPlaceRunningMaxBeforeAndAfterTheUpdate) {
   std::string text = loop_kernel(kInPlace);
@@ -85,19 +82,18 @@ TEST(AnalysisValues, InPlaceRunningMaxBeforeAndAfterTheUpdate) {
 
 // Triton's shape: the new max lands in a fresh register and a mov at the loop end carries it.
 TEST(AnalysisValues, TritonShapeCarriesTheNewMaxThroughAMov) {
-  std::string text = loop_kernel(
-      "\tmov.f32 %f1, 0fFF800000;\n"
-      "\tmov.u32 %r1, 0;\n"
-      "$L_loop:\n"
-      "\tld.global.f32 %f2, [%rd1];\n"
-      "\tmax.f32 %f3, %f1, %f2;\n"
-      "\tsub.f32 %f4, %f1, %f3;\n"
-      "\tmov.f32 %f1, %f3;\n"
-      "\tadd.u32 %r1, %r1, 1;\n"
-      "\tsetp.lt.u32 %p1, %r1, 10;\n"
-      "\t@%p1 bra $L_loop;\n"
-      "\tst.global.f32 [%rd1], %f4;\n"
-      "\tret;\n");
+  std::string text = loop_kernel("\tmov.f32 %f1, 0fFF800000;\n"
+                                 "\tmov.u32 %r1, 0;\n"
+                                 "$L_loop:\n"
+                                 "\tld.global.f32 %f2, [%rd1];\n"
+                                 "\tmax.f32 %f3, %f1, %f2;\n"
+                                 "\tsub.f32 %f4, %f1, %f3;\n"
+                                 "\tmov.f32 %f1, %f3;\n"
+                                 "\tadd.u32 %r1, %r1, 1;\n"
+                                 "\tsetp.lt.u32 %p1, %r1, 10;\n"
+                                 "\t@%p1 bra $L_loop;\n"
+                                 "\tst.global.f32 [%rd1], %f4;\n"
+                                 "\tret;\n");
   Analyzed t = analyze(text);
   const auto& a = *t.a;
   const auto& vn = a.values;
@@ -111,15 +107,14 @@ TEST(AnalysisValues, TritonShapeCarriesTheNewMaxThroughAMov) {
 }
 
 TEST(AnalysisValues, LoopInvariantRegisterKeepsItsIdentityAroundTheLoop) {
-  std::string text = loop_kernel(
-      "\tmov.u32 %r5, 3;\n"
-      "\tmov.u32 %r1, 0;\n"
-      "$L_loop:\n"
-      "\tmov.u32 %r5, %r5;\n"
-      "\tadd.u32 %r1, %r1, %r5;\n"
-      "\tsetp.lt.u32 %p1, %r1, 10;\n"
-      "\t@%p1 bra $L_loop;\n"
-      "\tret;\n");
+  std::string text = loop_kernel("\tmov.u32 %r5, 3;\n"
+                                 "\tmov.u32 %r1, 0;\n"
+                                 "$L_loop:\n"
+                                 "\tmov.u32 %r5, %r5;\n"
+                                 "\tadd.u32 %r1, %r1, %r5;\n"
+                                 "\tsetp.lt.u32 %p1, %r1, 10;\n"
+                                 "\t@%p1 bra $L_loop;\n"
+                                 "\tret;\n");
   Analyzed t = analyze(text);
   const auto& vn = t.a->values;
   InstId add = inst_at(*t.a, line_of(text, "add.u32 %r1"));
@@ -128,18 +123,17 @@ TEST(AnalysisValues, LoopInvariantRegisterKeepsItsIdentityAroundTheLoop) {
 }
 
 TEST(AnalysisValues, GuardedWritesAreMayDefs) {
-  std::string text = loop_kernel(
-      "\tsetp.eq.u64 %p1, %rd1, 0;\n"
-      "\tmov.u32 %r1, 1;\n"
-      "\t@%p1 mov.u32 %r1, 2;\n"
-      "\tadd.u32 %r2, %r1, 1;\n"
-      "\t@%p1 mov.u32 %r3, 5;\n"
-      "\tadd.u32 %r4, %r3, 1;\n"
-      "\t@%p1 add.u32 %r5, %r3, 1;\n"
-      "\t@%p1 mov.u32 %r6, 1;\n"
-      "\t@!%p1 mov.u32 %r6, 2;\n"
-      "\tadd.u32 %r7, %r6, 1;\n"
-      "\tret;\n");
+  std::string text = loop_kernel("\tsetp.eq.u64 %p1, %rd1, 0;\n"
+                                 "\tmov.u32 %r1, 1;\n"
+                                 "\t@%p1 mov.u32 %r1, 2;\n"
+                                 "\tadd.u32 %r2, %r1, 1;\n"
+                                 "\t@%p1 mov.u32 %r3, 5;\n"
+                                 "\tadd.u32 %r4, %r3, 1;\n"
+                                 "\t@%p1 add.u32 %r5, %r3, 1;\n"
+                                 "\t@%p1 mov.u32 %r6, 1;\n"
+                                 "\t@!%p1 mov.u32 %r6, 2;\n"
+                                 "\tadd.u32 %r7, %r6, 1;\n"
+                                 "\tret;\n");
   Analyzed t = analyze(text);
   const auto& a = *t.a;
   const auto& vn = a.values;
@@ -166,12 +160,11 @@ TEST(AnalysisValues, GuardedWritesAreMayDefs) {
 }
 
 TEST(AnalysisValues, VectorAndPairDestinationsEachGetAValue) {
-  std::string text = loop_kernel(
-      "\tld.global.v2.f32 {%f1, %f2}, [%rd1];\n"
-      "\tsetp.lt.f32 %p1|%p2, %f1, %f2;\n"
-      "\tselp.f32 %f3, %f1, %f2, %p2;\n"
-      "\tst.global.f32 [%rd1], %f3;\n"
-      "\tret;\n");
+  std::string text = loop_kernel("\tld.global.v2.f32 {%f1, %f2}, [%rd1];\n"
+                                 "\tsetp.lt.f32 %p1|%p2, %f1, %f2;\n"
+                                 "\tselp.f32 %f3, %f1, %f2, %p2;\n"
+                                 "\tst.global.f32 [%rd1], %f3;\n"
+                                 "\tret;\n");
   Analyzed t = analyze(text);
   const auto& a = *t.a;
   const auto& vn = a.values;
@@ -185,5 +178,5 @@ TEST(AnalysisValues, VectorAndPairDestinationsEachGetAValue) {
   EXPECT_EQ(vn.uses(vn.defined_value(setp, 0, 0)).size(), 0u);
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

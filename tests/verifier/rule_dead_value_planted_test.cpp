@@ -1,9 +1,9 @@
 // rule_dead_value_planted_test.cpp: planted defects for `dead-value` on real kernels: a load's
-// result (global, shared or parameter) is replaced by a constant in every instruction that reads it (the kernel loads a value
-// and computes with a constant instead); the rule must report an error at the load's line, and
-// the unmutated kernel must have no dead-value errors.
-#include "analysis_test_util.h"
+// result (global, shared or parameter) is replaced by a constant in every instruction that reads it
+// (the kernel loads a value and computes with a constant instead); the rule must report an error at
+// the load's line, and the unmutated kernel must have no dead-value errors.
 #include "analysis_planted_util.h"
+#include "analysis_test_util.h"
 
 #include <iostream>
 
@@ -34,8 +34,10 @@ TEST(RuleDeadValuePlanted, LoadsWhoseReadersUseAConstantAreReported) {
       std::set<std::uint32_t> readers;
       bool through_phi = false;
       for (const ValueUse& u : a.values.uses(v)) {
-        if (u.inst == kNoId) through_phi = true;
-        else readers.insert(a.ir.inst(u.inst).loc.line);
+        if (u.inst == kNoId)
+          through_phi = true;
+        else
+          readers.insert(a.ir.inst(u.inst).loc.line);
       }
       if (through_phi || readers.empty()) continue;
       ++tried;
@@ -43,7 +45,8 @@ TEST(RuleDeadValuePlanted, LoadsWhoseReadersUseAConstantAreReported) {
       std::string reg = a.ir.reg_name(d.reg);
       std::string constant = reg.rfind("%f", 0) == 0 ? "0f3F800000" : "1";
       std::vector<std::string> lines = split_lines(text);
-      for (std::uint32_t l : readers) lines[l - 1] = replace_register(lines[l - 1], reg, constant);
+      for (std::uint32_t l : readers)
+        lines[l - 1] = replace_register(lines[l - 1], reg, constant);
       FileReport r = verify_one(join_lines(lines), "dead-value", input);
       bool found = false;
       for (const Finding& f : r.findings)
@@ -57,5 +60,5 @@ TEST(RuleDeadValuePlanted, LoadsWhoseReadersUseAConstantAreReported) {
   EXPECT_GE(planted, 8u);
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -98,7 +98,8 @@ TEST(RuleDeadValue, DebugBuildsAndStackReloadsOnlyWarn) {
   FileReport opt = verify_one(kernel("", body), kRule);
   // The reload, and the address computation that only feeds it: all warnings.
   ASSERT_EQ(opt.findings.size(), 3u);
-  for (const Finding& f : opt.findings) EXPECT_EQ(f.severity, Severity::kWarning) << f.instruction;
+  for (const Finding& f : opt.findings)
+    EXPECT_EQ(f.severity, Severity::kWarning) << f.instruction;
   EXPECT_EQ(opt.findings[2].message, "the value loaded into %f1 is never used");
   EXPECT_EQ(opt.findings[0].message, "the result %rd2 only feeds results that are never used");
   const std::string global = "\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n"
@@ -106,10 +107,12 @@ TEST(RuleDeadValue, DebugBuildsAndStackReloadsOnlyWarn) {
   // The dead load and the parameter load that only feeds its address.
   FileReport dbg = verify_one(kernel(".param .u64 p", global, "sm_90, debug"), kRule);
   ASSERT_EQ(dbg.findings.size(), 2u);
-  for (const Finding& f : dbg.findings) EXPECT_EQ(f.severity, Severity::kWarning);
+  for (const Finding& f : dbg.findings)
+    EXPECT_EQ(f.severity, Severity::kWarning);
   FileReport rel = verify_one(kernel(".param .u64 p", global), kRule);
   ASSERT_EQ(rel.findings.size(), 2u);
-  for (const Finding& f : rel.findings) EXPECT_EQ(f.severity, Severity::kError);
+  for (const Finding& f : rel.findings)
+    EXPECT_EQ(f.severity, Severity::kError);
 }
 
 TEST(RuleDeadValue, EmptyKernelIsNotApplicable) {
@@ -119,5 +122,5 @@ TEST(RuleDeadValue, EmptyKernelIsNotApplicable) {
   EXPECT_EQ(r.rules[0].sites, 0u);
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -2,8 +2,8 @@
 // kernels: delete the only definition of a register that is read later (a lost definition, as a
 // builder that forgets to emit an initialisation produces); the rule must report an error at
 // exactly the lines that read it, and the unmutated kernel must be clean.
-#include "analysis_test_util.h"
 #include "analysis_planted_util.h"
+#include "analysis_test_util.h"
 
 #include <iostream>
 
@@ -57,5 +57,5 @@ TEST(RuleUndefinedRegisterPlanted, DeletedDefinitionsAreReportedAtEveryRead) {
   EXPECT_GE(planted, 10u);
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

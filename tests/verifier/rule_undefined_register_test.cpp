@@ -96,7 +96,7 @@ TEST(RuleUndefinedRegister, NeverWrittenIsAnErrorPartiallyWrittenIsAWarning) {
     if (f.location.line == partial) {
       saw_partial = true;
       EXPECT_EQ(f.severity, Severity::kWarning);
-      ASSERT_EQ(f.related.size(), 1u);  // both sides: the guarded write
+      ASSERT_EQ(f.related.size(), 1u); // both sides: the guarded write
       EXPECT_EQ(f.related[0].location.line, line_of(kCases, "@%p1 mov.u32 %r4, 1"));
       EXPECT_EQ(f.related[0].message, "defines %r4 only when %p1 holds");
       EXPECT_EQ(f.related[0].instruction, "@%p1 mov.u32 %r4, 1;");
@@ -109,23 +109,23 @@ TEST(RuleUndefinedRegister, NeverWrittenIsAnErrorPartiallyWrittenIsAWarning) {
 }
 
 TEST(RuleUndefinedRegister, CleanKernelPassesWithSites) {
-  const std::string text = kernel(".param .u64 p",
-                                  "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n"
-                                  "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
-                                  "\tst.global.u32 [%rd1], %r1;\n\tret;\n");
+  const std::string text =
+      kernel(".param .u64 p", "\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n"
+                              "\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n"
+                              "\tst.global.u32 [%rd1], %r1;\n\tret;\n");
   FileReport r = verify_one(text, kRule);
   EXPECT_TRUE(r.findings.empty());
   EXPECT_EQ(r.rules[0].outcome, RuleOutcome::kPass);
-  EXPECT_EQ(r.rules[0].sites, 2u);  // the two register reads of the st
+  EXPECT_EQ(r.rules[0].sites, 2u); // the two register reads of the st
 }
 
 TEST(RuleUndefinedRegister, DebugBuildsOnlyWarn) {
-  const std::string text = kernel("", "\t.reg .b32 %r<4>;\n\tadd.u32 %r1, %r2, 1;\n\tret;\n",
-                                  "sm_90, debug");
+  const std::string text =
+      kernel("", "\t.reg .b32 %r<4>;\n\tadd.u32 %r1, %r2, 1;\n\tret;\n", "sm_90, debug");
   FileReport r = verify_one(text, kRule);
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].severity, Severity::kWarning);
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -8,11 +8,10 @@
 #include "ptxkit/verifier/report.h"
 #include "ptxkit/verifier/verify.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,7 +61,9 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Corpus, VerifyCorpus, ::testing::ValuesIn(corpus_files()), test_name);
 
-TEST(VerifyCorpusPresence, CorpusIsUnpacked) { EXPECT_GE(corpus_files().size(), 10u); }
+TEST(VerifyCorpusPresence, CorpusIsUnpacked) {
+  EXPECT_GE(corpus_files().size(), 10u);
+}
 
-}  // namespace
-}  // namespace ptxkit::verifier
+} // namespace
+} // namespace ptxkit::verifier

@@ -2,16 +2,15 @@
 // VerifiedPtx carrying exactly the verified text and its module; a parse error or any error
 // finding yields a LoadRefusal listing the diagnostics; warnings do not refuse.
 #include "analysis_test_util.h"
-
 #include "ptxkit/verifier/verified_ptx.h"
 
 namespace ptxkit::verifier::testing {
 namespace {
 
 TEST(VerifyLoad, CleanPtxIsVerified) {
-  std::string ptx = kernel(".param .u64 p",
-                           "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n"
-                           "\tmov.u32 %r1, %tid.x;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n");
+  std::string ptx =
+      kernel(".param .u64 p", "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n"
+                              "\tmov.u32 %r1, %tid.x;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n");
   auto v = verify_for_load(ptx, "clean.ptx");
   ASSERT_TRUE(v.ok()) << (v.ok() ? "" : v.error().message);
   EXPECT_EQ(v->text(), ptx);
@@ -23,9 +22,9 @@ TEST(VerifyLoad, CleanPtxIsVerified) {
 }
 
 TEST(VerifyLoad, ErrorFindingsRefuse) {
-  std::string ptx = kernel(".param .u64 p",
-                           "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n"
-                           "\tst.global.u32 [%rd1], %r2;\n\tret;\n");
+  std::string ptx =
+      kernel(".param .u64 p", "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n"
+                              "\tst.global.u32 [%rd1], %r2;\n\tret;\n");
   auto v = verify_for_load(ptx, "bad.ptx");
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.error().message, "1 verifier error in bad.ptx");
@@ -50,5 +49,5 @@ TEST(VerifyLoad, ParseErrorsRefuse) {
   EXPECT_EQ(v.error().diagnostics[0].rfind("junk.ptx:3:", 0), 0u) << v.error().diagnostics[0];
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -2,12 +2,10 @@
 // then the instructions involved and the .loc source line), JSON exactly as CLI.md (plus extra
 // keys), and SARIF 2.1.0 with rules, results, locations and related locations.
 #include "analysis_test_util.h"
-
 #include "ptxkit/verifier/report.h"
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace ptxkit::verifier::testing {
 namespace {
@@ -134,7 +132,8 @@ TEST(VerifyReport, SourceLineIsReadFromTheFileNamedByDotFile) {
   std::string cu = dir + "/verify_report_src.cu";
   {
     std::ofstream out(cu);
-    for (int i = 1; i <= 50; ++i) out << "  line " << i << "\n";
+    for (int i = 1; i <= 50; ++i)
+      out << "  line " << i << "\n";
   }
   std::string text = kText;
   text.replace(text.find("/nonexistent/k.cu"), 17, cu);
@@ -147,5 +146,5 @@ TEST(VerifyReport, SourceLineIsReadFromTheFileNamedByDotFile) {
   EXPECT_NE(format_text({r}).find(cu + ":42:7: line 42"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -8,13 +8,12 @@
 // the best of three.
 #include "ptxkit/verifier/verify.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 #include <string>
 
@@ -71,13 +70,12 @@ TEST(VerifySpeed, LargestCorpusFileVerifiesTenTimesFasterThanPtxas) {
   double ptxas_s = std::chrono::duration<double>(clock::now() - t0).count();
   ASSERT_EQ(rc, 0) << cmd;
   double ratio = ptxas_s / verify_s;
-  std::cout << "[ speed ] " << largest.filename() << " (" << size << " bytes): verify "
-            << verify_s << " s, ptxas -arch=" << arch << " " << ptxas_s << " s, ratio " << ratio
-            << "x\n";
+  std::cout << "[ speed ] " << largest.filename() << " (" << size << " bytes): verify " << verify_s
+            << " s, ptxas -arch=" << arch << " " << ptxas_s << " s, ratio " << ratio << "x\n";
 #ifdef NDEBUG
   EXPECT_GE(ratio, 10.0);
 #endif
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier
+} // namespace
+} // namespace ptxkit::verifier

@@ -15,7 +15,8 @@ Cfg::Cfg(const FunctionIR& ir) : ir_(&ir) {
   for (InstId i = 0; i < n; ++i) {
     const InstInfo& info = ir.info(i);
     if (info.control != ControlKind::kNone) leader[i + 1] = 1;
-    for (const InstId* t = ir.targets_begin(i); t != ir.targets_end(i); ++t) leader[*t] = 1;
+    for (const InstId* t = ir.targets_begin(i); t != ir.targets_end(i); ++t)
+      leader[*t] = 1;
   }
   block_of_.assign(n, kNoId);
   for (InstId i = 0; i < n; ++i) {
@@ -25,9 +26,7 @@ Cfg::Cfg(const FunctionIR& ir) : ir_(&ir) {
   }
   if (blocks_.empty()) blocks_.push_back({0, 0, {}, {}, true});
 
-  auto block_at = [&](InstId target) -> BlockId {
-    return target >= n ? kNoId : block_of_[target];
-  };
+  auto block_at = [&](InstId target) -> BlockId { return target >= n ? kNoId : block_of_[target]; };
   auto add_edge = [&](BlockId from, BlockId to) {
     if (to == kNoId) {
       blocks_[from].exits = true;
@@ -57,8 +56,11 @@ Cfg::Cfg(const FunctionIR& ir) : ir_(&ir) {
       break;
     case ControlKind::kReturn:
     case ControlKind::kExit:
-    case ControlKind::kTrap: blocks_[b].exits = true; break;
-    case ControlKind::kNone: break;
+    case ControlKind::kTrap:
+      blocks_[b].exits = true;
+      break;
+    case ControlKind::kNone:
+      break;
     }
     if (falls_through) add_edge(b, block_at(bb.end));
   }
@@ -84,16 +86,18 @@ Cfg::Cfg(const FunctionIR& ir) : ir_(&ir) {
     }
   }
   rpo_.assign(post.rbegin(), post.rend());
-  for (std::uint32_t k = 0; k < rpo_.size(); ++k) rpo_index_[rpo_[k]] = k;
+  for (std::uint32_t k = 0; k < rpo_.size(); ++k)
+    rpo_index_[rpo_[k]] = k;
 }
 
 void Cfg::print(std::ostream& os) const {
   for (BlockId b = 0; b < blocks_.size(); ++b) {
     os << 'B' << b << " [" << blocks_[b].begin << ',' << blocks_[b].end << ") ->";
-    for (BlockId s : blocks_[b].succs) os << " B" << s;
+    for (BlockId s : blocks_[b].succs)
+      os << " B" << s;
     if (blocks_[b].exits) os << " exit";
     os << '\n';
   }
 }
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

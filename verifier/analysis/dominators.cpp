@@ -11,13 +11,16 @@ DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
                              const std::vector<std::vector<std::uint32_t>>& preds,
                              const std::vector<std::uint32_t>& rpo)
     : root_(root), idom_(n, kNoId), children_(n), frontier_(n), pre_(n, 0), post_(n, 0) {
-  std::vector<std::uint32_t> order(n, kNoId);  // position in rpo
-  for (std::uint32_t k = 0; k < rpo.size(); ++k) order[rpo[k]] = k;
+  std::vector<std::uint32_t> order(n, kNoId); // position in rpo
+  for (std::uint32_t k = 0; k < rpo.size(); ++k)
+    order[rpo[k]] = k;
   idom_[root] = root;
   auto intersect = [&](std::uint32_t a, std::uint32_t b) {
     while (a != b) {
-      while (order[a] > order[b]) a = idom_[a];
-      while (order[b] > order[a]) b = idom_[b];
+      while (order[a] > order[b])
+        a = idom_[a];
+      while (order[b] > order[a])
+        b = idom_[b];
     }
     return a;
   };
@@ -60,7 +63,8 @@ DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
 
   for (std::uint32_t v : rpo) {
     std::uint32_t live_preds = 0;
-    for (std::uint32_t p : preds[v]) live_preds += idom_[p] != kNoId;
+    for (std::uint32_t p : preds[v])
+      live_preds += idom_[p] != kNoId;
     if (live_preds < 2) continue;
     for (std::uint32_t p : preds[v]) {
       if (idom_[p] == kNoId) continue;
@@ -75,7 +79,8 @@ DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
 
 DominatorTree dominators(const Cfg& cfg) {
   std::vector<std::vector<std::uint32_t>> preds(cfg.size());
-  for (BlockId b = 0; b < cfg.size(); ++b) preds[b] = cfg.block(b).preds;
+  for (BlockId b = 0; b < cfg.size(); ++b)
+    preds[b] = cfg.block(b).preds;
   return DominatorTree(cfg.size(), cfg.entry(), preds, cfg.rpo());
 }
 
@@ -91,7 +96,8 @@ DominatorTree post_dominators(const Cfg& cfg) {
   };
   for (BlockId b = 0; b < n; ++b) {
     if (!cfg.reachable(b)) continue;
-    for (BlockId s : cfg.block(b).succs) add(s, b);
+    for (BlockId s : cfg.block(b).succs)
+      add(s, b);
     if (cfg.block(b).exits) add(exit, b);
   }
   auto reverse_rpo = [&]() {
@@ -126,4 +132,4 @@ DominatorTree post_dominators(const Cfg& cfg) {
   return DominatorTree(n + 1, exit, rpreds, rpo);
 }
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

@@ -17,11 +17,34 @@ bool writes_first_operand(const Instruction& inst) {
   if (op == "bar" || op == "barrier") return inst.has_modifier("red");
   if (op == "tcgen05") return inst.has_modifier("ld");
   static constexpr std::string_view kNoDef[] = {
-      "bra",       "brx",        "call",     "ret",       "exit",      "trap",
-      "brkpt",     "nanosleep",  "stackrestore", "pmevent", "setmaxnreg", "membar",
-      "fence",     "griddepcontrol", "st",   "red",       "prefetch",  "prefetchu",
-      "cp",        "sust",       "sured",    "discard",   "applypriority", "tensormap",
-      "multimem",  "wmma",       "stmatrix", "mbarrier",
+      "bra",
+      "brx",
+      "call",
+      "ret",
+      "exit",
+      "trap",
+      "brkpt",
+      "nanosleep",
+      "stackrestore",
+      "pmevent",
+      "setmaxnreg",
+      "membar",
+      "fence",
+      "griddepcontrol",
+      "st",
+      "red",
+      "prefetch",
+      "prefetchu",
+      "cp",
+      "sust",
+      "sured",
+      "discard",
+      "applypriority",
+      "tensormap",
+      "multimem",
+      "wmma",
+      "stmatrix",
+      "mbarrier",
   };
   for (std::string_view n : kNoDef) {
     if (op != n) continue;
@@ -35,7 +58,9 @@ bool writes_first_operand(const Instruction& inst) {
   return true;
 }
 
-std::string instruction_text(const Instruction& inst) { return print_instruction(inst); }
+std::string instruction_text(const Instruction& inst) {
+  return print_instruction(inst);
+}
 
 struct FunctionIRBuilder {
   FunctionIR& ir;
@@ -46,7 +71,8 @@ struct FunctionIRBuilder {
     auto& table = ir.scopes_[scope];
     RegId base = static_cast<RegId>(ir.regs_.size());
     if (d.has_range) {
-      for (std::uint32_t k = 0; k < d.range; ++k) ir.regs_.push_back({&d, k, is_param});
+      for (std::uint32_t k = 0; k < d.range; ++k)
+        ir.regs_.push_back({&d, k, is_param});
       table.ranged[d.name] = base;
     } else {
       ir.regs_.push_back({&d, kNoId, is_param});
@@ -80,8 +106,8 @@ struct FunctionIRBuilder {
   }
 
   template <class Map>
-  const typename Map::mapped_type* lookup(Map FunctionIR::ScopeTable::*member, std::string_view name,
-                                          std::uint32_t scope) const {
+  const typename Map::mapped_type* lookup(Map FunctionIR::ScopeTable::*member,
+                                          std::string_view name, std::uint32_t scope) const {
     for (std::uint32_t s = scope; s != kNoId; s = ir.scopes_[s].parent) {
       const auto& m = ir.scopes_[s].*member;
       auto it = m.find(name);
@@ -104,7 +130,9 @@ struct FunctionIRBuilder {
   void add_operand(InstId i, const Operand& op, std::uint16_t index, bool def) {
     switch (op.kind) {
     case OperandKind::kRegister:
-    case OperandKind::kSymbol: add_mention(i, op, index, 0, def); break;
+    case OperandKind::kSymbol:
+      add_mention(i, op, index, 0, def);
+      break;
     case OperandKind::kVector:
     case OperandKind::kPair:
     case OperandKind::kParenList: {
@@ -128,7 +156,8 @@ struct FunctionIRBuilder {
       std::uint16_t j = 1;
       for (const Operand& e : op.elements()) {
         if (e.kind == OperandKind::kVector || e.kind == OperandKind::kAddress) {
-          for (const Operand& c : e.elements()) add_mention(i, c, index, j, false);
+          for (const Operand& c : e.elements())
+            add_mention(i, c, index, j, false);
         } else {
           add_mention(i, e, index, j, false);
         }
@@ -136,7 +165,8 @@ struct FunctionIRBuilder {
       }
       break;
     }
-    default: break;
+    default:
+      break;
     }
   }
 
@@ -156,7 +186,8 @@ struct FunctionIRBuilder {
     } else if (info.control == ControlKind::kIndirect && inst.operands.size() >= 2) {
       if (const Directive* const* table =
               lookup(&FunctionIR::ScopeTable::tables, inst.operands[1].text(), info.scope)) {
-        for (std::string_view l : (*table)->args) add_label(l);
+        for (std::string_view l : (*table)->args)
+          add_label(l);
       } else {
         ++ir.unresolved_targets_;
       }
@@ -168,11 +199,16 @@ struct FunctionIRBuilder {
     InstInfo& info = ir.insts_[i];
     const Instruction& inst = *info.inst;
     std::string_view op = inst.opcode;
-    if (op == "bra") info.control = ControlKind::kBranch;
-    else if (op == "brx") info.control = ControlKind::kIndirect;
-    else if (op == "ret") info.control = ControlKind::kReturn;
-    else if (op == "exit") info.control = ControlKind::kExit;
-    else if (op == "trap") info.control = ControlKind::kTrap;
+    if (op == "bra")
+      info.control = ControlKind::kBranch;
+    else if (op == "brx")
+      info.control = ControlKind::kIndirect;
+    else if (op == "ret")
+      info.control = ControlKind::kReturn;
+    else if (op == "exit")
+      info.control = ControlKind::kExit;
+    else if (op == "trap")
+      info.control = ControlKind::kTrap;
     if (!inst.guard.empty()) {
       info.guard = ir.resolve(inst.guard, info.scope);
       info.guard_negated = inst.guard_negated;
@@ -204,12 +240,14 @@ FunctionIR::FunctionIR(const Function& fn) : fn_(&fn) {
     if (r.space == StateSpace::kReg) b.add_decl(r, 0, false);
   b.collect(fn.body, 0);
   mentions_.reserve(insts_.size() * 3);
-  for (InstId i = 0; i < size(); ++i) b.resolve(i);
+  for (InstId i = 0; i < size(); ++i)
+    b.resolve(i);
 }
 
 RegId FunctionIR::resolve(std::string_view name, std::uint32_t scope) const {
   std::size_t digits = name.size();
-  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+    --digits;
   for (std::uint32_t s = scope; s != kNoId; s = scopes_[s].parent) {
     const ScopeTable& t = scopes_[s];
     if (auto it = t.plain.find(name); it != t.plain.end()) return it->second;
@@ -234,4 +272,4 @@ std::string FunctionIR::reg_name(RegId r) const {
   return s;
 }
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

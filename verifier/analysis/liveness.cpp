@@ -25,4 +25,4 @@ Liveness::Liveness(const Cfg& cfg) {
   result_ = solve_backward(cfg, a);
 }
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

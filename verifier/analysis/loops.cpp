@@ -51,17 +51,21 @@ LoopInfo::LoopInfo(const Cfg& cfg, const DominatorTree& dom) : innermost_(cfg.si
         break;
       }
     }
-    for (BlockId b : loops_[l].blocks) innermost_[b] = l;  // later (inner) loops overwrite
+    for (BlockId b : loops_[l].blocks)
+      innermost_[b] = l; // later (inner) loops overwrite
   }
 }
 
 LoopId LoopInfo::loop_with_header(BlockId b) const {
   LoopId l = innermost_[b];
-  while (l != kNoId && loops_[l].header != b) l = loops_[l].parent;
+  while (l != kNoId && loops_[l].header != b)
+    l = loops_[l].parent;
   return l;
 }
 
-bool LoopInfo::contains(LoopId l, BlockId b) const { return member_[l].test(b); }
+bool LoopInfo::contains(LoopId l, BlockId b) const {
+  return member_[l].test(b);
+}
 
 bool LoopInfo::is_back_edge(BlockId from, BlockId to) const {
   LoopId l = loop_with_header(to);
@@ -70,4 +74,4 @@ bool LoopInfo::is_back_edge(BlockId from, BlockId to) const {
   return std::find(lat.begin(), lat.end(), from) != lat.end();
 }
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

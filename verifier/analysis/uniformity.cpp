@@ -26,16 +26,17 @@ std::string_view access_space(const Instruction& inst) {
 }
 
 bool writes_memory(const Instruction& inst) {
-  static constexpr std::string_view kWriters[] = {"st",       "atom",     "red",   "cp",
-                                                  "sust",     "sured",    "stmatrix", "multimem",
-                                                  "tensormap", "tcgen05"};
+  static constexpr std::string_view kWriters[] = {
+      "st", "atom", "red", "cp", "sust", "sured", "stmatrix", "multimem", "tensormap", "tcgen05"};
   if (inst.opcode == "wmma") return inst.has_modifier("store");
   return std::find(std::begin(kWriters), std::end(kWriters), inst.opcode) != std::end(kWriters);
 }
 
-bool is_pow2(std::int64_t k) { return k > 0 && k < 32 && (k & (k - 1)) == 0; }
+bool is_pow2(std::int64_t k) {
+  return k > 0 && k < 32 && (k & (k - 1)) == 0;
+}
 
-}  // namespace
+} // namespace
 
 bool Uniformity::special_register_uniform(std::string_view name) {
   static constexpr std::string_view kVarying[] = {"%tid",   "%laneid",      "%lanemask",
@@ -54,13 +55,12 @@ struct UniformityBuilder {
   const LoopInfo& loops;
   bool is_func;
   bool writes_global = false, writes_shared = false;
-  std::vector<std::int32_t> bfly_mask;  // per value: -1 unknown
+  std::vector<std::int32_t> bfly_mask; // per value: -1 unknown
 
   UniformityBuilder(Uniformity& u_, const ValueNumbering& vn_, const DominatorTree& pdom_,
                     const LoopInfo& loops_)
       : u(u_), vn(vn_), ir(vn_.ir()), cfg(vn_.cfg()), pdom(pdom_), loops(loops_),
-        is_func(vn_.ir().function().kind == FunctionKind::kFunc),
-        bfly_mask(vn_.size(), -1) {}
+        is_func(vn_.ir().function().kind == FunctionKind::kFunc), bfly_mask(vn_.size(), -1) {}
 
   bool varying_use(ValueId v, InstId at) const {
     return v != kNoId && u.varying_at(v, cfg.block_of(at));
@@ -84,8 +84,7 @@ struct UniformityBuilder {
         return true;
       if (op.kind == OperandKind::kVector || op.kind == OperandKind::kParenList)
         for (const Operand& e : op.elements())
-          if (e.kind == OperandKind::kSpecialReg &&
-              !Uniformity::special_register_uniform(e.text()))
+          if (e.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(e.text()))
             return true;
     }
     const InstInfo& info = ir.info(i);
@@ -136,12 +135,12 @@ struct UniformityBuilder {
     if (space == "param") {
       // Only the kernel's own parameters are the same in every thread: `.param` variables
       // declared in the body carry per-thread call arguments and return values.
-      if (is_func || inst.operands.size() < 2 ||
-          inst.operands[1].kind != OperandKind::kAddress)
+      if (is_func || inst.operands.size() < 2 || inst.operands[1].kind != OperandKind::kAddress)
         return true;
       std::string_view base = inst.operands[1].text();
       bool kernel_param = false;
-      for (const VarDecl& p : ir.function().params) kernel_param = kernel_param || p.name == base;
+      for (const VarDecl& p : ir.function().params)
+        kernel_param = kernel_param || p.name == base;
       if (!kernel_param) return true;
     }
     bool address_varying = false;
@@ -158,7 +157,7 @@ struct UniformityBuilder {
   bool def_varying(ValueId v) {
     const ValueInfo& x = vn.info(v);
     InstId i = x.inst;
-    if (x.fresh != kNoId) return varying_use(x.fresh, i);  // a copy
+    if (x.fresh != kNoId) return varying_use(x.fresh, i); // a copy
     const Instruction& inst = ir.inst(i);
     std::string_view op = inst.opcode;
     const Mention& dm = ir.mention(x.mention);
@@ -181,8 +180,10 @@ struct UniformityBuilder {
   bool evaluate(ValueId v) {
     const ValueInfo& x = vn.info(v);
     switch (x.kind) {
-    case ValueKind::kUndef: return false;
-    case ValueKind::kParam: return is_func;
+    case ValueKind::kUndef:
+      return false;
+    case ValueKind::kParam:
+      return is_func;
     case ValueKind::kGuarded:
       return u.varying_[x.pred] || u.varying_[x.fresh] || u.varying_[x.prior];
     case ValueKind::kPhi: {
@@ -192,7 +193,8 @@ struct UniformityBuilder {
       // phi_incoming gives leaders; also check the raw incoming values.
       return false;
     }
-    case ValueKind::kDef: return def_varying(v);
+    case ValueKind::kDef:
+      return def_varying(v);
     }
     return false;
   }
@@ -239,7 +241,7 @@ struct UniformityBuilder {
       if (info.control == ControlKind::kIndirect && operand_varying(t, 0)) divergent = true;
       if (info.control == ControlKind::kBranch && cfg.block(b).succs.size() < 2 &&
           !cfg.block(b).exits)
-        divergent = false;  // both ways lead to the same block
+        divergent = false; // both ways lead to the same block
       if (!divergent) continue;
       u.divergent_branch_[b] = 1;
       changed = true;
@@ -256,10 +258,10 @@ struct UniformityBuilder {
   // blocks; those reached from two different successors (stop included) are joins.
   void mark_regions(BlockId c) {
     const std::uint32_t n = cfg.size();
-    std::uint32_t stop = pdom.idom(c);  // n (the virtual exit) or kNoId: never reconverges
+    std::uint32_t stop = pdom.idom(c); // n (the virtual exit) or kNoId: never reconverges
     InstId t = cfg.terminator(c);
-    bool exit_kind = ir.info(t).control == ControlKind::kReturn ||
-                     ir.info(t).control == ControlKind::kExit;
+    bool exit_kind =
+        ir.info(t).control == ControlKind::kReturn || ir.info(t).control == ControlKind::kExit;
     if (count.size() != n) {
       count.assign(n, 0);
       stamp.assign(n, 0);
@@ -344,11 +346,12 @@ bool Uniformity::operand_uniform(InstId inst, std::uint32_t operand, std::uint32
   const InstInfo& info = ir.info(inst);
   for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
     const Mention& mm = ir.mention(m);
-    if (!mm.is_def && mm.operand == operand && (mm.element == element || op.kind == OperandKind::kAddress) &&
+    if (!mm.is_def && mm.operand == operand &&
+        (mm.element == element || op.kind == OperandKind::kAddress) &&
         varying_at(vn_->ssa_use(m), ub))
       return false;
   }
   return true;
 }
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

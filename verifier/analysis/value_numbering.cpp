@@ -25,7 +25,7 @@ bool is_register_copy(const FunctionIR& ir, InstId i) {
   return defs == 1 && uses == 1;
 }
 
-}  // namespace
+} // namespace
 
 struct SsaBuilder {
   ValueNumbering& vn;
@@ -33,9 +33,9 @@ struct SsaBuilder {
   const FunctionIR& ir;
   const DominatorTree& dom;
   const Liveness& live;
-  std::vector<std::vector<ValueId>> phis;  // per block
-  std::vector<std::vector<ValueId>> stacks;  // per register: current value
-  std::vector<ValueId> undef_of;             // per register, lazily
+  std::vector<std::vector<ValueId>> phis;   // per block
+  std::vector<std::vector<ValueId>> stacks; // per register: current value
+  std::vector<ValueId> undef_of;            // per register, lazily
 
   ValueId add(ValueInfo v) {
     vn.values_.push_back(v);
@@ -97,7 +97,8 @@ struct SsaBuilder {
       for (ValueId p : phis[b]) {
         auto& v = vn.values_[p];
         v.phi_begin = static_cast<std::uint32_t>(vn.incoming_.size());
-        for (BlockId pred : cfg.block(b).preds) vn.incoming_.push_back({pred, kNoId});
+        for (BlockId pred : cfg.block(b).preds)
+          vn.incoming_.push_back({pred, kNoId});
         v.phi_end = static_cast<std::uint32_t>(vn.incoming_.size());
       }
   }
@@ -125,7 +126,8 @@ struct SsaBuilder {
       vn.guard_[i] = pred;
       for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
         const Mention& mm = ir.mention(m);
-        if (!mm.is_def) vn.mention_value_[m] = refine_for_guard(current(mm.reg), pred, info.guard_negated);
+        if (!mm.is_def)
+          vn.mention_value_[m] = refine_for_guard(current(mm.reg), pred, info.guard_negated);
       }
       bool copy = is_register_copy(ir, i);
       for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
@@ -155,7 +157,7 @@ struct SsaBuilder {
           g.negated = info.guard_negated;
           const ValueInfo& prev = vn.values_[g.prior];
           if (prev.kind == ValueKind::kGuarded && prev.pred == pred && prev.negated != g.negated)
-            g.prior = prev.fresh;  // `@p x = a; @!p x = b;`: defined on both paths
+            g.prior = prev.fresh; // `@p x = a; @!p x = b;`: defined on both paths
           val = add(g);
         }
         vn.mention_value_[m] = val;
@@ -204,7 +206,8 @@ struct SsaBuilder {
 
   ValueId find(ValueId v) {
     ValueId root = v;
-    while (vn.leader_[root] != root) root = vn.leader_[root];
+    while (vn.leader_[root] != root)
+      root = vn.leader_[root];
     while (vn.leader_[v] != root) {
       ValueId next = vn.leader_[v];
       vn.leader_[v] = root;
@@ -216,14 +219,16 @@ struct SsaBuilder {
   void number_values() {
     const std::uint32_t n = vn.size();
     vn.leader_.resize(n);
-    for (ValueId v = 0; v < n; ++v) vn.leader_[v] = v;
+    for (ValueId v = 0; v < n; ++v)
+      vn.leader_[v] = v;
     for (ValueId v = 0; v < n; ++v) {
       const ValueInfo& x = vn.values_[v];
       if (x.kind == ValueKind::kDef && x.fresh != kNoId) vn.leader_[v] = x.fresh;
     }
     // Trivial phis, to a fixed point (each phi is folded at most once).
     std::vector<ValueId> all_phis;
-    for (const auto& ps : phis) all_phis.insert(all_phis.end(), ps.begin(), ps.end());
+    for (const auto& ps : phis)
+      all_phis.insert(all_phis.end(), ps.begin(), ps.end());
     bool changed = true;
     while (changed) {
       changed = false;
@@ -246,7 +251,8 @@ struct SsaBuilder {
         }
       }
     }
-    for (ValueId v = 0; v < n; ++v) find(v);
+    for (ValueId v = 0; v < n; ++v)
+      find(v);
   }
 
   void build_uses() {
@@ -325,7 +331,8 @@ std::vector<PhiIncoming> ValueNumbering::phi_incoming(ValueId phi) const {
   const ValueInfo& x = values_[phi];
   if (x.kind != ValueKind::kPhi) return out;
   for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k)
-    if (incoming_[k].value != kNoId) out.push_back({incoming_[k].pred, leader_[incoming_[k].value]});
+    if (incoming_[k].value != kNoId)
+      out.push_back({incoming_[k].pred, leader_[incoming_[k].value]});
   return out;
 }
 
@@ -359,15 +366,22 @@ ReachingDefs ValueNumbering::reaching_defs(std::uint32_t m) const {
     seen[v] = 1;
     const ValueInfo& x = values_[v];
     switch (x.kind) {
-    case ValueKind::kUndef: r.undefined = true; break;
-    case ValueKind::kParam: r.parameter = true; break;
-    case ValueKind::kDef: r.sites.push_back(x.inst); break;
+    case ValueKind::kUndef:
+      r.undefined = true;
+      break;
+    case ValueKind::kParam:
+      r.parameter = true;
+      break;
+    case ValueKind::kDef:
+      r.sites.push_back(x.inst);
+      break;
     case ValueKind::kGuarded:
       r.sites.push_back(x.inst);
       work.push_back(x.prior);
       break;
     case ValueKind::kPhi:
-      for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k) work.push_back(incoming_[k].value);
+      for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k)
+        work.push_back(incoming_[k].value);
       break;
     }
   }
@@ -384,12 +398,22 @@ void ValueNumbering::print_value(std::ostream& os, ValueId v) const {
   const ValueInfo& x = values_[v];
   std::string reg = x.reg == kNoId ? "?" : ir().reg_name(x.reg);
   switch (x.kind) {
-  case ValueKind::kUndef: os << "undef(" << reg << ')'; break;
-  case ValueKind::kParam: os << "param(" << reg << ')'; break;
-  case ValueKind::kDef: os << reg << '@' << x.inst; break;
-  case ValueKind::kGuarded: os << "guarded(" << reg << ")@" << x.inst; break;
-  case ValueKind::kPhi: os << "phi(" << reg << ")@B" << x.block; break;
+  case ValueKind::kUndef:
+    os << "undef(" << reg << ')';
+    break;
+  case ValueKind::kParam:
+    os << "param(" << reg << ')';
+    break;
+  case ValueKind::kDef:
+    os << reg << '@' << x.inst;
+    break;
+  case ValueKind::kGuarded:
+    os << "guarded(" << reg << ")@" << x.inst;
+    break;
+  case ValueKind::kPhi:
+    os << "phi(" << reg << ")@B" << x.block;
+    break;
   }
 }
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

@@ -4,7 +4,6 @@
 // Each finding also carries "col", "instruction", "related" and, with .loc, "source": scripts
 // reading only the CLI.md keys are unaffected.
 #include "ptxkit/verifier/report.h"
-
 #include "report/json_escape_p.h"
 
 namespace ptxkit::verifier {
@@ -18,7 +17,7 @@ std::string source_json(const SourcePosition& s) {
          ", \"col\": " + std::to_string(s.col) + ", \"text\": " + json_quote(s.text) + "}";
 }
 
-}  // namespace
+} // namespace
 
 std::string format_json(const std::vector<FileReport>& reports) {
   std::string out = "{\"files\": [";
@@ -31,8 +30,9 @@ std::string format_json(const std::vector<FileReport>& reports) {
       out += k ? ",\n    " : "\n    ";
       out += "{\"rule\": " + json_quote(f.rule) +
              ", \"severity\": " + json_quote(severity_name(f.severity)) +
-             ", \"kernel\": " + json_quote(f.kernel) + ", \"line\": " +
-             std::to_string(f.location.line) + ", \"col\": " + std::to_string(f.location.col) +
+             ", \"kernel\": " + json_quote(f.kernel) +
+             ", \"line\": " + std::to_string(f.location.line) +
+             ", \"col\": " + std::to_string(f.location.col) +
              ", \"message\": " + json_quote(f.message) +
              ", \"instruction\": " + json_quote(f.instruction) + ", \"related\": [";
       for (std::size_t j = 0; j < f.related.size(); ++j) {
@@ -64,4 +64,4 @@ std::string format_json(const std::vector<FileReport>& reports) {
   return out;
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

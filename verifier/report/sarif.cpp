@@ -2,7 +2,6 @@
 // point into them by ruleId and ruleIndex), for code-scanning UIs.
 #include "ptxkit/verifier/report.h"
 #include "ptxkit/verifier/rule.h"
-
 #include "report/json_escape_p.h"
 
 #include <map>
@@ -19,7 +18,7 @@ std::string physical_location(const FindingLocation& l) {
          ", \"startColumn\": " + std::to_string(l.col ? l.col : 1) + "}}";
 }
 
-}  // namespace
+} // namespace
 
 std::string format_sarif(const std::vector<FileReport>& reports) {
   // Rules: every rule that ran on any file, in catalogue order.
@@ -27,25 +26,25 @@ std::string format_sarif(const std::vector<FileReport>& reports) {
   for (const auto& rule : all_rules())
     for (const FileReport& r : reports) {
       bool ran = false;
-      for (const RuleStatus& s : r.rules) ran = ran || s.id == rule->id();
+      for (const RuleStatus& s : r.rules)
+        ran = ran || s.id == rule->id();
       if (ran) {
         ids.emplace_back(rule->id());
         break;
       }
     }
   std::map<std::string, std::size_t> index;
-  std::string out =
-      "{\n  \"version\": \"2.1.0\",\n  \"$schema\": "
-      "\"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"runs\": [{\n"
-      "    \"tool\": {\"driver\": {\"name\": \"ptxkit\", \"informationUri\": "
-      "\"https://github.com/ptxkit/ptxkit\", \"rules\": [";
+  std::string out = "{\n  \"version\": \"2.1.0\",\n  \"$schema\": "
+                    "\"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"runs\": [{\n"
+                    "    \"tool\": {\"driver\": {\"name\": \"ptxkit\", \"informationUri\": "
+                    "\"https://github.com/ptxkit/ptxkit\", \"rules\": [";
   for (std::size_t k = 0; k < ids.size(); ++k) {
     const Rule* rule = find_rule(ids[k]);
     index[ids[k]] = k;
     out += k ? ",\n      " : "\n      ";
-    out += "{\"id\": " + json_quote(ids[k]) + ", \"shortDescription\": {\"text\": " +
-           json_quote(rule->summary()) + "}, \"helpUri\": " +
-           json_quote("docs/rules.md#" + ids[k]) +
+    out += "{\"id\": " + json_quote(ids[k]) +
+           ", \"shortDescription\": {\"text\": " + json_quote(rule->summary()) +
+           "}, \"helpUri\": " + json_quote("docs/rules.md#" + ids[k]) +
            ", \"defaultConfiguration\": {\"level\": " +
            json_quote(rule->default_severity() == Severity::kError ? "error" : "warning") + "}}";
   }
@@ -65,7 +64,8 @@ std::string format_sarif(const std::vector<FileReport>& reports) {
       for (std::size_t j = 0; j < f.related.size(); ++j) {
         const RelatedLocation& rel = f.related[j];
         out += j ? ", " : "";
-        out += physical_location(rel.location) + ", \"id\": " + std::to_string(j + 1) + ", \"message\": {\"text\": " +
+        out += physical_location(rel.location) + ", \"id\": " + std::to_string(j + 1) +
+               ", \"message\": {\"text\": " +
                json_quote(rel.instruction + (rel.message.empty() ? "" : "  ; " + rel.message)) +
                "}}";
       }
@@ -76,4 +76,4 @@ std::string format_sarif(const std::vector<FileReport>& reports) {
   return out;
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

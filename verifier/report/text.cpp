@@ -15,13 +15,14 @@ void append_source(std::string& out, const SourcePosition& s) {
   if (!s.text.empty()) {
     out += ": ";
     std::string_view t = s.text;
-    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t'))
+      t.remove_prefix(1);
     out += t;
   }
   out += '\n';
 }
 
-}  // namespace
+} // namespace
 
 std::string format_one_line(const Finding& f) {
   return f.location.path + ':' + std::to_string(f.location.line) + ':' +
@@ -36,8 +37,8 @@ std::string format_text(const std::vector<FileReport>& reports, bool summary) {
       out += f.location.path + ':' + std::to_string(f.location.line) + ": " + f.rule + ": ";
       if (f.severity == Severity::kWarning) out += "warning: ";
       out += f.message + '\n';
-      out += "  " + f.location.path + ':' + std::to_string(f.location.line) + ": " +
-             f.instruction + '\n';
+      out += "  " + f.location.path + ':' + std::to_string(f.location.line) + ": " + f.instruction +
+             '\n';
       append_source(out, f.source);
       for (const RelatedLocation& rel : f.related) {
         out += "  " + rel.location.path + ':' + std::to_string(rel.location.line) + ": " +
@@ -62,4 +63,4 @@ std::string format_text(const std::vector<FileReport>& reports, bool summary) {
   return out;
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -11,18 +11,19 @@ namespace {
 
 using namespace analysis;
 
-bool is_load(const Instruction& inst) { return inst.opcode == "ld" || inst.opcode == "ldu"; }
+bool is_load(const Instruction& inst) {
+  return inst.opcode == "ld" || inst.opcode == "ldu";
+}
 
 // Side-effect-free: the only effect is the register results.
 bool is_pure(const Instruction& inst) {
   static constexpr std::string_view kPure[] = {
-      "add",  "sub",   "mul",  "mad",   "fma",  "div",   "rem",    "abs",     "neg",
-      "min",  "max",   "and",  "or",    "xor",  "not",   "shl",    "shr",     "cnot",
-      "lop3", "bfe",   "bfi",  "brev",  "clz",  "popc",  "prmt",   "shf",     "selp",
-      "set",  "setp",  "slct", "cvt",   "cvta", "mov",   "sqrt",   "rsqrt",   "rcp",
-      "sin",  "cos",   "lg2",  "ex2",   "tanh", "copysign", "testp", "bmsk",  "szext",
-      "dp4a", "dp2a",  "sad",  "mul24", "mad24", "fns",  "isspacep", "mapa",  "getctarank",
-      "ld",   "ldu",   "cvt",
+      "add",  "sub",      "mul",   "mad",        "fma",   "div",  "rem",  "abs",  "neg",   "min",
+      "max",  "and",      "or",    "xor",        "not",   "shl",  "shr",  "cnot", "lop3",  "bfe",
+      "bfi",  "brev",     "clz",   "popc",       "prmt",  "shf",  "selp", "set",  "setp",  "slct",
+      "cvt",  "cvta",     "mov",   "sqrt",       "rsqrt", "rcp",  "sin",  "cos",  "lg2",   "ex2",
+      "tanh", "copysign", "testp", "bmsk",       "szext", "dp4a", "dp2a", "sad",  "mul24", "mad24",
+      "fns",  "isspacep", "mapa",  "getctarank", "ld",    "ldu",  "cvt",
   };
   if (std::find(std::begin(kPure), std::end(kPure), inst.opcode) == std::end(kPure)) return false;
   if (inst.has_modifier("cc")) return false;
@@ -104,15 +105,19 @@ void DeadValueRule::check(RuleContext& ctx) const {
     const ValueInfo& x = vn.info(v);
     switch (x.kind) {
     case ValueKind::kPhi:
-      for (const PhiIncoming& in : vn.raw_phi_incoming(v)) mark(in.value);
+      for (const PhiIncoming& in : vn.raw_phi_incoming(v))
+        mark(in.value);
       break;
     case ValueKind::kGuarded:
       mark(x.prior);
       mark(x.fresh);
       make_live(x.inst);
       break;
-    case ValueKind::kDef: make_live(x.inst); break;
-    default: break;
+    case ValueKind::kDef:
+      make_live(x.inst);
+      break;
+    default:
+      break;
     }
   }
   const bool debug = is_debug_build(ctx.module());
@@ -134,12 +139,12 @@ void DeadValueRule::check(RuleContext& ctx) const {
         read_by_dead = read_by_dead || u.inst != kNoId || vn.is_phi(u.phi);
     }
     bool load = is_load(inst);
-    Severity severity = load && !debug && !reads_local_stack(a, i) ? Severity::kError
-                                                                    : Severity::kWarning;
+    Severity severity =
+        load && !debug && !reads_local_stack(a, i) ? Severity::kError : Severity::kWarning;
     std::string name = ir.reg_name(first);
     std::string what = load ? "the value loaded into " + name : "the result " + name;
-    std::string msg = read_by_dead ? what + " only feeds results that are never used"
-                                   : what + " is never used";
+    std::string msg =
+        read_by_dead ? what + " only feeds results that are never used" : what + " is never used";
     Finding& f = ctx.report(i, msg, severity);
     // The next write of the same register in this block, if any, is where it was discarded.
     for (InstId j = i + 1; j < a.cfg.block(b).end; ++j) {
@@ -164,8 +169,10 @@ void DeadValueRule::check(RuleContext& ctx) const {
   }
 }
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<Rule> make_dead_value_rule() { return std::make_unique<DeadValueRule>(); }
+std::unique_ptr<Rule> make_dead_value_rule() {
+  return std::make_unique<DeadValueRule>();
+}
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

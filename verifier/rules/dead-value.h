@@ -17,9 +17,9 @@
 // LLVM leave dead zero-initialising movs and setps; worth a look, not a refusal), and warning
 // for every load of a debug build (`.target sm_XX, debug`: nvcc -G keeps unused variables) and
 // for reloads from the thread's local stack (`.local`, or generic addresses from cvta.local /
-// __local_depot), which are spill traffic, not lost data. An instruction with several results (setp p|q, ld.v4) is dead only when none is
-// read. Carry-chain instructions (.cc, addc/subc/madc) are never reported: their CC output is
-// implicit.
+// __local_depot), which are spill traffic, not lost data. An instruction with several results (setp
+// p|q, ld.v4) is dead only when none is read. Carry-chain instructions (.cc, addc/subc/madc) are
+// never reported: their CC output is implicit.
 #pragma once
 
 #include "ptxkit/verifier/rule.h"
@@ -30,4 +30,4 @@ namespace ptxkit::verifier {
 
 std::unique_ptr<Rule> make_dead_value_rule();
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

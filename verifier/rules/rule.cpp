@@ -35,20 +35,26 @@ std::string rule_ids_joined() {
   return s;
 }
 
-std::string_view severity_name(Severity s) { return s == Severity::kError ? "error" : "warning"; }
+std::string_view severity_name(Severity s) {
+  return s == Severity::kError ? "error" : "warning";
+}
 
 std::string_view rule_outcome_name(RuleOutcome o) {
   switch (o) {
-  case RuleOutcome::kPass: return "pass";
-  case RuleOutcome::kFail: return "fail";
-  case RuleOutcome::kNotApplicable: return "not-applicable";
+  case RuleOutcome::kPass:
+    return "pass";
+  case RuleOutcome::kFail:
+    return "fail";
+  case RuleOutcome::kNotApplicable:
+    return "not-applicable";
   }
   return "not-applicable";
 }
 
 std::uint32_t FileReport::error_count() const {
   std::uint32_t n = 0;
-  for (const Finding& f : findings) n += f.severity == Severity::kError;
+  for (const Finding& f : findings)
+    n += f.severity == Severity::kError;
   return n;
 }
 
@@ -110,4 +116,4 @@ void RuleContext::relate(Finding& f, analysis::InstId inst, std::string message)
   f.related.push_back(std::move(r));
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

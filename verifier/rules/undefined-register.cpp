@@ -15,7 +15,7 @@ using namespace analysis;
 
 struct Fact {
   ValueId pred;
-  bool holds;  // the predicate value is true (false: it is false)
+  bool holds; // the predicate value is true (false: it is false)
 };
 
 class UndefinedRegisterRule final : public Rule {
@@ -123,12 +123,14 @@ private:
     if (!seen_.insert(key).second) return false;
     const ValueInfo& x = a_.values.info(v);
     switch (x.kind) {
-    case ValueKind::kUndef: return true;
+    case ValueKind::kUndef:
+      return true;
     case ValueKind::kParam:
-    case ValueKind::kDef: return false;
+    case ValueKind::kDef:
+      return false;
     case ValueKind::kGuarded: {
       std::optional<bool> k = known(facts, x.pred);
-      if (k.has_value() && *k != x.negated) return false;  // the guard held: fresh, defined
+      if (k.has_value() && *k != x.negated) return false; // the guard held: fresh, defined
       return walk(x.prior, facts);
     }
     case ValueKind::kPhi:
@@ -138,7 +140,7 @@ private:
           next = facts;
           if (auto f = edge_fact(in.pred, x.block)) {
             std::optional<bool> k = known(next, f->pred);
-            if (k.has_value() && *k != f->holds) continue;  // infeasible edge
+            if (k.has_value() && *k != f->holds) continue; // infeasible edge
             if (!k.has_value()) {
               if (next.size() >= kMaxFacts) next.erase(next.begin());
               next.push_back(*f);
@@ -154,7 +156,8 @@ private:
 
   static std::uint64_t hash(const std::vector<Fact>& facts) {
     std::uint64_t h = facts.size();
-    for (const Fact& f : facts) h = h * 1000003u ^ (f.pred * 2u + f.holds);
+    for (const Fact& f : facts)
+      h = h * 1000003u ^ (f.pred * 2u + f.holds);
     return h;
   }
 
@@ -181,22 +184,22 @@ void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
     if (x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded) sites.push_back(x.inst);
     if (x.kind == ValueKind::kGuarded) work.push_back(x.prior);
     if (x.kind == ValueKind::kPhi)
-      for (const PhiIncoming& in : a.values.raw_phi_incoming(w)) work.push_back(in.value);
+      for (const PhiIncoming& in : a.values.raw_phi_incoming(w))
+        work.push_back(in.value);
   }
   std::sort(sites.begin(), sites.end());
   const auto& targets = ctx.module().targets;
   bool debug = std::find(targets.begin(), targets.end(), "debug") != targets.end();
-  std::string msg = sites.empty()
-                        ? name + " is read but nothing writes it before this instruction"
-                        : name + " is read on a path where nothing defined it";
+  std::string msg = sites.empty() ? name + " is read but nothing writes it before this instruction"
+                                  : name + " is read on a path where nothing defined it";
   Severity severity = sites.empty() && !debug ? Severity::kError : Severity::kWarning;
   Finding& f = ctx.report(i, msg, severity);
   for (InstId s : sites) {
     const InstInfo& info = a.ir.info(s);
     std::string note = "defines " + name;
     if (info.guard != kNoId)
-      note += " only when " + std::string(info.guard_negated ? "!" : "") + a.ir.reg_name(info.guard) +
-              " holds";
+      note += " only when " + std::string(info.guard_negated ? "!" : "") +
+              a.ir.reg_name(info.guard) + " holds";
     else
       note += " on some paths only";
     ctx.relate(f, s, note);
@@ -233,10 +236,10 @@ void UndefinedRegisterRule::check(RuleContext& ctx) const {
   }
 }
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<Rule> make_undefined_register_rule() {
   return std::make_unique<UndefinedRegisterRule>();
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

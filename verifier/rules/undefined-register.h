@@ -29,4 +29,4 @@ namespace ptxkit::verifier {
 
 std::unique_ptr<Rule> make_undefined_register_rule();
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -25,7 +25,8 @@ public:
     if (it == files_.end()) {
       std::vector<std::string> lines;
       std::ifstream in(s.file);
-      for (std::string l; in && std::getline(in, l);) lines.push_back(std::move(l));
+      for (std::string l; in && std::getline(in, l);)
+        lines.push_back(std::move(l));
       it = files_.emplace(s.file, std::move(lines)).first;
     }
     if (s.line <= it->second.size()) s.text = it->second[s.line - 1];
@@ -35,7 +36,7 @@ private:
   std::map<std::string, std::vector<std::string>> files_;
 };
 
-}  // namespace
+} // namespace
 
 FileReport verify_module(const Module& module, const VerifyOptions& options) {
   FileReport report;
@@ -53,8 +54,8 @@ FileReport verify_module(const Module& module, const VerifyOptions& options) {
     analysis::FunctionAnalysis a(*fn);
     for (std::size_t k = 0; k < rules.size(); ++k) {
       std::size_t before = report.findings.size();
-      RuleContext ctx(module, *fn, a, rules[k]->id(), rules[k]->default_severity(),
-                      report.findings, sites[k]);
+      RuleContext ctx(module, *fn, a, rules[k]->id(), rules[k]->default_severity(), report.findings,
+                      sites[k]);
       rules[k]->check(ctx);
       found[k] += static_cast<std::uint32_t>(report.findings.size() - before);
     }
@@ -63,14 +64,15 @@ FileReport verify_module(const Module& module, const VerifyOptions& options) {
     RuleStatus st;
     st.id = std::string(rules[k]->id());
     st.sites = sites[k];
-    st.outcome = found[k] ? RuleOutcome::kFail
+    st.outcome = found[k]   ? RuleOutcome::kFail
                  : sites[k] ? RuleOutcome::kPass
                             : RuleOutcome::kNotApplicable;
     report.rules.push_back(std::move(st));
   }
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& a, const Finding& b) {
-                     if (a.location.line != b.location.line) return a.location.line < b.location.line;
+                     if (a.location.line != b.location.line)
+                       return a.location.line < b.location.line;
                      if (a.location.col != b.location.col) return a.location.col < b.location.col;
                      return a.rule < b.rule;
                    });
@@ -78,7 +80,8 @@ FileReport verify_module(const Module& module, const VerifyOptions& options) {
     SourceLines lines;
     for (Finding& f : report.findings) {
       lines.fill(f.source);
-      for (RelatedLocation& r : f.related) lines.fill(r.source);
+      for (RelatedLocation& r : f.related)
+        lines.fill(r.source);
     }
   }
   return report;
@@ -120,9 +123,10 @@ VerifiedPtxResult verify_for_load(std::string ptx, std::string name) {
     if (s.outcome != RuleOutcome::kNotApplicable) ++summary.rules_run;
     summary.sites_checked += s.sites;
   }
-  for (const Finding& f : report.findings) summary.warnings.push_back(format_one_line(f));
+  for (const Finding& f : report.findings)
+    summary.warnings.push_back(format_one_line(f));
   Module module = std::move(parsed).value();
   return VerifiedPtx(std::move(name), std::move(ptx), std::move(module), std::move(summary));
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

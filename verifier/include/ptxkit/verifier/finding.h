@@ -15,7 +15,7 @@
 namespace ptxkit::verifier {
 
 enum class Severity : std::uint8_t { kWarning, kError };
-std::string_view severity_name(Severity s);  // "warning", "error"
+std::string_view severity_name(Severity s); // "warning", "error"
 
 struct FindingLocation {
   std::string path;
@@ -25,33 +25,33 @@ struct FindingLocation {
 
 // The CUDA/C++ source position a `.loc` directive gives for an instruction.
 struct SourcePosition {
-  std::string file;          // from the matching `.file` directive, unquoted; "" if unknown
-  std::uint32_t line = 0;    // 0: no .loc in force
+  std::string file;       // from the matching `.file` directive, unquoted; "" if unknown
+  std::uint32_t line = 0; // 0: no .loc in force
   std::uint32_t col = 0;
-  std::string text;          // that line of the source file when readable, else ""
+  std::string text; // that line of the source file when readable, else ""
 };
 
 struct RelatedLocation {
   FindingLocation location;
-  std::string message;      // "defined here only when %p1 holds"
-  std::string instruction;  // canonical text of the instruction there
+  std::string message;     // "defined here only when %p1 holds"
+  std::string instruction; // canonical text of the instruction there
   SourcePosition source;
 };
 
 struct Finding {
-  std::string rule;          // "undefined-register"
+  std::string rule; // "undefined-register"
   Severity severity = Severity::kError;
-  std::string kernel;        // name of the .entry/.func
+  std::string kernel; // name of the .entry/.func
   FindingLocation location;
   std::string message;
-  std::string instruction;   // canonical text of the instruction at `location`
-  SourcePosition source;     // from .loc when the PTX has debug info
+  std::string instruction; // canonical text of the instruction at `location`
+  SourcePosition source;   // from .loc when the PTX has debug info
   std::vector<RelatedLocation> related;
 };
 
 // Per rule and file: what the rule examined and what it concluded.
 enum class RuleOutcome : std::uint8_t { kPass, kFail, kNotApplicable };
-std::string_view rule_outcome_name(RuleOutcome o);  // "pass", "fail", "not-applicable"
+std::string_view rule_outcome_name(RuleOutcome o); // "pass", "fail", "not-applicable"
 
 struct RuleStatus {
   std::string id;
@@ -62,10 +62,10 @@ struct RuleStatus {
 // Everything `ptxkit verify` knows about one file.
 struct FileReport {
   std::string path;
-  std::vector<Finding> findings;   // sorted by line, column, rule
-  std::vector<RuleStatus> rules;   // one per rule run, in catalogue order
+  std::vector<Finding> findings; // sorted by line, column, rule
+  std::vector<RuleStatus> rules; // one per rule run, in catalogue order
   std::uint32_t error_count() const;
   std::uint32_t warning_count() const;
 };
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

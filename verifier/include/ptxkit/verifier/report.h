@@ -28,4 +28,4 @@ std::string format_sarif(const std::vector<FileReport>& reports);
 // `path:line:col: error: [rule] message` (the one-line form of verify_for_load's refusals).
 std::string format_one_line(const Finding& f);
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

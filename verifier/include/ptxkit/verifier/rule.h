@@ -59,8 +59,8 @@ private:
 class Rule {
 public:
   virtual ~Rule() = default;
-  virtual std::string_view id() const = 0;               // "undefined-register"
-  virtual std::string_view summary() const = 0;          // one line, for --help and SARIF
+  virtual std::string_view id() const = 0;      // "undefined-register"
+  virtual std::string_view summary() const = 0; // one line, for --help and SARIF
   virtual Severity default_severity() const = 0;
   // Examine one function with a body.
   virtual void check(RuleContext& ctx) const = 0;
@@ -73,4 +73,4 @@ const Rule* find_rule(std::string_view id);
 // "a, b, c": the valid ids, for error messages.
 std::string rule_ids_joined();
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -34,4 +34,4 @@ struct VerifyTextResult {
 };
 VerifyTextResult verify_text(std::string text, std::string path, const VerifyOptions& options = {});
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

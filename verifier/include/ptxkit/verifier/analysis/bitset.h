@@ -35,11 +35,13 @@ public:
     words_[i / 64] &= ~(std::uint64_t{1} << (i % 64));
   }
   void set_all() {
-    for (auto& w : words_) w = ~std::uint64_t{0};
+    for (auto& w : words_)
+      w = ~std::uint64_t{0};
     clear_tail();
   }
   void reset_all() {
-    for (auto& w : words_) w = 0;
+    for (auto& w : words_)
+      w = 0;
   }
   bool any() const {
     for (auto w : words_)
@@ -48,7 +50,8 @@ public:
   }
   std::uint32_t count() const {
     std::uint32_t n = 0;
-    for (auto w : words_) n += static_cast<std::uint32_t>(std::popcount(w));
+    for (auto w : words_)
+      n += static_cast<std::uint32_t>(std::popcount(w));
     return n;
   }
   // this |= o; returns whether a bit changed.
@@ -76,7 +79,8 @@ public:
   // this &= ~o.
   void subtract(const DenseBitset& o) {
     assert(o.size_ == size_);
-    for (std::size_t i = 0; i < words_.size(); ++i) words_[i] &= ~o.words_[i];
+    for (std::size_t i = 0; i < words_.size(); ++i)
+      words_[i] &= ~o.words_[i];
   }
   // Calls f(i) for every set bit, in increasing order.
   template <class F>
@@ -110,4 +114,4 @@ private:
   std::uint32_t size_ = 0;
 };
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

@@ -22,11 +22,11 @@
 namespace ptxkit::verifier::analysis {
 
 struct BasicBlock {
-  InstId begin = 0;  // first instruction
-  InstId end = 0;    // one past the last
+  InstId begin = 0; // first instruction
+  InstId end = 0;   // one past the last
   std::vector<BlockId> succs;
   std::vector<BlockId> preds;
-  bool exits = false;  // has an edge to the virtual exit (ret/exit/trap/end of body)
+  bool exits = false; // has an edge to the virtual exit (ret/exit/trap/end of body)
 };
 
 class Cfg {
@@ -58,4 +58,4 @@ private:
   std::vector<std::uint32_t> rpo_index_;
 };
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

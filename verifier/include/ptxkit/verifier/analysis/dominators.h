@@ -26,7 +26,8 @@ class DominatorTree {
 public:
   // Nodes 0..n-1, `preds[v]` are v's predecessors in the direction the tree is computed for,
   // `rpo` the nodes reachable from `root` in reverse post-order (root first).
-  DominatorTree(std::uint32_t n, std::uint32_t root, const std::vector<std::vector<std::uint32_t>>& preds,
+  DominatorTree(std::uint32_t n, std::uint32_t root,
+                const std::vector<std::vector<std::uint32_t>>& preds,
                 const std::vector<std::uint32_t>& rpo);
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(idom_.size()); }
@@ -47,7 +48,7 @@ public:
 
 private:
   std::uint32_t root_;
-  std::vector<std::uint32_t> idom_;  // idom_[root] == root; kNoId = not in tree
+  std::vector<std::uint32_t> idom_; // idom_[root] == root; kNoId = not in tree
   std::vector<std::vector<std::uint32_t>> children_;
   std::vector<std::vector<std::uint32_t>> frontier_;
   std::vector<std::uint32_t> pre_, post_, preorder_;
@@ -58,4 +59,4 @@ DominatorTree dominators(const Cfg& cfg);
 // Post-dominators: node ids are block ids plus the virtual exit, id cfg.size().
 DominatorTree post_dominators(const Cfg& cfg);
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

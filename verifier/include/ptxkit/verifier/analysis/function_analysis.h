@@ -25,11 +25,11 @@ struct FunctionAnalysis {
   FunctionIR ir;
   Cfg cfg;
   DominatorTree dom;
-  DominatorTree pdom;  // node cfg.size() is the virtual exit
+  DominatorTree pdom; // node cfg.size() is the virtual exit
   Liveness live;
   LoopInfo loops;
   ValueNumbering values;
   Uniformity uniformity;
 };
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

@@ -38,39 +38,39 @@ inline constexpr std::uint32_t kNoId = ~std::uint32_t{0};
 
 // What an instruction does to control flow.
 enum class ControlKind : std::uint8_t {
-  kNone,      // falls through (call included)
-  kBranch,    // bra
-  kIndirect,  // brx.idx (targets from its .branchtargets list)
-  kReturn,    // ret
-  kExit,      // exit
-  kTrap,      // trap
+  kNone,     // falls through (call included)
+  kBranch,   // bra
+  kIndirect, // brx.idx (targets from its .branchtargets list)
+  kReturn,   // ret
+  kExit,     // exit
+  kTrap,     // trap
 };
 
 struct RegInfo {
-  const VarDecl* decl = nullptr;   // the declaration (a .reg parameter included)
-  std::uint32_t index = kNoId;     // N of `%r<..>` ranges, kNoId for a plain name
-  bool is_param = false;           // old-style `.func (.reg ...)` parameter: defined on entry
+  const VarDecl* decl = nullptr; // the declaration (a .reg parameter included)
+  std::uint32_t index = kNoId;   // N of `%r<..>` ranges, kNoId for a plain name
+  bool is_param = false;         // old-style `.func (.reg ...)` parameter: defined on entry
 };
 
 // One register named by an instruction.
 struct Mention {
   RegId reg = kNoId;
-  std::uint16_t operand = 0;  // operand index in Instruction::operands
-  std::uint16_t element = 0;  // element inside a vector/pair/paren list/address, else 0
+  std::uint16_t operand = 0; // operand index in Instruction::operands
+  std::uint16_t element = 0; // element inside a vector/pair/paren list/address, else 0
   bool is_def = false;
 };
 
 struct InstInfo {
   const Instruction* inst = nullptr;
-  const LocDirective* loc = nullptr;  // the `.loc` in force at this instruction, if any
+  const LocDirective* loc = nullptr; // the `.loc` in force at this instruction, if any
   std::uint32_t mention_begin = 0;
   std::uint32_t mention_end = 0;
-  std::uint32_t target_begin = 0;     // resolved branch targets in FunctionIR::targets_
+  std::uint32_t target_begin = 0; // resolved branch targets in FunctionIR::targets_
   std::uint32_t target_end = 0;
-  RegId guard = kNoId;                // guard predicate register, kNoId when unguarded
+  RegId guard = kNoId; // guard predicate register, kNoId when unguarded
   bool guard_negated = false;
   ControlKind control = ControlKind::kNone;
-  std::uint32_t scope = 0;            // nested block id (0 = function body)
+  std::uint32_t scope = 0; // nested block id (0 = function body)
 };
 
 class FunctionIR {
@@ -88,7 +88,9 @@ public:
   std::string reg_name(RegId r) const;
 
   // Register mentions of an instruction, defs and uses.
-  const Mention* mentions_begin(InstId i) const { return mentions_.data() + insts_[i].mention_begin; }
+  const Mention* mentions_begin(InstId i) const {
+    return mentions_.data() + insts_[i].mention_begin;
+  }
   const Mention* mentions_end(InstId i) const { return mentions_.data() + insts_[i].mention_end; }
   // Mentions by global index (info(i).mention_begin <= m < info(i).mention_end).
   std::uint32_t num_mentions() const { return static_cast<std::uint32_t>(mentions_.size()); }
@@ -107,10 +109,10 @@ public:
   // One `{ }` scope's declarations (0 = the function body, including its parameters).
   struct ScopeTable {
     std::uint32_t parent = kNoId;
-    std::unordered_map<std::string_view, RegId> plain;            // "%r", "p"
-    std::unordered_map<std::string_view, RegId> ranged;           // "%r" of %r<N> -> first id
+    std::unordered_map<std::string_view, RegId> plain;  // "%r", "p"
+    std::unordered_map<std::string_view, RegId> ranged; // "%r" of %r<N> -> first id
     std::unordered_map<std::string_view, InstId> labels;
-    std::unordered_map<std::string_view, const Directive*> tables;  // .branchtargets by label
+    std::unordered_map<std::string_view, const Directive*> tables; // .branchtargets by label
   };
 
 private:
@@ -131,4 +133,4 @@ bool writes_first_operand(const Instruction& inst);
 // "path:line" helpers for diagnostics: the whole instruction in canonical spelling.
 std::string instruction_text(const Instruction& inst);
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

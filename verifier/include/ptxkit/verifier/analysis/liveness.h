@@ -42,4 +42,4 @@ private:
   DenseResult<UnionBitset> result_;
 };
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

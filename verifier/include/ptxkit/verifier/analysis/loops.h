@@ -23,10 +23,10 @@ using LoopId = std::uint32_t;
 
 struct Loop {
   BlockId header = kNoId;
-  std::vector<BlockId> latches;   // sources of back edges to header
-  std::vector<BlockId> blocks;    // header first, then the rest in increasing id order
-  std::vector<std::pair<BlockId, BlockId>> exits;  // edges from a loop block to outside
-  LoopId parent = kNoId;          // innermost enclosing loop
+  std::vector<BlockId> latches; // sources of back edges to header
+  std::vector<BlockId> blocks;  // header first, then the rest in increasing id order
+  std::vector<std::pair<BlockId, BlockId>> exits; // edges from a loop block to outside
+  LoopId parent = kNoId;                          // innermost enclosing loop
   std::uint32_t depth = 1;
 };
 
@@ -46,7 +46,7 @@ public:
 private:
   std::vector<Loop> loops_;
   std::vector<LoopId> innermost_;
-  std::vector<DenseBitset> member_;  // member_[l].test(b)
+  std::vector<DenseBitset> member_; // member_[l].test(b)
 };
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

@@ -49,8 +49,8 @@ struct IntersectBitset {
 
 template <class State>
 struct DenseResult {
-  std::vector<State> in;   // at block entry
-  std::vector<State> out;  // at block exit
+  std::vector<State> in;  // at block entry
+  std::vector<State> out; // at block exit
 };
 
 namespace detail {
@@ -61,7 +61,7 @@ void assert_monotone([[maybe_unused]] const State& before, [[maybe_unused]] cons
   assert(!joined.join(before) && "dataflow transfer is not monotone");
 #endif
 }
-}  // namespace detail
+} // namespace detail
 
 // Forward: in[b] = boundary (entry) or ⊔ out[p]; out[b] = transfer(in[b]).
 template <class A>
@@ -117,7 +117,8 @@ DenseResult<typename A::State> solve_backward(const Cfg& cfg, const A& analysis)
     queued[b] = 0;
     State out = analysis.bottom();
     if (cfg.block(b).exits) out.join(analysis.boundary());
-    for (BlockId s : cfg.block(b).succs) out.join(r.in[s]);
+    for (BlockId s : cfg.block(b).succs)
+      out.join(r.in[s]);
     State in = analysis.bottom();
     analysis.transfer(b, out, in);
     r.out[b] = std::move(out);
@@ -156,4 +157,4 @@ private:
   std::vector<std::uint32_t> work_;
 };
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

@@ -88,4 +88,4 @@ private:
   std::vector<char> divergent_branch_, partial_, after_exit_, join_, loop_divergent_;
 };
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis

@@ -64,29 +64,29 @@ struct PhiIncoming {
 struct ValueInfo {
   ValueKind kind = ValueKind::kUndef;
   RegId reg = kNoId;
-  InstId inst = kNoId;          // kDef, kGuarded: the writing instruction
-  std::uint32_t mention = kNoId;  // kDef, kGuarded: index of the def mention (FunctionIR order)
-  BlockId block = kNoId;        // kPhi: its block; others: the defining block (entry for kUndef)
-  ValueId fresh = kNoId;        // kGuarded: value if the guard held; kDef of a mov: the source
-  ValueId prior = kNoId;        // kGuarded: value if the guard did not hold
-  ValueId pred = kNoId;         // kGuarded: SSA value of the guard predicate
-  bool negated = false;         // kGuarded: guard was `@!p`
-  std::uint32_t phi_begin = 0, phi_end = 0;  // kPhi: range in the incoming array
+  InstId inst = kNoId;           // kDef, kGuarded: the writing instruction
+  std::uint32_t mention = kNoId; // kDef, kGuarded: index of the def mention (FunctionIR order)
+  BlockId block = kNoId;         // kPhi: its block; others: the defining block (entry for kUndef)
+  ValueId fresh = kNoId;         // kGuarded: value if the guard held; kDef of a mov: the source
+  ValueId prior = kNoId;         // kGuarded: value if the guard did not hold
+  ValueId pred = kNoId;          // kGuarded: SSA value of the guard predicate
+  bool negated = false;          // kGuarded: guard was `@!p`
+  std::uint32_t phi_begin = 0, phi_end = 0; // kPhi: range in the incoming array
 };
 
 // A use of an SSA value by an instruction (mention index into FunctionIR's mention order of
 // that instruction: mentions_begin(inst) + k), or by a phi.
 struct ValueUse {
-  InstId inst = kNoId;        // kNoId: the user is a phi
-  std::uint32_t mention = 0;  // instruction user: global mention index
-  ValueId phi = kNoId;        // phi user
-  bool via_guard = false;     // the use is the instruction's guard predicate
+  InstId inst = kNoId;       // kNoId: the user is a phi
+  std::uint32_t mention = 0; // instruction user: global mention index
+  ValueId phi = kNoId;       // phi user
+  bool via_guard = false;    // the use is the instruction's guard predicate
 };
 
 struct ReachingDefs {
-  std::vector<InstId> sites;   // writing instructions, sorted, unique
-  bool undefined = false;      // "nothing wrote it" reaches (entry, no definition)
-  bool parameter = false;      // the .reg parameter's entry value reaches
+  std::vector<InstId> sites; // writing instructions, sorted, unique
+  bool undefined = false;    // "nothing wrote it" reaches (entry, no definition)
+  bool parameter = false;    // the .reg parameter's entry value reaches
 };
 
 class ValueNumbering {
@@ -104,7 +104,9 @@ public:
   // Value written by `inst` into operand `operand` (element `element`), kNoId if none.
   ValueId defined_value(InstId inst, std::uint32_t operand = 0, std::uint32_t element = 0) const;
   // Value of the guard predicate of `inst`, kNoId when unguarded.
-  ValueId guard_value(InstId inst) const { return guard_[inst] == kNoId ? kNoId : leader_[guard_[inst]]; }
+  ValueId guard_value(InstId inst) const {
+    return guard_[inst] == kNoId ? kNoId : leader_[guard_[inst]];
+  }
   // The instruction that computes v (kDef, kGuarded), kNoId for phis, undef and parameters.
   InstId defining_instruction(ValueId v) const;
   bool is_phi(ValueId v) const { return values_[v].kind == ValueKind::kPhi; }
@@ -144,10 +146,10 @@ private:
   const Cfg* cfg_;
   std::vector<ValueInfo> values_;
   std::vector<PhiIncoming> incoming_;
-  std::vector<ValueId> mention_value_;  // per global mention: value read (use) or written (def)
-  std::vector<ValueId> guard_;          // per instruction
+  std::vector<ValueId> mention_value_; // per global mention: value read (use) or written (def)
+  std::vector<ValueId> guard_;         // per instruction
   std::vector<ValueId> leader_;
   std::vector<std::vector<ValueUse>> uses_;
 };
 
-}  // namespace ptxkit::verifier::analysis
+} // namespace ptxkit::verifier::analysis
