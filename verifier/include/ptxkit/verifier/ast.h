@@ -131,7 +131,8 @@ enum class OperandKind : std::uint8_t {
 };
 
 // One operand. Packed to 40 bytes (an instruction's operands are the bulk of a module).
-//   kRegister/kSpecialReg/kSymbol: text() is the name.
+//   kRegister/kSpecialReg/kSymbol: text() is the name; a kSymbol written `sym+8` (mov of an
+//              address) has has_offset() and address_offset() 8.
 //   kImmInt:   text() is the spelling, int_value() the value (two's complement in `bits`).
 //   kImmFloat: text() is the spelling; `0f` patterns keep their 32-bit pattern in `bits` (and
 //              is_f32_pattern()), `0d` and decimal spellings the double's 64 bits.
