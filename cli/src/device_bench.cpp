@@ -1,0 +1,465 @@
+// device_bench.cpp: the cases of `ptxkit bench` and how each is timed and judged (see
+// device_bench.h for why they exist and how bytes are counted).
+#include "device_bench.h"
+
+#include "device_tolerance.h"
+
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/runtime/timing.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <set>
+
+namespace ptxkit::cli::device {
+namespace {
+
+constexpr int kWarmup = 10;
+constexpr int kIterations = 100;
+constexpr std::uint64_t kSeed = 0x5eed0007;
+
+struct Spec {
+  const kernels::Kernel* kernel = nullptr;
+  kernels::ConfigValues values;
+};
+
+// A kernel at reference config `tag` (or its defaults) with `sets` applied; validated unless
+// `validate` is false (input shapes larger than one launch may take).
+rt::Expected<Spec> spec(const std::string& kernel, const std::string& tag,
+                        const std::vector<std::string>& sets, bool validate = true) {
+  const auto* k = kernels::KernelRegistry::find(kernel);
+  if (k == nullptr) return bad_argument("bench: no kernel '" + kernel + "'");
+  Spec s{k, k->defaults()};
+  if (!tag.empty()) {
+    const auto* rc = k->reference_config(tag);
+    if (rc == nullptr) return bad_argument("bench: " + kernel + " has no config '" + tag + "'");
+    s.values = rc->values;
+  }
+  for (const auto& a : sets) {
+    auto r = kernels::apply_assignment(*k, s.values, a);
+    if (!r) return bad_argument(r.error().to_string());
+  }
+  if (validate) {
+    auto ok = k->validate(s.values);
+    if (!ok) return bad_argument(ok.error().to_string());
+  }
+  return s;
+}
+
+// Each distinct buffer once, inputs read and outputs written: the fewest bytes the job moves.
+double buffer_bytes(const std::vector<kernels::ParamSpec>& params) {
+  std::map<std::string, std::size_t> elems;
+  for (const auto& p : params)
+    elems[p.buffer] = std::max(elems[p.buffer], p.elems);
+  double bytes = 0;
+  for (const auto& [name, n] : elems)
+    bytes += 4.0 * static_cast<double>(n);
+  return bytes;
+}
+
+rt::Expected<rt::Timing> time_it(Session& s, const std::function<rt::Expected<void>()>& launch) {
+  rt::TimingOptions o;
+  o.warmup = kWarmup;
+  o.iterations = kIterations;
+  o.l2_flush_bytes = 2 * static_cast<std::size_t>(s.ctx.device().l2_bytes);
+  return rt::time_on_stream(s.ctx, s.stream, launch, o);
+}
+
+void fill_rates(BenchResult& r, const rt::Timing& t, double copy_gbps) {
+  r.median_us = t.median_us;
+  r.min_us = t.min_us;
+  r.gbps = rt::gigabytes_per_second(r.bytes, t.median_us);
+  r.pct_of_copy = copy_gbps > 0 ? 100.0 * r.gbps / copy_gbps : 0;
+}
+
+void set_all_lens(kernels::HostTensors& in, const std::string& name, std::uint32_t len) {
+  for (auto& v : in.u32[name])
+    v = len;
+}
+
+// Compares `got` with `want` under `kernel`'s tolerance; a mismatch makes the case fail.
+rt::Expected<void> check_output(const kernels::Kernel& kernel, const kernels::ConfigValues& v,
+                                const kernels::HostTensors& inputs, const std::string& buffer,
+                                const std::vector<float>& got, const std::vector<float>& want,
+                                BenchResult& r) {
+  auto tol = tolerance_for(kernel, v, inputs, buffer);
+  if (!tol) return bad_argument(tol.error().to_string());
+  const auto c = rt::compare(got, want, *tol);
+  if (!c.ok())
+    return rt::fail(rt::ErrorKind::kDriver, r.name + ": output differs from the CPU reference: " +
+                                                c.summary());
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "output checked against the CPU reference (max abs err %.2g)",
+                c.max_abs_error);
+  r.note += (r.note.empty() ? "" : "; ") + std::string(buf);
+  return {};
+}
+
+struct Judge {
+  std::string target;
+  std::function<bool(const BenchResult&)> met;
+};
+
+Judge pct_target(double pct) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, ">= %.0f%% of copy bandwidth", pct);
+  return {buf, [pct](const BenchResult& r) { return r.pct_of_copy >= pct; }};
+}
+
+void judge(BenchResult& r, const Judge& j) {
+  r.target = j.target;
+  if (j.met) r.met = j.met(r);
+}
+
+// One kernel, one launch per sample.
+rt::Expected<BenchResult> single(Session& s, double copy_gbps, const std::string& name,
+                                 const std::string& kernel, const std::string& tag,
+                                 const std::vector<std::string>& sets, const std::string& shape,
+                                 const Judge& j,
+                                 const std::function<void(kernels::HostTensors&)>& tweak = {},
+                                 double bytes_override = 0, double flops = 0) {
+  auto sp = spec(kernel, tag, sets);
+  if (!sp) return rt::fail(std::move(sp).error());
+  auto prep = prepare(s, *sp->kernel, sp->values);
+  if (!prep) return rt::fail(std::move(prep).error());
+  auto inputs = sp->kernel->make_inputs(sp->values, kSeed);
+  if (tweak) tweak(inputs);
+  auto inst = Instance::create(s, *prep, inputs);
+  if (!inst) return rt::fail(std::move(inst).error());
+  auto t = time_it(s, [&] { return inst->launch(s); });
+  if (!t) return rt::fail(std::move(t).error());
+  BenchResult r;
+  r.name = name;
+  r.kernels = {kernel};
+  r.shape = shape;
+  r.bytes = bytes_override > 0 ? bytes_override : buffer_bytes(prep->params);
+  fill_rates(r, *t, copy_gbps);
+  if (flops > 0) r.gflops = flops / (t->median_us * 1e3);
+  judge(r, j);
+  return r;
+}
+
+// RMSNorm over 65536 rows: the kernel's grid.y caps one launch at 65535 rows, so two launches of
+// 32768 rows over one buffer, timed together.
+rt::Expected<BenchResult> rmsnorm_large(Session& s, double copy_gbps) {
+  constexpr std::uint32_t kRows = 65536, kHidden = 896, kHalf = kRows / 2;
+  auto half = spec("rmsnorm", "qwen05b", {"rows=" + std::to_string(kHalf)});
+  auto full = spec("rmsnorm", "qwen05b", {"rows=" + std::to_string(kRows)}, false);
+  if (!half) return rt::fail(std::move(half).error());
+  if (!full) return rt::fail(std::move(full).error());
+  auto prep = prepare(s, *half->kernel, half->values);
+  if (!prep) return rt::fail(std::move(prep).error());
+  const auto inputs = full->kernel->make_inputs(full->values, kSeed);
+  InstanceOptions opt;
+  opt.min_elems = {{"x", std::size_t{kRows} * kHidden}, {"out", std::size_t{kRows} * kHidden}};
+  auto inst = Instance::create(s, *prep, inputs, opt);
+  if (!inst) return rt::fail(std::move(inst).error());
+  const std::size_t off = std::size_t{kHalf} * kHidden;
+  auto first = inst->args();
+  auto second = inst->args({{"x", off}, {"out", off}});
+  if (!first) return rt::fail(std::move(first).error());
+  if (!second) return rt::fail(std::move(second).error());
+  const auto dims = to_runtime(prep->dims);
+  auto launch = [&]() -> rt::Expected<void> {
+    PTXKIT_RT_TRY(prep->function.launch_args(s.stream, dims, (*first)->refs()));
+    return prep->function.launch_args(s.stream, dims, (*second)->refs());
+  };
+  PTXKIT_RT_TRY(launch());
+  auto got = inst->download({"out"});
+  if (!got) return rt::fail(std::move(got).error());
+  auto t = time_it(s, launch);
+  if (!t) return rt::fail(std::move(t).error());
+  BenchResult r;
+  r.name = "rmsnorm_65536x896";
+  r.kernels = {"rmsnorm"};
+  r.shape = "65536 x 896 f32 (2 launches of 32768 rows)";
+  r.bytes = 2.0 * 4 * kRows * kHidden + 4.0 * kHidden;
+  fill_rates(r, *t, copy_gbps);
+  judge(r, {"<= 125 us and >= 90% of copy bandwidth (PyTorch rms_norm 137.6 us)",
+            [](const BenchResult& x) { return x.median_us <= 125 && x.pct_of_copy >= 90; }});
+  auto want = full->kernel->reference(full->values, inputs);
+  if (!want) return bad_argument(want.error().to_string());
+  PTXKIT_RT_TRY(check_output(*full->kernel, full->values, inputs, "out", got->f32.at("out"),
+                             want->f32.at("out"), r));
+  return r;
+}
+
+// Flash-decoding: chunk pass then reduce pass, every slot at full length; the output is checked
+// against the one-pass attention reference.
+rt::Expected<BenchResult> flash_decode(Session& s, double copy_gbps, std::uint32_t batch,
+                                       std::uint32_t seq_len) {
+  const std::vector<std::string> sets = {"batch_size=" + std::to_string(batch),
+                                         "max_seq_len=" + std::to_string(seq_len)};
+  auto chunk = spec("flash_decode_chunk", "qwen15b_coder", sets);
+  auto reduce = spec("flash_decode_reduce", "qwen15b_coder", sets);
+  auto one_pass = spec("batched_incremental_attention", "qwen15b_coder", sets);
+  if (!chunk) return rt::fail(std::move(chunk).error());
+  if (!reduce) return rt::fail(std::move(reduce).error());
+  if (!one_pass) return rt::fail(std::move(one_pass).error());
+  auto pc = prepare(s, *chunk->kernel, chunk->values);
+  if (!pc) return rt::fail(std::move(pc).error());
+  auto pr = prepare(s, *reduce->kernel, reduce->values);
+  if (!pr) return rt::fail(std::move(pr).error());
+  auto in = chunk->kernel->make_inputs(chunk->values, kSeed);
+  set_all_lens(in, "seq_lens", seq_len);
+  auto ci = Instance::create(s, *pc, in);
+  if (!ci) return rt::fail(std::move(ci).error());
+  auto ri = Instance::create(s, *pr, reduce->kernel->make_inputs(reduce->values, kSeed));
+  if (!ri) return rt::fail(std::move(ri).error());
+  std::map<std::string, rt::cu::DevicePtr> shared;
+  for (const char* b : {"partial_max", "partial_sum", "partial_out", "seq_lens"})
+    shared[b] = ci->device_ptr(b);
+  auto rargs = ri->args({}, shared);
+  if (!rargs) return rt::fail(std::move(rargs).error());
+  const auto rdims = to_runtime(pr->dims);
+  auto launch = [&]() -> rt::Expected<void> {
+    PTXKIT_RT_TRY(ci->launch(s));
+    return pr->function.launch_args(s.stream, rdims, (*rargs)->refs());
+  };
+  PTXKIT_RT_TRY(launch());
+  auto got = ri->download({"out"});
+  if (!got) return rt::fail(std::move(got).error());
+  auto t = time_it(s, launch);
+  if (!t) return rt::fail(std::move(t).error());
+
+  const double heads = 12, kv_heads = 2, dim = 128;
+  const double kv_bytes = 2.0 * 4 * batch * kv_heads * seq_len * dim;
+  BenchResult r;
+  r.name = "flash_decode_" + std::to_string(batch) + "x12_2x" + std::to_string(seq_len);
+  r.kernels = {"flash_decode_chunk", "flash_decode_reduce"};
+  r.shape = std::to_string(batch) + " slots x 12/2 heads x " + std::to_string(seq_len) +
+            " positions x head_dim 128, f32 (chunk 64 + reduce)";
+  r.bytes = kv_bytes + 2.0 * 4 * batch * heads * dim;
+  fill_rates(r, *t, copy_gbps);
+  r.gflops = 4.0 * batch * heads * seq_len * dim / (t->median_us * 1e3);
+  if (batch == 4) {
+    judge(r, {"<= 20 us (>= 10x PyTorch SDPA 238 us)",
+              [](const BenchResult& x) { return x.median_us <= 20; }});
+  } else {
+    // Reading K and V once at the copy bandwidth (copy counts read + write bytes).
+    const double floor_us = copy_gbps > 0 ? kv_bytes / (copy_gbps * 1e3) : 0;
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "<= 1.5 x %.1f us (K and V read once at copy bandwidth)",
+                  floor_us);
+    judge(r, {buf, [floor_us](const BenchResult& x) { return x.median_us <= 1.5 * floor_us; }});
+  }
+  auto want = one_pass->kernel->reference(one_pass->values, in);
+  if (!want) return bad_argument(want.error().to_string());
+  PTXKIT_RT_TRY(check_output(*reduce->kernel, reduce->values, in, "out", got->f32.at("out"),
+                             want->f32.at("out"), r));
+  return r;
+}
+
+// The checked launch path (cached function, Function::launch_args) against raw cuLaunchKernel on
+// the same function and arguments, 10,000 launches a round, interleaved rounds, medians.
+rt::Expected<LaunchOverhead> launch_overhead(Session& s) {
+  auto sp = spec("residual_add", "qwen05b", {});
+  if (!sp) return rt::fail(std::move(sp).error());
+  auto prep = prepare(s, *sp->kernel, sp->values);
+  if (!prep) return rt::fail(std::move(prep).error());
+  auto inst = Instance::create(s, *prep, sp->kernel->make_inputs(sp->values, kSeed));
+  if (!inst) return rt::fail(std::move(inst).error());
+  auto pack = inst->args();
+  if (!pack) return rt::fail(std::move(pack).error());
+  std::vector<void*> raw;
+  for (const auto& ref : (*pack)->refs())
+    raw.push_back(const_cast<void*>(ref.ptr));
+  const auto dims = to_runtime(prep->dims);
+  auto& drv = s.ctx.driver();
+  const auto fn = prep->function.handle();
+  const auto stream = s.stream.handle();
+
+  LaunchOverhead o;
+  o.launches = 10000;
+  o.rounds = 7;
+  std::vector<double> raw_us, checked_us;
+  bool all_ok = true;
+  auto round = [&](bool checked) -> rt::Expected<double> {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < o.launches; ++i) {
+      if (checked) {
+        all_ok &= prep->function.launch_args(s.stream, dims, (*pack)->refs()).has_value();
+      } else {
+        all_ok &= drv.launch_kernel(fn, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x,
+                                    dims.block.y, dims.block.z, dims.dynamic_smem_bytes, stream,
+                                    raw.data(), nullptr) == rt::cu::kSuccess;
+      }
+    }
+    PTXKIT_RT_TRY(s.stream.synchronize());
+    const auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::micro>(t1 - t0).count() / o.launches;
+  };
+  PTXKIT_RT_TRY(round(true)); // warm-up
+  PTXKIT_RT_TRY(round(false));
+  for (int r = 0; r < o.rounds; ++r) {
+    auto a = round(false);
+    if (!a) return rt::fail(std::move(a).error());
+    auto b = round(true);
+    if (!b) return rt::fail(std::move(b).error());
+    raw_us.push_back(*a);
+    checked_us.push_back(*b);
+  }
+  if (!all_ok) return rt::fail(rt::ErrorKind::kDriver, "launch_overhead: a launch failed");
+  std::sort(raw_us.begin(), raw_us.end());
+  std::sort(checked_us.begin(), checked_us.end());
+  o.raw_us = raw_us[raw_us.size() / 2];
+  o.checked_us = checked_us[checked_us.size() / 2];
+  o.diff_pct = 100.0 * (o.checked_us / o.raw_us - 1.0);
+  o.met = o.diff_pct <= 10.0;
+  return o;
+}
+
+using CaseFn = std::function<rt::Expected<BenchResult>(Session&, double)>;
+
+struct Case {
+  BenchCaseInfo info;
+  CaseFn run;
+};
+
+std::string str(std::uint64_t v) {
+  return std::to_string(v);
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = [] {
+    std::vector<Case> c;
+    const Judge p80 = pct_target(80);
+    const Judge none{};
+    auto add = [&](std::string name, std::vector<std::string> kernels, CaseFn fn) {
+      c.push_back({{std::move(name), std::move(kernels)}, std::move(fn)});
+    };
+    add("rmsnorm_65536x896", {"rmsnorm"}, rmsnorm_large);
+    add("flash_decode_4x12_2x2048", {"flash_decode_chunk", "flash_decode_reduce"},
+        [](Session& s, double g) { return flash_decode(s, g, 4, 2048); });
+    add("flash_decode_64x12_2x4096", {"flash_decode_chunk", "flash_decode_reduce"},
+        [](Session& s, double g) { return flash_decode(s, g, 64, 4096); });
+    auto full_lens = [](std::uint32_t len) {
+      return [len](kernels::HostTensors& in) { set_all_lens(in, "seq_lens", len); };
+    };
+    add("batched_incremental_attention_4x2048", {"batched_incremental_attention"},
+        [none, full_lens](Session& s, double g) {
+          return single(s, g, "batched_incremental_attention_4x2048",
+                        "batched_incremental_attention", "qwen15b_coder", {},
+                        "4 slots x 12/2 heads x 2048 x 128 (seed kernel, one warp per head)", none,
+                        full_lens(2048), 0, 4.0 * 4 * 12 * 2048 * 128);
+        });
+    auto norm = [&](std::string name, std::string kernel, std::string tag,
+                    std::vector<std::string> sets, std::string shape, Judge j) {
+      add(name, {kernel}, [=](Session& s, double g) {
+        return single(s, g, name, kernel, tag, sets, shape, j);
+      });
+    };
+    norm("layernorm_65536x896", "layernorm", "qwen05b", {"rows=65536"}, "65536 x 896 f32", p80);
+    norm("fused_residual_rmsnorm_65536x896", "fused_residual_rmsnorm", "qwen05b", {"rows=65536"},
+         "65536 x 896 f32 (x, residual in; sum, out written)", p80);
+    norm("qk_rmsnorm_65536x14x64", "qk_rmsnorm", "qwen05b_q", {"tokens=65536"},
+         "65536 tokens x 14 heads x 64", p80);
+    norm("residual_add_64M", "residual_add", "qwen05b", {"n=" + str(1u << 26)},
+         "67108864 f32 (a + b)", p80);
+    norm("swiglu_64M", "swiglu", "qwen05b", {"n=" + str(1u << 26)}, "67108864 f32 (silu(g) * u)",
+         p80);
+    norm("rope_neox_batched_65535x14x64", "rope_neox_batched", "qwen05b_q",
+         {"num_tokens=65535"}, "65535 tokens x 14 heads x 64", p80);
+    norm("rope_neox_backward_65535x14x64", "rope_neox_backward", "qwen05b_q",
+         {"num_tokens=65535"}, "65535 tokens x 14 heads x 64", p80);
+    add("embedding_gather_65536x896", {"embedding_gather"}, [p80](Session& s, double g) {
+      // Only the gathered rows are read: tokens x hidden read + written, plus the ids.
+      const double bytes = 2.0 * 4 * 65536 * 896 + 4.0 * 65536;
+      return single(s, g, "embedding_gather_65536x896", "embedding_gather", "qwen05b",
+                    {"tokens=65536"}, "65536 tokens from a 151936 x 896 table", p80, {}, bytes);
+    });
+    norm("softmax_rows_1024x151936", "softmax_rows", "qwen05b_vocab", {"rows=1024"},
+         "1024 rows x 151936 (looped online softmax; informative)", none);
+    norm("argmax_partial_1024x151936", "argmax_partial", "qwen05b", {"rows=1024"},
+         "1024 rows x 151936 (stage 1; informative)", none);
+    auto gemv = [&](std::string name, std::string kernel, std::vector<std::string> sets,
+                    std::string shape, double weight_bytes, double n, double k) {
+      add(name, {kernel}, [=](Session& s, double g) {
+        const Judge j{">= 80% of copy bandwidth on the weight bytes",
+                      [](const BenchResult& r) { return r.pct_of_copy >= 80; }};
+        return single(s, g, name, kernel, "", sets, shape, j, {}, weight_bytes, 2.0 * n * k);
+      });
+    };
+    gemv("gemv_f32_4096x4096", "gemv_f32", {"n=4096", "k=4096"}, "W 4096 x 4096 f32",
+         4.0 * 4096 * 4096, 4096, 4096);
+    gemv("gemv_f32_11008x4096", "gemv_f32", {"n=11008", "k=4096"}, "W 11008 x 4096 f32",
+         4.0 * 11008 * 4096, 11008, 4096);
+    gemv("q4k_gemv_4096x4096", "q4k_gemv", {"rows=4096", "cols=4096"},
+         "W 4096 x 4096 Q4_K (144 B per 256 values)", 144.0 * 16 * 4096, 4096, 4096);
+    gemv("q4k_gemv_11008x4096", "q4k_gemv", {"rows=11008", "cols=4096"},
+         "W 11008 x 4096 Q4_K (144 B per 256 values)", 144.0 * 16 * 11008, 11008, 4096);
+    return c;
+  }();
+  return all;
+}
+
+bool selected(const BenchCaseInfo& info, const std::vector<std::string>& filter) {
+  if (filter.empty()) return true;
+  for (const auto& f : filter) {
+    if (f == info.name) return true;
+    if (std::find(info.kernels.begin(), info.kernels.end(), f) != info.kernels.end()) return true;
+  }
+  return false;
+}
+
+} // namespace
+
+const std::vector<BenchCaseInfo>& bench_cases() {
+  static const std::vector<BenchCaseInfo> infos = [] {
+    std::vector<BenchCaseInfo> v;
+    for (const auto& c : cases())
+      v.push_back(c.info);
+    v.push_back({"launch_overhead", {"residual_add"}});
+    return v;
+  }();
+  return infos;
+}
+
+rt::Expected<BenchReport> run_benchmarks(Session& s, const std::vector<std::string>& filter,
+                                         std::ostream& log) {
+  BenchReport report;
+  report.device = s.describe();
+  constexpr std::size_t kCopyBytes = std::size_t{1} << 30;
+  rt::TimingOptions copt;
+  copt.warmup = kWarmup;
+  copt.iterations = kIterations;
+  auto copy = rt::measure_copy_bandwidth(s.ctx, s.stream, kCopyBytes, copt);
+  if (!copy) return rt::fail(std::move(copy).error());
+  report.copy_gbps = copy->gbps;
+  report.copy_bytes = kCopyBytes;
+  log << "device-to-device copy of " << kCopyBytes << " B: " << copy->timing.median_us << " us, "
+      << copy->gbps << " GB/s (read + written)\n";
+  for (const auto& c : cases()) {
+    if (!selected(c.info, filter)) continue;
+    auto r = c.run(s, report.copy_gbps);
+    if (!r) {
+      if (r.error().is_unavailable()) return rt::fail(std::move(r).error());
+      BenchResult failed;
+      failed.name = c.info.name;
+      failed.kernels = c.info.kernels;
+      failed.met = false;
+      failed.note = "error: " + r.error().message;
+      log << c.info.name << ": ERROR " << r.error().message << "\n";
+      report.results.push_back(std::move(failed));
+      continue;
+    }
+    log << r->name << ": " << r->median_us << " us, " << r->gbps << " GB/s ("
+        << r->pct_of_copy << "% of copy)"
+        << (r->met ? (*r->met ? " target met" : " target MISSED") : "") << "\n";
+    report.results.push_back(std::move(*r));
+  }
+  if (selected(bench_cases().back(), filter)) {
+    auto o = launch_overhead(s);
+    if (!o) return rt::fail(std::move(o).error());
+    log << "launch overhead: raw " << o->raw_us << " us, checked " << o->checked_us << " us ("
+        << o->diff_pct << "%)\n";
+    report.overhead = *o;
+  }
+  return report;
+}
+
+} // namespace ptxkit::cli::device

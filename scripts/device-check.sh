@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# device-check.sh: the whole GPU check of issue 7 in one run on the GPU machine, from the repo root.
+#
+# The GPU machine is lent for minutes, starts bare and has no network, so everything it needs is
+# in one script: use (or build) ptxkit and the device tests, run the device tests plainly and
+# under compute-sanitizer (memcheck, and racecheck on the kernels that use shared memory),
+# `ptxkit run --all`, `ptxkit bench --json`, then scripts/compare-pytorch.py (PyTorch rms_norm and
+# SDPA decode at the same shapes, same run), and write the logs and one results table under $OUT
+# (at most 8 files come back: summary.md, tests.log, memcheck.log, racecheck.log, run_all.log,
+# bench.json, bench.log, pytorch.log).
+#
+# Binaries: $PTXKIT_PREBUILT (default .rt2dev) holds bin/ptxkit and bin/ptxkit_device_tests built
+# elsewhere (static libstdc++; `scripts/device-check.sh --prepare` makes them on a developer
+# machine), because the GPU image lacks the Debian headers (Boost, CLI11, GoogleTest) a build
+# needs. Without them the script tries a CMake build and says why it cannot when it cannot.
+#
+# Every step has its own time limit so the whole run fits a 540 s call; a step that fails or
+# times out is recorded and the next one still runs. Exit 0 when every step passed.
+set -u
+
+if [ "${1:-}" = "--prepare" ]; then
+  # On a developer machine: a Release build with static libstdc++ into $PTXKIT_PREBUILT/bin.
+  dir=${PTXKIT_PREBUILT:-.rt2dev}
+  cmake -S . -B build-devcheck -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DPTXKIT_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" || exit 2
+  cmake --build build-devcheck --target ptxkit ptxkit_device_tests -j"${JOBS:-2}" || exit 2
+  mkdir -p "$dir/bin"
+  cp build-devcheck/bin/ptxkit build-devcheck/bin/ptxkit_device_tests "$dir/bin/"
+  grep -qx "/$dir/" .git/info/exclude 2>/dev/null || echo "/$dir/" >>.git/info/exclude
+  echo "prepared $dir/bin (carry '$dir' to the GPU machine)"
+  exit 0
+fi
+
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+SUMMARY=$OUT/summary.md
+PREBUILT=${PTXKIT_PREBUILT:-.rt2dev}
+status=0
+
+note() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
+# step NAME SECONDS LOGFILE CMD...: runs CMD with a time limit, logs it, records the result.
+step() {
+  local name=$1 limit=$2 logf=$3
+  shift 3
+  local t0=$SECONDS
+  timeout --kill-after=5 "$limit" "$@" >>"$logf" 2>&1
+  local rc=$?
+  local verdict=ok
+  [ $rc -eq 124 ] || [ $rc -eq 137 ] && verdict="TIMED OUT after ${limit}s"
+  [ $rc -ne 0 ] && [ "$verdict" = ok ] && verdict="FAILED (exit $rc)"
+  [ $rc -ne 0 ] && status=1
+  note "- $name: $verdict ($((SECONDS - t0)) s) -> $(basename "$logf")"
+  return $rc
+}
+
+: >"$SUMMARY"
+note "# ptxkit device check"
+note ""
+note "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (+ uncommitted changes)')"
+note "- GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader 2>&1 | head -1)"
+note "- host: $(uname -m), $(nproc) cores, $(g++ --version 2>/dev/null | head -1)"
+note ""
+
+# --- binaries ---------------------------------------------------------------------------------
+BIN=""
+if [ -x "$PREBUILT/bin/ptxkit" ] && [ -x "$PREBUILT/bin/ptxkit_device_tests" ] &&
+  "$PREBUILT/bin/ptxkit" --help >/dev/null 2>&1; then
+  BIN=$PREBUILT/bin
+  note "- binaries: prebuilt in $PREBUILT/bin (built from this tree; static libstdc++)"
+else
+  note "- binaries: none prebuilt; building with CMake"
+  if cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DPTXKIT_BUILD_BENCHMARKS=OFF \
+    >"$OUT/tests.log" 2>&1 &&
+    cmake --build build-device --target ptxkit ptxkit_device_tests -j"$(nproc)" >>"$OUT/tests.log" 2>&1; then
+    BIN=build-device/bin
+  else
+    note "- build FAILED (see tests.log: the GPU image lacks the build's headers; run"
+    note "  'scripts/device-check.sh --prepare' on a developer machine and carry $PREBUILT)"
+    exit 1
+  fi
+fi
+PTXKIT=$BIN/ptxkit
+TESTS=$BIN/ptxkit_device_tests
+CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+note ""
+note "## Steps"
+
+# --- device tests, plain ---------------------------------------------------------------------
+step "device tests" 75 "$OUT/tests.log" "$TESTS" --gtest_color=no
+grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? ran|^\[  FAILED  \]' "$OUT/tests.log" | tail -15 | sed 's/^/    /' | tee -a "$SUMMARY"
+
+# --- ptxkit run --all ------------------------------------------------------------------------
+step "ptxkit run --all" 45 "$OUT/run_all.log" "$PTXKIT" run --all
+tail -1 "$OUT/run_all.log" | sed 's/^/    /' | tee -a "$SUMMARY"
+
+# --- benchmarks and PyTorch ------------------------------------------------------------------
+step "ptxkit bench --json" 110 "$OUT/bench.log" sh -c "'$PTXKIT' bench --json >'$OUT/bench.json'"
+step "compare-pytorch.py" 70 "$OUT/pytorch.log" env PYTHONUNBUFFERED=1 python3 \
+  scripts/compare-pytorch.py "$OUT/bench.json" --out "$OUT/table.md.tmp"
+
+# --- compute-sanitizer -----------------------------------------------------------------------
+# memcheck over the whole device suite; racecheck (much slower) on the kernels with shared memory.
+step "memcheck (all device tests)" 130 "$OUT/memcheck.log" "$CS" --tool memcheck \
+  --error-exitcode 1 --leak-check no "$TESTS" --gtest_color=no
+grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$OUT/memcheck.log" | tail -5 | sed 's/^/    /' | tee -a "$SUMMARY"
+RACE_FILTER='*rmsnorm*:*layernorm*:*softmax*:*argmax*:*flash_decode*:*FlashDecoding*:*incremental_attention_q*'
+step "racecheck ($RACE_FILTER)" 75 "$OUT/racecheck.log" "$CS" --tool racecheck \
+  --error-exitcode 1 "$TESTS" --gtest_color=no "--gtest_filter=$RACE_FILTER"
+grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$OUT/racecheck.log" | tail -5 | sed 's/^/    /' | tee -a "$SUMMARY"
+
+# --- the table -------------------------------------------------------------------------------
+note ""
+note "## Results"
+note ""
+if [ -s "$OUT/table.md.tmp" ]; then
+  cat "$OUT/table.md.tmp" >>"$SUMMARY"
+  rm -f "$OUT/table.md.tmp"
+else
+  note "(no table: see pytorch.log and bench.log)"
+fi
+cat "$SUMMARY"
+exit $status
