@@ -34,7 +34,6 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-constexpr std::uint32_t kWarps = FlashDecodeChunk::kWarps;
 constexpr std::uint32_t kThreads = FlashDecodeChunk::kThreads;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 

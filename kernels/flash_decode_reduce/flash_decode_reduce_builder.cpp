@@ -27,8 +27,6 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-constexpr std::uint32_t kWarps = FlashDecodeReduce::kWarps;
-constexpr std::uint32_t kThreads = FlashDecodeReduce::kThreads;
 constexpr std::uint32_t kUnroll = 4;  // chunks in flight per thread and step
 
 struct Accumulator {

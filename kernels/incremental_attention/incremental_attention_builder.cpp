@@ -29,7 +29,6 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-constexpr std::uint32_t kWarps = IncrementalAttention::kWarps;
 constexpr std::uint32_t kPair = 2;  // positions per warp iteration
 
 // Var<F32> can be neither copied nor moved: each accumulator lives in its own heap slot.

@@ -33,6 +33,7 @@
 
 #include <ptxkit/kernels/kernel.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -59,12 +60,22 @@ struct Q4kGemvConfig {
   [[nodiscard]] std::uint32_t blocks_per_row() const { return (cols + 255) / 256; }
   // Steps of 4 super-blocks (1024 values) a warp makes along a row.
   [[nodiscard]] std::uint32_t steps() const { return (blocks_per_row() + 3) / 4; }
-  // Rows a warp computes together with one x slice in registers: 8 when a row takes several
-  // steps (x is reloaded per step and shared by more rows) and the matrix still gives a block
-  // of 64 rows to each SM of a 132-SM GPU, else 4.
-  [[nodiscard]] std::uint32_t rows_per_warp() const {
-    return steps() > 1 && (rows + 63) / 64 >= 132 ? 8 : 4;
+  // Warps sharing one row batch's steps (split-K), their partial sums meeting in shared
+  // memory: 1 when a row is one step; else the smallest of 1, 2, 4, 8 (and at most the number of
+  // steps) that still gives 2 blocks of 64 rows-per-split per SM of a 132-SM GPU -- split only
+  // as far as parallelism needs, since a split that does not divide the steps idles warps.
+  [[nodiscard]] std::uint32_t step_split() const {
+    const std::uint32_t s = steps();
+    std::uint32_t split = 1;
+    while (split * 2 <= std::min<std::uint32_t>(8, s) &&
+           std::uint64_t{rows} * split < std::uint64_t{264} * 64)
+      split *= 2;
+    return split;
   }
+  // Rows a warp computes together with one x slice in registers: 8 when a row takes several
+  // steps (x is reloaded per step, so more rows share it), else 4.
+  [[nodiscard]] std::uint32_t rows_per_warp() const { return steps() > 1 ? 8 : 4; }
+  [[nodiscard]] std::uint32_t rows_per_block() const { return rows_per_warp() * 8 / step_split(); }
   [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; }  // u32 words
 };
 

@@ -27,6 +27,7 @@
 #include <ptxkit/ptxgen/ptxgen.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -203,6 +204,24 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   const Imm<U32> num_rows = b.baked<U32>("rows", c.rows);
   const Imm<U32> row_words = b.baked<U32>("cols", c.row_words());
 
+  // Split-K: the block's warps form row groups of S warps; warp `wstep` of a group takes the
+  // steps wstep, wstep + S, ... of the group's rows_per_warp rows, and the S partial sums of a
+  // row meet in shared memory. S = 1 (no split) when a row is one step.
+  const std::uint32_t split = c.step_split();
+  const std::uint32_t rows_per_warp = c.rows_per_warp();
+  const std::uint32_t rows_per_block = rows_per_warp * (kWarps / split);
+  const auto log2_of = [](std::uint32_t v) { return static_cast<std::uint32_t>(std::countr_zero(v)); };
+  std::optional<Ptr<Shared, F32>> partials;
+  if (split > 1) partials = b.shared_array<F32>("row_partials", kWarps * rows_per_warp, 4);
+  // This warp's place: row group `wrows`, step offset `wstep` inside it (S = 1: every warp is its
+  // own row group).
+  std::optional<Reg<U32>> wstep;
+  Reg<U32> wrows = warp;
+  if (split > 1) {
+    wstep = b.and_(warp, b.imm<U32>(split - 1));
+    wrows = b.shr(warp, b.imm<U32>(log2_of(split)));
+  }
+
   // The last (guarded) step's super-block for this lane, and, when it is the only step
   // (cols <= 1024), its x slice: loaded once, kept in registers for every row of the warp.
   std::optional<Reg<U32>> tail_sb, tail_sb_w;
@@ -215,23 +234,22 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     x_once = load_x(b, c, lc, x, lc.group, /*guard_x=*/false);
   }
 
-  // Grid-stride loop over batches of rows_per_warp rows (uniform across the warp).
-  const std::uint32_t rows_per_warp = c.rows_per_warp();
-  Reg<U32> stride = b.mul_lo(b.nctaid_x(), b.imm<U32>(kWarps * rows_per_warp));
-  Var<U32> row0_var = b.var<U32>(
-      b.mul_lo(b.mad_lo(b.ctaid_x(), b.imm<U32>(kWarps), warp), b.imm<U32>(rows_per_warp)),
-      "row0");
+  // Grid-stride loop over the block's batches of rows_per_block rows; the loop condition is the
+  // block's first row, so every warp of the block runs the same iterations (bar.sync inside).
+  Reg<U32> stride = b.mul_lo(b.nctaid_x(), b.imm<U32>(rows_per_block));
+  Var<U32> block_row0 = b.var<U32>(b.mul_lo(b.ctaid_x(), b.imm<U32>(rows_per_block)), "row0");
   Label batch_loop = b.new_label("row_batch_loop");
   b.place(batch_loop);
-  Reg<U32> row0 = row0_var.read();
-  b.bra_if(!b.setp(cmp::lt, row0, num_rows), finished);  // the whole warp is past the matrix
-  // The batch's other rows; one past the matrix is clamped to the last row for loading (its
-  // store is skipped).
-  std::vector<Reg<U32>> row_in{row0};
+  Reg<U32> first = block_row0.read();
+  b.bra_if(!b.setp(cmp::lt, first, num_rows), finished);  // the whole block is past the matrix
+  // This warp's rows; one past the matrix is clamped to the last row for loading (its store is
+  // skipped).
+  Reg<U32> row0 = b.mad_lo(wrows, b.imm<U32>(rows_per_warp), first);
+  std::vector<Reg<U32>> row_in;
   std::vector<Reg<Pred>> row_exists;
-  for (std::uint32_t r = 1; r < rows_per_warp; ++r) {
-    Reg<U32> row = b.add(row0, b.imm<U32>(r));
-    row_exists.push_back(b.setp(cmp::lt, row, num_rows));
+  for (std::uint32_t r = 0; r < rows_per_warp; ++r) {
+    Reg<U32> row = r == 0 ? row0 : b.add(row0, b.imm<U32>(r));
+    if (split == 1) row_exists.push_back(b.setp(cmp::lt, row, num_rows));  // guards its store
     row_in.push_back(b.min(row, b.baked<U32>("rows", c.rows - 1)));
   }
   std::vector<std::unique_ptr<RowState>> rows;
@@ -241,31 +259,65 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   if (full_steps == 1 && !tail_step) {
     rows_step(b, lc, *x_once, lc.group, rows);
   } else if (full_steps > 0) {
-    Var<U32> sb = b.var<U32>(lc.group, "super_block");
+    Var<U32> sb =
+        b.var<U32>(wstep ? b.mad_lo(*wstep, b.imm<U32>(4), lc.group) : lc.group, "super_block");
     Label loop = b.new_label("block_loop");
     Label done = b.new_label("block_done");
     b.place(loop);
     Reg<U32> s_now = sb.read();
     b.bra_if(!b.setp(cmp::lt, s_now, b.baked<U32>("cols", full_steps * 4)), done);
     rows_step(b, lc, load_x(b, c, lc, x, s_now, /*guard_x=*/false), s_now, rows);
-    sb.assign(b.add(s_now, b.imm<U32>(4)));
+    sb.assign(b.add(s_now, b.imm<U32>(4 * split)));
     b.bra(loop);
     b.place(done);
   }
-  if (tail_step)
+  if (tail_step) {
+    // The tail step belongs to warp full_steps % S of each row group.
+    std::optional<Label> not_mine;
+    if (split > 1) {
+      not_mine = b.new_label("tail_not_mine");
+      b.bra_if(!b.setp(cmp::eq, *wstep, b.imm<U32>(full_steps % split)), *not_mine);
+    }
     rows_step(b, lc, x_once ? *x_once : load_x(b, c, lc, x, *tail_sb, /*guard_x=*/true),
               *tail_sb_w, rows);
+    if (not_mine) b.place(*not_mine);
+  }
 
-  // Row sums: shfl.down tree; only lane 0 uses (stores) the total.
+  // Row sums: shfl.down tree; only lane 0 uses the total (stores it, or parks it for the split).
   for (std::uint32_t r = 0; r < rows_per_warp; ++r) {
     Reg<F32> t = rows[r]->acc.read();
     for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) t = b.add(t, b.shfl_down(t, b.imm<U32>(delta)));
-    auto y_row = y + row_in[r];
-    Reg<Pred> store = r == 0 ? lane0 : b.and_(lane0, row_exists[r - 1]);
-    auto only_lane0 = b.guard(store);
-    b.st(y_row, t);
+    if (split == 1) {
+      auto y_row = y + row_in[r];
+      auto only_lane0 = b.guard(b.and_(lane0, row_exists[r]));
+      b.st(y_row, t);
+    } else {
+      auto slot = *partials + b.mad_lo(warp, b.imm<U32>(rows_per_warp), b.imm<U32>(r));
+      auto only_lane0 = b.guard(lane0);
+      b.st(slot, t);
+    }
   }
-  row0_var.assign(b.add(row0, stride));
+  if (split > 1) {
+    // Thread t < rows_per_block sums the S partials of the block's row t.
+    b.bar_sync(0);
+    Label no_row = b.new_label("no_row");
+    b.bra_if(!b.setp(cmp::lt, tid, b.imm<U32>(rows_per_block)), no_row);
+    Reg<U32> rg = b.shr(tid, b.imm<U32>(log2_of(rows_per_warp)));
+    Reg<U32> r = b.and_(tid, b.imm<U32>(rows_per_warp - 1));
+    auto first_partial = *partials + b.mad_lo(rg, b.imm<U32>(split * rows_per_warp), r);
+    Reg<F32> total = b.ld(first_partial);
+    for (std::uint32_t j = 1; j < split; ++j)
+      total = b.add(total, b.ld(first_partial + j * rows_per_warp));
+    Reg<U32> row = b.add(first, tid);
+    auto y_row = y + b.min(row, b.baked<U32>("rows", c.rows - 1));
+    {
+      auto inside = b.guard(b.setp(cmp::lt, row, num_rows));
+      b.st(y_row, total);
+    }
+    b.place(no_row);
+    b.bar_sync(0);  // the partials are reused by the next batch
+  }
+  block_row0.assign(b.add(first, stride));
   b.bra(batch_loop);
   b.place(finished);
   b.ret();

@@ -106,8 +106,7 @@ ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
 
 LaunchDims Q4kGemv::launch(const Config& c) {
   LaunchDims d;
-  const std::uint32_t rows_per_block = kWarps * c.rows_per_warp();
-  d.grid[0] = std::min((c.rows + rows_per_block - 1) / rows_per_block, kMaxBlocks);
+  d.grid[0] = std::min((c.rows + c.rows_per_block() - 1) / c.rows_per_block(), kMaxBlocks);
   d.block[0] = kThreads;
   return d;
 }

@@ -169,10 +169,16 @@ TEST(Q4kGemvContract, RowBatchesPerWarpGridCapAndPaddedRowStride) {
   EXPECT_EQ(p[1].elems, 896u);              // x: its logical size, never padded
   EXPECT_EQ(p[2].kind, ParamKind::kOutput);
   EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 33, .cols = 4}).grid[0], 2u);
-  // Several steps per row and enough rows: 8 rows share each x slice.
+  // Several steps per row: 8 rows share each x slice, and the steps are split over 2 warps when
+  // 14336 rows alone would not give 2 blocks of 64 rows per SM.
   Q4kGemvConfig ffn{.rows = 14336, .cols = 4096};
   EXPECT_EQ(ffn.rows_per_warp(), 8u);
-  EXPECT_EQ(Q4kGemv::launch(ffn).grid[0], 224u);
+  EXPECT_EQ(ffn.step_split(), 2u);
+  EXPECT_EQ(Q4kGemv::launch(ffn).grid[0], 448u);  // 14336 / (8 rows * 8 warps / 2)
+  // A short, wide matrix splits its 14 steps over all 8 warps; a tall one does not split.
+  EXPECT_EQ((Q4kGemvConfig{.rows = 4096, .cols = 14336}).step_split(), 8u);
+  EXPECT_EQ((Q4kGemvConfig{.rows = 32000, .cols = 4096}).step_split(), 1u);
+  EXPECT_EQ((Q4kGemvConfig{.rows = 896, .cols = 896}).step_split(), 1u);  // one step
   // Blocks stride over row batches: the grid is capped.
   EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 151936, .cols = 896}).grid[0],
             Q4kGemv::kMaxBlocks);
