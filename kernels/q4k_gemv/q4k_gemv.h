@@ -16,9 +16,10 @@
 // past `cols` are padding, and the kernel never reads x past cols (seed 001, GH-215). The weight
 // buffer is passed as u32 words (little-endian bytes), 16-byte aligned.
 //
-// 256 threads; warp w of a block computes batches of rows_per_warp() rows (4, or 8 when a row
-// takes several steps and the matrix is tall enough), striding over batches by the grid (capped
-// at kMaxBlocks blocks). Lane (group = lane / 8, part = lane % 8) takes bytes 16*part ..
+// 256 threads. The block's warps form row groups of S = step_split() warps; a row group computes
+// a batch of R = rows_per_warp() rows, warp j of the group taking steps j, j+S, ... of them (the S
+// partial sums of a row meet in shared memory); blocks stride over batches by the grid (capped at
+// kMaxBlocks). Lane (group = lane / 8, part = lane % 8) takes bytes 16*part ..
 // 16*part + 15 of the quants of super-block 4*i + group (one 16-byte load per row and step):
 // 16 values of sub-block 2*(part/2) (low nibbles) and 16 of the next one (high nibbles); the x
 // values it needs come in 8 float4 loads shared by every row of the batch, and when a row is a
@@ -83,8 +84,9 @@ struct Q4kGemv {
   using Config = Q4kGemvConfig;
   static constexpr std::string_view kName = "q4k_gemv";
   static constexpr std::string_view kSummary =
-      "Q4_K GEMV y = W x with GGUF Q4_K super-blocks (256 values, 144 bytes), 2 rows per warp, "
-      "16-byte loads, cols need not be a multiple of 256";
+      "Q4_K GEMV y = W x with GGUF Q4_K super-blocks (256 values, 144 bytes): 4-8 rows per warp "
+      "sharing x in registers, steps split over warps for wide matrices, 16-byte loads, cols need "
+      "not be a multiple of 256";
   static constexpr std::string_view kLimits =
       "cols a multiple of 4 in [4, 1048576] (x is read as float4s; a row is padded to "
       "ceil(cols/256) super-blocks, row stride ceil(cols/256)*144 bytes); rows in [1, 2^24]; "

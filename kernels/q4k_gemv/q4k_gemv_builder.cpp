@@ -1,9 +1,12 @@
 // q4k_gemv_builder.cpp: the Q4_K GEMV as PTX on ptxgen, and its registration.
 //
-// Warp w of block %ctaid.x computes row batches of R = rows_per_warp() rows starting at
-// R*(8*block + w), then every R*8*%nctaid.x rows (a row past the matrix is clamped to the last
-// for loading and its store skipped). Lane = (group g = lane/8, part p = lane%8); in step i it
-// takes super-block sb = 4*i + g of every row of the batch:
+// The 8 warps of block %ctaid.x form 8/S row groups of S = step_split() warps; group q computes
+// the R = rows_per_warp() rows starting at the block's first row + R*q, warp j of the group
+// taking the steps j, j+S, ... (with S > 1 the S row sums meet in shared memory, one bar.sync
+// before and one after); blocks stride over batches by %nctaid.x, the loop condition being the
+// block's first row (uniform, so the barriers are reached by all). A row past the matrix is
+// clamped to the last for loading and its store skipped. Lane = (group g = lane/8,
+// part p = lane%8); in step i it takes super-block sb = 4*i + g of every row of the batch:
 //   header  = ld.global.nc.v4.u32 [row + 36*sb]          d|dmin, scales[0..11]
 //   quants  = ld.global.nc.v4.u32 [row + 36*sb + 4 + 4p]  bytes 16p .. 16p+15 of qs
 //   x       = 8 ld.global.nc.v4.f32 at sb*256 + 64*(p/2) + 16*(p%2) (+32 for the high nibbles),
