@@ -2,15 +2,15 @@
 //
 // Per block (row = %ctaid.x), in the log2 domain (L = log2 e):
 //   1. per thread (m, s): "registers" mode loads its <= 4 units once (the last index clamped to
-//      the row and masked to -inf), m = max, s = sum ex2((x - m') L) with m' = m or 0 when
-//      m = -inf; "loop" mode folds 4 units at a time (then 1) into an online (m, s), rescaling s by
-//      ex2((m_old - m_new') L);
+//      the row and masked to -inf), m = max(-FLT_MAX, units), s = sum ex2((x - m) L); "loop"
+//      mode folds 4 units at a time (then 1) into an online (m, s), m starting at -FLT_MAX:
+//      m_new = max(m_old, units), s = s ex2((m_old - m_new) L) + sum ex2((x - m_new) L);
 //   2. shfl.bfly tree over (m, s): every lane ends with its warp's pair;
 //   3. lane 0 of each warp stores its pair; bar.sync; warp 0 combines them with another bfly tree
 //      and lane 0 stores (M, S); bar.sync; every thread reads (M, S) back (the broadcast);
-//   4. out = ex2((x - M') L) * rcp(S), from registers or by looping over the row again.
-// Using M' = 0 when M = -inf keeps -inf - -inf (NaN) out of the exponent: an empty thread is
-// (-inf, 0) and combines as the identity.
+//   4. out = ex2((x - M) L) * rcp(S), from registers or by looping over the row again.
+// Starting every maximum at -FLT_MAX keeps -inf - -inf (NaN) out of the exponent: an empty thread
+// is (-FLT_MAX, 0) and combines as the identity; a row of only -inf ends with S = 0 and so NaN.
 #include "softmax_rows.h"
 
 #include <ptxkit/kernels/build_support.h>
@@ -30,6 +30,10 @@ using namespace ptxkit::ptxgen;
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// The running maximum starts at the lowest finite float, not -inf: every maximum is then finite
+// or +inf, so m_old - m_new is never -inf - -inf (NaN), and the rescale reads the maxima directly
+// (no select on the way to ex2). An empty thread is (-FLT_MAX, 0), the identity of combine().
+constexpr float kLowest = std::numeric_limits<float>::lowest();
 
 // A running (max, sum of exponentials) pair.
 struct MaxSum {
@@ -37,23 +41,17 @@ struct MaxSum {
   Reg<F32> s;
 };
 
-// m, or 0 when m is -inf (so that x - m' never computes -inf - -inf).
-Reg<F32> safe_max(KernelBuilder& b, Reg<F32> m) {
-  return b.selp(b.imm<F32>(0.0f), m, b.setp(cmp::eq, m, b.imm<F32>(kNegInf)));
+// ex2((x - m) * log2 e)
+Reg<F32> exp_shifted(KernelBuilder& b, Reg<F32> x, Reg<F32> m) {
+  return b.ex2(b.mul(b.sub(x, m), b.imm<F32>(kLog2e)), approx);
 }
 
-// ex2((x - m') * log2 e)
-Reg<F32> exp_shifted(KernelBuilder& b, Reg<F32> x, Reg<F32> m_safe) {
-  return b.ex2(b.mul(b.sub(x, m_safe), b.imm<F32>(kLog2e)), approx);
-}
-
-// (m1, s1) + (m2, s2) = (M, s1 ex2((m1 - M') L) + s2 ex2((m2 - M') L)), M = max(m1, m2).
+// (m1, s1) + (m2, s2) = (M, s1 ex2((m1 - M) L) + s2 ex2((m2 - M) L)), M = max(m1, m2).
 MaxSum combine(KernelBuilder& b, MaxSum a, MaxSum c) {
   Reg<F32> m = b.max(a.m, c.m);
-  Reg<F32> ms = safe_max(b, m);
   // One emitting call per statement: argument evaluation order is unspecified in C++.
-  Reg<F32> ea = exp_shifted(b, a.m, ms);
-  Reg<F32> sc = b.mul(c.s, exp_shifted(b, c.m, ms));
+  Reg<F32> ea = exp_shifted(b, a.m, m);
+  Reg<F32> sc = b.mul(c.s, exp_shifted(b, c.m, m));
   Reg<F32> s = b.fma(a.s, ea, sc, rn);
   return {m, s};
 }
@@ -166,15 +164,14 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
       held.push_back(v);
       held_unit.push_back(unit);
     }
-    Reg<F32> m = max_of(b, held[0]);
+    Reg<F32> m = b.max(max_of(b, held[0]), b.imm<F32>(kLowest));  // masked units are -inf
     for (std::size_t j = 1; j < held.size(); ++j) m = b.max(m, max_of(b, held[j]));
-    Reg<F32> ms = safe_max(b, m);
     Reg<F32> s = b.mov(b.imm<F32>(0.0f));
     for (const auto& v : held)
-      for (Reg<F32> x : v) s = b.add(s, exp_shifted(b, x, ms));
+      for (Reg<F32> x : v) s = b.add(s, exp_shifted(b, x, m));
     mine = MaxSum{m, s};
   } else {
-    Var<F32> m = b.var<F32>(b.imm<F32>(kNegInf), "max");
+    Var<F32> m = b.var<F32>(b.imm<F32>(kLowest), "max");
     Var<F32> s = b.var<F32>(b.imm<F32>(0.0f), "sum");
     strided_loop(b, tid, g, "reduce", [&](const std::vector<Reg<U32>>& us) {
       std::vector<Reg<F32>> v;
@@ -183,10 +180,9 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
       // Snapshot the old max before the update: the rescale needs both values.
       Reg<F32> old_max = m.read();
       Reg<F32> new_max = b.max(old_max, max_of(b, v));
-      Reg<F32> ms = safe_max(b, new_max);
-      Reg<F32> corr = exp_shifted(b, old_max, ms);
+      Reg<F32> corr = exp_shifted(b, old_max, new_max);  // the rescale: old (snapshot) - new
       Reg<F32> acc = b.mul(s.read(), corr);
-      for (Reg<F32> x : v) acc = b.add(acc, exp_shifted(b, x, ms));
+      for (Reg<F32> x : v) acc = b.add(acc, exp_shifted(b, x, new_max));
       m.assign(new_max);
       s.assign(acc);
     });
@@ -212,7 +208,7 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
     // Warp 0: lane w < warps reads warp w's pair (others start from the identity (-inf, 0)).
     Reg<Pred> has_pair = b.setp(cmp::lt, lane, b.imm<U32>(warps));
     Reg<U32> w = b.min(lane, b.imm<U32>(warps - 1));
-    Reg<F32> pm = b.selp(b.ld(warp_max + w), b.imm<F32>(kNegInf), has_pair);
+    Reg<F32> pm = b.selp(b.ld(warp_max + w), b.imm<F32>(kLowest), has_pair);
     Reg<F32> ps = b.selp(b.ld(warp_sum + w), b.imm<F32>(0.0f), has_pair);
     MaxSum total = warp_combine(b, {pm, ps});
     auto only_lane0 = b.guard(is_lane0);
@@ -222,13 +218,13 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
   b.place(publish_done);
   b.bar_sync(0);
   // The broadcast: every thread reads the block's (M, S).
-  Reg<F32> row_max_safe = safe_max(b, b.ld(warp_max + warps));
+  Reg<F32> row_max = b.ld(warp_max + warps);
   Reg<F32> inv_sum = b.rcp(b.ld(warp_sum + warps), rn);
 
   // 4. Normalize and store.
   auto normalized = [&](const std::vector<Reg<F32>>& v) {
     std::vector<Reg<F32>> y;
-    for (Reg<F32> x : v) y.push_back(b.mul(exp_shifted(b, x, row_max_safe), inv_sum));
+    for (Reg<F32> x : v) y.push_back(b.mul(exp_shifted(b, x, row_max), inv_sum));
     return y;
   };
   if (g.in_registers) {
