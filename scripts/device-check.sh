@@ -21,12 +21,14 @@ set -u
 if [ "${1:-}" = "--prepare" ]; then
   # On a developer machine: a Release build with static libstdc++ into $PTXKIT_PREBUILT/bin.
   dir=${PTXKIT_PREBUILT:-.rt2dev}
-  cmake -S . -B build-devcheck -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  bdir=${PTXKIT_PREPARE_BUILD:-build-devcheck}
+  cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DPTXKIT_BUILD_BENCHMARKS=OFF \
+    -DCMAKE_CXX_FLAGS="-Wno-error=restrict" \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" || exit 2
-  cmake --build build-devcheck --target ptxkit ptxkit_device_tests -j"${JOBS:-2}" || exit 2
+  cmake --build "$bdir" --target ptxkit ptxkit_device_tests -j"${JOBS:-2}" || exit 2
   mkdir -p "$dir/bin"
-  cp build-devcheck/bin/ptxkit build-devcheck/bin/ptxkit_device_tests "$dir/bin/"
+  cp "$bdir"/bin/ptxkit "$bdir"/bin/ptxkit_device_tests "$dir/bin/"
   grep -qx "/$dir/" .git/info/exclude 2>/dev/null || echo "/$dir/" >>.git/info/exclude
   echo "prepared $dir/bin (carry '$dir' to the GPU machine)"
   exit 0

@@ -8,6 +8,7 @@
 
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/runtime/compare.h>
+#include <ptxkit/verifier/verified_ptx.h>
 
 #include <gtest/gtest.h>
 
@@ -59,6 +60,23 @@ TEST(Targets, HighestPlainTargetTheDeviceRuns) {
   ASSERT_FALSE(old.has_value());
   EXPECT_EQ(old.error().kind, runtime::ErrorKind::kDeviceUnsupported);
   EXPECT_TRUE(old.error().is_unavailable());
+}
+
+TEST(LoadPath, EveryReferenceInstanceVerifiesForLoadAtSm90) {
+  // What the device tests load: a refusal here would fail every one of them on the GPU.
+  const auto target = cli::device::target_for(runtime::ComputeCapability{9, 0});
+  ASSERT_TRUE(target.has_value());
+  std::size_t verified = 0;
+  for (const auto* k : kernels::KernelRegistry::all())
+    for (const auto& rc : k->reference_configs()) {
+      auto ptx = k->generate(rc.values, *target);
+      ASSERT_TRUE(ptx.has_value()) << k->name() << "[" << rc.tag << "]";
+      auto v = verifier::verify_for_load(ptx->text, std::string(k->name()) + ".ptx");
+      EXPECT_TRUE(v.ok()) << k->name() << "[" << rc.tag << "]: "
+                          << (v.ok() ? "" : v.error().message);
+      verified += v.ok();
+    }
+  EXPECT_GE(verified, 19u);
 }
 
 TEST(GuardWord, IsANaN) {
