@@ -16,9 +16,8 @@
 // [4, 16384]; vocab and hidden are baked (vocab is the guard's immediate).
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -80,4 +79,4 @@ std::vector<float> embedding_gather_reference(const std::vector<float>& table,
                                               const std::vector<std::uint32_t>& ids,
                                               std::uint32_t vocab, std::uint32_t hidden);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

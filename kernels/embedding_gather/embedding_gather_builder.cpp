@@ -5,9 +5,8 @@
 //   id <  vocab: copy row id of the table (.v4 loads through the read-only path, .v4 stores);
 //   id >= vocab: store zeros; the table is not touched, so a bad id can never read past it.
 // The row offset id * hidden is 64-bit (vocab * hidden may exceed 2^32 elements).
-#include "embedding_gather.h"
-
 #include "../layernorm/row_block.h"
+#include "embedding_gather.h"
 
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
@@ -16,10 +15,9 @@ namespace ptxkit::kernels {
 
 namespace {
 using namespace ptxkit::ptxgen;
-}  // namespace
+} // namespace
 
-ptxkit::Expected<GeneratedPtx> EmbeddingGather::build(const Config& c,
-                                                      const ptxgen::Target& target,
+ptxkit::Expected<GeneratedPtx> EmbeddingGather::build(const Config& c, const ptxgen::Target& target,
                                                       const GenOptions& options) {
   const std::uint32_t chunks = c.hidden / 4;
   KernelBuilder b(std::string(kName), target);
@@ -52,7 +50,8 @@ ptxkit::Expected<GeneratedPtx> EmbeddingGather::build(const Config& c,
   b.place(bad_id);
   {
     Reg<F32> zero = b.mov(b.imm<F32>(0.0f));
-    for (std::uint32_t k = 0; k < rc.count(); ++k) rc.store(y_row, y_thread, k, {zero, zero, zero, zero});
+    for (std::uint32_t k = 0; k < rc.count(); ++k)
+      rc.store(y_row, y_thread, k, {zero, zero, zero, zero});
   }
   b.place(done);
   b.ret();
@@ -61,4 +60,4 @@ ptxkit::Expected<GeneratedPtx> EmbeddingGather::build(const Config& c,
 
 PTXKIT_REGISTER_KERNEL(EmbeddingGather);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -1,8 +1,7 @@
 // embedding_gather_reference.cpp: the embedding gather's CPU reference, launch contract (with the
 // host-side id check), inputs and reference configs.
-#include "embedding_gather.h"
-
 #include "../layernorm/row_block.h"
+#include "embedding_gather.h"
 #include "error_p.h"
 
 #include <algorithm>
@@ -18,7 +17,9 @@ std::vector<NamedConfig<EmbeddingGatherConfig>> EmbeddingGather::reference_confi
   };
 }
 
-ptxkit::Expected<void> EmbeddingGather::validate(const Config&) { return {}; }
+ptxkit::Expected<void> EmbeddingGather::validate(const Config&) {
+  return {};
+}
 
 ptxkit::Expected<void> EmbeddingGather::check_ids(const Config& c,
                                                   std::span<const std::uint32_t> ids) {
@@ -43,7 +44,10 @@ std::vector<ParamSpec> EmbeddingGather::params(const Config& c) {
        .kind = ParamKind::kInput,
        .buffer = "table",
        .elems = std::size_t{c.vocab} * c.hidden},
-      {.name = "ids", .kind = ParamKind::kInput, .buffer = "ids", .elem = ElemType::kU32,
+      {.name = "ids",
+       .kind = ParamKind::kInput,
+       .buffer = "ids",
+       .elem = ElemType::kU32,
        .elems = c.tokens},
       {.name = "output",
        .kind = ParamKind::kOutput,
@@ -69,8 +73,8 @@ std::vector<float> embedding_gather_reference(const std::vector<float>& table,
   std::vector<float> out(ids.size() * hidden, 0.0f);
   for (std::size_t t = 0; t < ids.size(); ++t)
     if (ids[t] < vocab)
-      std::copy_n(table.begin() + static_cast<std::ptrdiff_t>(std::size_t{ids[t]} * hidden),
-                  hidden, out.begin() + static_cast<std::ptrdiff_t>(t * hidden));
+      std::copy_n(table.begin() + static_cast<std::ptrdiff_t>(std::size_t{ids[t]} * hidden), hidden,
+                  out.begin() + static_cast<std::ptrdiff_t>(t * hidden));
   return out;
 }
 
@@ -89,4 +93,4 @@ ptxkit::Expected<HostTensors> EmbeddingGather::reference(const Config& c, const 
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

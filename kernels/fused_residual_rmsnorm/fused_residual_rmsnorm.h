@@ -1,7 +1,7 @@
 // fused_residual_rmsnorm.h: residual add fused with RMSNorm (config, launch contract, reference).
 //
-//   sum[r, i] = x[r, i] + residual[r, i]                       (written: the backward pass needs it)
-//   out[r, i] = sum[r, i] / sqrt(mean_j(sum[r, j]^2) + eps) * gamma[i]
+//   sum[r, i] = x[r, i] + residual[r, i]                       (written: the backward pass needs
+//   it) out[r, i] = sum[r, i] / sqrt(mean_j(sum[r, j]^2) + eps) * gamma[i]
 //
 // One block per row (grid (rows)), T = min(256, hidden/4 rounded up to a warp) threads; each
 // thread adds its .v4 chunks of x and residual in registers, stores the sum, block all-reduces
@@ -12,9 +12,8 @@
 // every read happens before the block's barrier).
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -67,8 +66,8 @@ struct FusedResidualRmsNorm {
 };
 
 struct FusedResidualRmsNormOutputs {
-  std::vector<float> sum;  // x + residual, in f32 (what the kernel stores)
-  std::vector<float> out;  // rmsnorm(sum) * gamma (sum of squares in double)
+  std::vector<float> sum; // x + residual, in f32 (what the kernel stores)
+  std::vector<float> out; // rmsnorm(sum) * gamma (sum of squares in double)
 };
 
 // The reference on plain vectors: x and residual are rows*hidden, gamma is hidden.
@@ -78,4 +77,4 @@ FusedResidualRmsNormOutputs fused_residual_rmsnorm_reference(const std::vector<f
                                                              std::uint32_t rows,
                                                              std::uint32_t hidden, float eps);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -10,19 +10,17 @@
 //   4. rstd = rsqrt.approx(total / hidden + eps), eps a baked immediate;
 //   5. out = s * rstd * gamma from the same registers.
 // x and residual are read with plain ld.global (not .nc): sum may alias one of them.
-#include "fused_residual_rmsnorm.h"
-
 #include "../layernorm/row_block.h"
+#include "fused_residual_rmsnorm.h"
 
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
-
 
 namespace ptxkit::kernels {
 
 namespace {
 using namespace ptxkit::ptxgen;
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> FusedResidualRmsNorm::build(const Config& c,
                                                            const ptxgen::Target& target,
@@ -41,7 +39,7 @@ ptxkit::Expected<GeneratedPtx> FusedResidualRmsNorm::build(const Config& c,
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> row = b.ctaid_x();
-  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("hidden", c.hidden));  // 64-bit offsets
+  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("hidden", c.hidden)); // 64-bit offsets
   auto x_row = x + row_start;
   auto r_row = residual + row_start;
   auto s_row = sum_out + row_start;
@@ -79,7 +77,8 @@ ptxkit::Expected<GeneratedPtx> FusedResidualRmsNorm::build(const Config& c,
   for (std::uint32_t k = 0; k < rc.count(); ++k) {
     auto g = b.ld_nc_v4(rc.chunk_ptr(gamma, g_thread, k));
     std::array<Reg<F32>, 4> y = s[k];
-    for (std::size_t j = 0; j < 4; ++j) y[j] = b.mul(b.mul(s[k][j], rstd), g[j]);
+    for (std::size_t j = 0; j < 4; ++j)
+      y[j] = b.mul(b.mul(s[k][j], rstd), g[j]);
     rc.store(y_row, y_thread, k, y);
   }
   b.ret();
@@ -88,4 +87,4 @@ ptxkit::Expected<GeneratedPtx> FusedResidualRmsNorm::build(const Config& c,
 
 PTXKIT_REGISTER_KERNEL(FusedResidualRmsNorm);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -3,10 +3,9 @@
 //
 // The sum is formed in f32 (it is an output: the kernel stores exactly x + residual rounded to
 // f32), then the sum of squares of that f32 sum is accumulated in double.
-#include "fused_residual_rmsnorm.h"
-
 #include "../layernorm/row_block.h"
 #include "error_p.h"
+#include "fused_residual_rmsnorm.h"
 
 #include <cmath>
 
@@ -16,7 +15,8 @@ std::vector<NamedConfig<FusedResidualRmsNormConfig>> FusedResidualRmsNorm::refer
   return {
       {"qwen05b", "Qwen2.5-0.5B: hidden 896, rms eps 1e-6",
        Config{.hidden = 896, .eps = 1e-6f, .rows = 4}},
-      {"llama", "Llama: hidden 4096, rms eps 1e-5", Config{.hidden = 4096, .eps = 1e-5f, .rows = 4}},
+      {"llama", "Llama: hidden 4096, rms eps 1e-5",
+       Config{.hidden = 4096, .eps = 1e-5f, .rows = 4}},
   };
 }
 
@@ -31,7 +31,7 @@ LaunchDims FusedResidualRmsNorm::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.rows;
   d.block[0] = row_block::threads_for(c.hidden / 4);
-  d.dynamic_smem_bytes = 0;  // the warp partial sums live in static shared memory
+  d.dynamic_smem_bytes = 0; // the warp partial sums live in static shared memory
   return d;
 }
 
@@ -64,11 +64,13 @@ FusedResidualRmsNormOutputs fused_residual_rmsnorm_reference(const std::vector<f
   FusedResidualRmsNormOutputs o;
   o.sum.resize(std::size_t{rows} * hidden);
   o.out.resize(o.sum.size());
-  for (std::size_t i = 0; i < o.sum.size(); ++i) o.sum[i] = x[i] + residual[i];
+  for (std::size_t i = 0; i < o.sum.size(); ++i)
+    o.sum[i] = x[i] + residual[i];
   for (std::size_t r = 0; r < rows; ++r) {
     const float* row = o.sum.data() + r * hidden;
     double sumsq = 0.0;
-    for (std::size_t i = 0; i < hidden; ++i) sumsq += double{row[i]} * double{row[i]};
+    for (std::size_t i = 0; i < hidden; ++i)
+      sumsq += double{row[i]} * double{row[i]};
     const double inv_rms = 1.0 / std::sqrt(sumsq / hidden + double{eps});
     for (std::size_t i = 0; i < hidden; ++i)
       o.out[r * hidden + i] = static_cast<float>(double{row[i]} * inv_rms * double{gamma[i]});
@@ -88,14 +90,14 @@ ptxkit::Expected<HostTensors> FusedResidualRmsNorm::reference(const Config& c,
   if (x->second.size() != n || r->second.size() != n || g->second.size() != c.hidden)
     return fail("fused_residual_rmsnorm reference: x has " + std::to_string(x->second.size()) +
                 " elements, residual " + std::to_string(r->second.size()) + ", gamma " +
-                std::to_string(g->second.size()) + "; expected rows*hidden = " +
-                std::to_string(n) + " and hidden = " + std::to_string(c.hidden));
-  auto o = fused_residual_rmsnorm_reference(x->second, r->second, g->second, c.rows, c.hidden,
-                                            c.eps);
+                std::to_string(g->second.size()) + "; expected rows*hidden = " + std::to_string(n) +
+                " and hidden = " + std::to_string(c.hidden));
+  auto o =
+      fused_residual_rmsnorm_reference(x->second, r->second, g->second, c.rows, c.hidden, c.eps);
   HostTensors out;
   out.f32["sum"] = std::move(o.sum);
   out.f32["out"] = std::move(o.out);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

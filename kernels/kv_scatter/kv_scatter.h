@@ -22,9 +22,8 @@
 // in make_inputs, and only the rows at the positions change.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -98,4 +97,4 @@ void kv_scatter_reference(const KvScatterConfig& c, const std::vector<float>& k_
                           const std::vector<std::uint32_t>& positions, std::vector<float>& k_cache,
                           std::vector<float>& v_cache);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

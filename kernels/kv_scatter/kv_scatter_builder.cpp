@@ -18,7 +18,7 @@ namespace ptxkit::kernels {
 
 namespace {
 using namespace ptxkit::ptxgen;
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> KvScatter::build(const Config& c, const ptxgen::Target& target,
                                                 const GenOptions& options) {
@@ -76,4 +76,4 @@ ptxkit::Expected<GeneratedPtx> KvScatter::build(const Config& c, const ptxgen::T
 
 PTXKIT_REGISTER_KERNEL(KvScatter);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -1,8 +1,7 @@
 // kv_scatter_reference.cpp: the KV-cache scatter's CPU reference, launch contract (with the
 // host-side position check), inputs and reference configs.
-#include "kv_scatter.h"
-
 #include "error_p.h"
+#include "kv_scatter.h"
 
 #include <algorithm>
 
@@ -10,8 +9,7 @@ namespace ptxkit::kernels {
 
 std::vector<NamedConfig<KvScatterConfig>> KvScatter::reference_configs() {
   return {
-      {"qwen15b_coder",
-       "Qwen2.5-Coder-1.5B: head_dim 128, 2 KV heads, 2048 context, 4 slots",
+      {"qwen15b_coder", "Qwen2.5-Coder-1.5B: head_dim 128, 2 KV heads, 2048 context, 4 slots",
        Config{.head_dim = 128, .num_kv_heads = 2, .max_seq_len = 2048, .batch_size = 4}},
       {"qwen05b", "Qwen2.5-0.5B: head_dim 64, 2 KV heads, 2048 context, 4 slots",
        Config{.head_dim = 64, .num_kv_heads = 2, .max_seq_len = 2048, .batch_size = 4}},
@@ -33,10 +31,10 @@ ptxkit::Expected<void> KvScatter::check_positions(const Config& c,
                 " positions given for batch_size = " + std::to_string(c.batch_size) + " slots");
   for (std::size_t s = 0; s < positions.size(); ++s)
     if (positions[s] >= c.max_seq_len)
-      return fail("kv_scatter: positions[" + std::to_string(s) + "] = " +
-                  std::to_string(positions[s]) + " is beyond the cache capacity max_seq_len = " +
-                  std::to_string(c.max_seq_len) + " (valid positions are 0.." +
-                  std::to_string(c.max_seq_len - 1) + ")");
+      return fail("kv_scatter: positions[" + std::to_string(s) +
+                  "] = " + std::to_string(positions[s]) +
+                  " is beyond the cache capacity max_seq_len = " + std::to_string(c.max_seq_len) +
+                  " (valid positions are 0.." + std::to_string(c.max_seq_len - 1) + ")");
   return {};
 }
 
@@ -99,7 +97,7 @@ void kv_scatter_reference(const KvScatterConfig& c, const std::vector<float>& k_
   const std::size_t hd = c.head_dim;
   const std::size_t slot_elems = std::size_t{c.num_kv_heads} * c.max_seq_len * hd;
   for (std::size_t s = 0; s < c.batch_size; ++s) {
-    if (positions[s] >= c.max_seq_len) continue;  // the device guard: nothing is written
+    if (positions[s] >= c.max_seq_len) continue; // the device guard: nothing is written
     for (std::size_t kv = 0; kv < c.num_kv_heads; ++kv) {
       const std::size_t src = (s * c.num_kv_heads + kv) * hd;
       const std::size_t dst = s * slot_elems + (kv * c.max_seq_len + positions[s]) * hd;
@@ -136,4 +134,4 @@ ptxkit::Expected<HostTensors> KvScatter::reference(const Config& c, const HostTe
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

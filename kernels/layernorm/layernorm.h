@@ -12,9 +12,8 @@
 // it is in the cache key. out may alias x (each element is read and written by one thread).
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -72,4 +71,4 @@ std::vector<float> layernorm_reference(const std::vector<float>& x, const std::v
                                        const std::vector<float>& beta, std::uint32_t rows,
                                        std::uint32_t hidden, float eps);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -10,18 +10,16 @@
 //   4. rstd = rsqrt.approx(var + eps), eps a baked immediate;
 //   5. out  = (x - mean) * rstd * gamma + beta from the same registers.
 #include "layernorm.h"
-
 #include "row_block.h"
 
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 
-
 namespace ptxkit::kernels {
 
 namespace {
 using namespace ptxkit::ptxgen;
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::Target& target,
                                                 const GenOptions& options) {
@@ -39,7 +37,7 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> row = b.ctaid_x();
-  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("hidden", c.hidden));  // 64-bit offsets
+  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("hidden", c.hidden)); // 64-bit offsets
   auto x_row = in + row_start;
   auto y_row = out + row_start;
   row_block::RowChunks rc(b, tid, chunks, "hidden");
@@ -47,14 +45,16 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
 
   // 1. The row, once, into registers.
   std::vector<std::array<Reg<F32>, 4>> x;
-  for (std::uint32_t k = 0; k < rc.count(); ++k) x.push_back(rc.load(x_row, x_thread, k, false));
+  for (std::uint32_t k = 0; k < rc.count(); ++k)
+    x.push_back(rc.load(x_row, x_thread, k, false));
 
   // 2. The mean.
   const Imm<F32> n = b.baked<F32>("hidden", static_cast<float>(c.hidden));
   // (One emitting call per argument list: C++ argument evaluation order is unspecified.)
   Reg<F32> s = x[0][0];
   for (std::uint32_t k = 0; k < rc.count(); ++k)
-    for (std::size_t j = k == 0 ? 1 : 0; j < 4; ++j) s = b.add(s, x[k][j]);
+    for (std::size_t j = k == 0 ? 1 : 0; j < 4; ++j)
+      s = b.add(s, x[k][j]);
   Reg<F32> mean = b.div(row_block::block_sum_all_threads(b, s, mean_slots, warps, tid), n, rn);
 
   // 3. The variance, from the deviations (a missing chunk's deviation is 0, not -mean).
@@ -69,7 +69,8 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
   }
   Reg<F32> ss = b.mul(d[0][0], d[0][0]);
   for (std::uint32_t k = 0; k < rc.count(); ++k)
-    for (std::size_t j = k == 0 ? 1 : 0; j < 4; ++j) ss = b.fma(d[k][j], d[k][j], ss, rn);
+    for (std::size_t j = k == 0 ? 1 : 0; j < 4; ++j)
+      ss = b.fma(d[k][j], d[k][j], ss, rn);
   Reg<F32> var = b.div(row_block::block_sum_all_threads(b, ss, var_slots, warps, tid), n, rn);
 
   // 4. rstd = 1 / sqrt(var + eps).
@@ -83,7 +84,8 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
     auto g = b.ld_nc_v4(rc.chunk_ptr(gamma, g_thread, k));
     auto bt = b.ld_nc_v4(rc.chunk_ptr(beta, b_thread, k));
     std::array<Reg<F32>, 4> y = d[k];
-    for (std::size_t j = 0; j < 4; ++j) y[j] = b.fma(b.mul(d[k][j], rstd), g[j], bt[j], rn);
+    for (std::size_t j = 0; j < 4; ++j)
+      y[j] = b.fma(b.mul(d[k][j], rstd), g[j], bt[j], rn);
     rc.store(y_row, y_thread, k, y);
   }
   b.ret();
@@ -92,4 +94,4 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
 
 PTXKIT_REGISTER_KERNEL(LayerNorm);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

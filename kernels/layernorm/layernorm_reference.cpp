@@ -3,9 +3,8 @@
 //
 // The reference computes the mean and the (two-pass, population) variance in double, so it is a
 // fixed point the device result is compared against, not a copy of the kernel's float arithmetic.
-#include "layernorm.h"
-
 #include "error_p.h"
+#include "layernorm.h"
 #include "row_block.h"
 
 #include <cmath>
@@ -32,7 +31,7 @@ LaunchDims LayerNorm::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.rows;
   d.block[0] = row_block::threads_for(c.hidden / 4);
-  d.dynamic_smem_bytes = 0;  // the warp partial sums live in static shared memory
+  d.dynamic_smem_bytes = 0; // the warp partial sums live in static shared memory
   return d;
 }
 
@@ -63,10 +62,12 @@ std::vector<float> layernorm_reference(const std::vector<float>& x, const std::v
   for (std::size_t r = 0; r < rows; ++r) {
     const float* row = x.data() + r * hidden;
     double sum = 0.0;
-    for (std::size_t i = 0; i < hidden; ++i) sum += row[i];
+    for (std::size_t i = 0; i < hidden; ++i)
+      sum += row[i];
     const double mean = sum / hidden;
     double sq = 0.0;
-    for (std::size_t i = 0; i < hidden; ++i) sq += (row[i] - mean) * (row[i] - mean);
+    for (std::size_t i = 0; i < hidden; ++i)
+      sq += (row[i] - mean) * (row[i] - mean);
     const double rstd = 1.0 / std::sqrt(sq / hidden + double{eps});
     for (std::size_t i = 0; i < hidden; ++i)
       out[r * hidden + i] =
@@ -85,12 +86,12 @@ ptxkit::Expected<HostTensors> LayerNorm::reference(const Config& c, const HostTe
       bt->second.size() != c.hidden)
     return fail("layernorm reference: x has " + std::to_string(x->second.size()) +
                 " elements, gamma " + std::to_string(g->second.size()) + ", beta " +
-                std::to_string(bt->second.size()) + "; expected rows*hidden = " +
-                std::to_string(std::size_t{c.rows} * c.hidden) + " and hidden = " +
-                std::to_string(c.hidden));
+                std::to_string(bt->second.size()) +
+                "; expected rows*hidden = " + std::to_string(std::size_t{c.rows} * c.hidden) +
+                " and hidden = " + std::to_string(c.hidden));
   HostTensors out;
   out.f32["out"] = layernorm_reference(x->second, g->second, bt->second, c.rows, c.hidden, c.eps);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

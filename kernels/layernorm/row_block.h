@@ -17,11 +17,10 @@
 // warp sums in the same fixed order, so every thread of the block agrees bit for bit.
 #pragma once
 
-#include <ptxkit/ptxgen/ptxgen.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <ptxkit/ptxgen/ptxgen.h>
 #include <string>
 #include <vector>
 
@@ -41,14 +40,11 @@ constexpr std::uint32_t chunks_per_thread(std::uint32_t chunks) {
 
 // The chunks of a row that one thread owns.
 class RowChunks {
- public:
+public:
   // `chunks` float4 chunks per row; `field` is the config field the chunk count comes from (the
   // immediates are baked from it).
   RowChunks(KernelBuilder& b, Reg<U32> tid, std::uint32_t chunks, const std::string& field)
-      : b_(b),
-        chunks_(chunks),
-        threads_(threads_for(chunks)),
-        count_(chunks_per_thread(chunks)),
+      : b_(b), chunks_(chunks), threads_(threads_for(chunks)), count_(chunks_per_thread(chunks)),
         partial_(std::uint64_t{count_} * threads_ != chunks_) {
     const std::uint32_t last = count_ - 1;
     if (partial_) {
@@ -71,7 +67,7 @@ class RowChunks {
   // This thread's first chunk in a row starting at `row` (compute once per row pointer).
   template <class T>
   Ptr<Global, T> thread_ptr(Ptr<Global, T> row) const {
-    if (tid4_.empty()) return row;  // the only chunk is the clamped one
+    if (tid4_.empty()) return row; // the only chunk is the clamped one
     return row + tid4_[0];
   }
   // The k-th chunk: `thread` (from thread_ptr) plus a constant, or, for a chunk some threads lack,
@@ -89,7 +85,8 @@ class RowChunks {
     auto p = chunk_ptr(row, thread, k);
     std::array<Reg<F32>, 4> v = nc ? b_.ld_nc_v4(p) : b_.ld_v4(p);
     if (const Reg<Pred>* ok = valid(k))
-      for (auto& x : v) x = b_.selp(x, b_.imm<F32>(0.0f), *ok);
+      for (auto& x : v)
+        x = b_.selp(x, b_.imm<F32>(0.0f), *ok);
     return v;
   }
   // Stores the k-th chunk (predicated where some threads have none).
@@ -104,7 +101,7 @@ class RowChunks {
     }
   }
 
- private:
+private:
   KernelBuilder& b_;
   std::uint32_t chunks_;
   std::uint32_t threads_;
@@ -112,14 +109,15 @@ class RowChunks {
   bool partial_;
   // Zero or one handle each. (Not std::optional: GCC 12's -O3 -Wmaybe-uninitialized misfires on
   // an optional register handle.)
-  std::vector<Reg<U32>> tid4_;           // tid * 4, when some chunk is owned by every thread
-  std::vector<Reg<Pred>> valid_last_;    // tid owns its last chunk (partial_ only)
-  std::vector<Reg<U32>> clamped4_last_;  // 4 * min(last chunk, chunks - 1) (partial_ only)
+  std::vector<Reg<U32>> tid4_;          // tid * 4, when some chunk is owned by every thread
+  std::vector<Reg<Pred>> valid_last_;   // tid owns its last chunk (partial_ only)
+  std::vector<Reg<U32>> clamped4_last_; // 4 * min(last chunk, chunks - 1) (partial_ only)
 };
 
 // The sum of `v` over the 32 lanes, in every lane (shfl.bfly tree: the broadcast is built in).
 inline Reg<F32> warp_sum_all_lanes(KernelBuilder& b, Reg<F32> v) {
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) v = b.add(v, b.shfl_bfly(v, b.imm<U32>(delta)));
+  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+    v = b.add(v, b.shfl_bfly(v, b.imm<U32>(delta)));
   return v;
 }
 
@@ -138,8 +136,9 @@ inline Reg<F32> block_sum_all_threads(KernelBuilder& b, Reg<F32> v, Ptr<Shared, 
   }
   b.bar_sync(0);
   Reg<F32> total = b.ld(slots + 0);
-  for (std::uint32_t w = 1; w < warps; ++w) total = b.add(total, b.ld(slots + w));
+  for (std::uint32_t w = 1; w < warps; ++w)
+    total = b.add(total, b.ld(slots + w));
   return total;
 }
 
-}  // namespace ptxkit::kernels::row_block
+} // namespace ptxkit::kernels::row_block

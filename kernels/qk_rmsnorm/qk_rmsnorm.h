@@ -13,9 +13,8 @@
 // out may alias x (in-place QK-norm).
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -35,9 +34,7 @@ struct QkRmsNormConfig {
                       .max = 256.0,
                       .multiple_of = 32});
     v.field("num_heads", c.num_heads,
-            FieldSpec{.doc = "heads per token (they make up the block)",
-                      .min = 1.0,
-                      .max = 32.0});
+            FieldSpec{.doc = "heads per token (they make up the block)", .min = 1.0, .max = 32.0});
     v.field("eps", c.eps,
             FieldSpec{.doc = "added to mean(x^2) before the reciprocal square root",
                       .min = 0.0,
@@ -99,7 +96,6 @@ constexpr QkRmsNormLayout qk_rmsnorm_layout(std::uint32_t head_dim, std::uint32_
 // The reference on plain vectors (double accumulation): x is tokens*num_heads*head_dim.
 std::vector<float> qk_rmsnorm_reference(const std::vector<float>& x,
                                         const std::vector<float>& gamma, std::uint32_t tokens,
-                                        std::uint32_t num_heads, std::uint32_t head_dim,
-                                        float eps);
+                                        std::uint32_t num_heads, std::uint32_t head_dim, float eps);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

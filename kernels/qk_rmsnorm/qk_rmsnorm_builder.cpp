@@ -14,7 +14,6 @@
 
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
-
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -45,7 +44,7 @@ void store_vec(KernelBuilder& b, Ptr<Global, F32> p, const std::vector<Reg<F32>>
     b.st(p, v[0]);
 }
 
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::Target& target,
                                                 const GenOptions& options) {
@@ -53,7 +52,7 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   const std::uint32_t w = lay.vector_width;
   const std::uint32_t lanes = lay.lanes_per_head;
   const std::uint32_t per_lane = lay.vectors_per_lane;
-  const std::int64_t stride = std::int64_t{lanes} * w;  // elements between a lane's vectors
+  const std::int64_t stride = std::int64_t{lanes} * w; // elements between a lane's vectors
   KernelBuilder b(std::string(kName), target);
   b.reqntid(lay.threads);
   auto in = b.param<Ptr<Global, const F32>>("input");
@@ -63,19 +62,20 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   Reg<U32> tid = b.tid_x();
   Reg<U32> token = b.ctaid_x();
   std::uint32_t log2_lanes = 0;
-  while ((1u << log2_lanes) < lanes) ++log2_lanes;
-  Reg<U32> lane = b.and_(tid, b.baked<U32>("head_dim", lanes - 1));  // lane within its head
+  while ((1u << log2_lanes) < lanes)
+    ++log2_lanes;
+  Reg<U32> lane = b.and_(tid, b.baked<U32>("head_dim", lanes - 1)); // lane within its head
   Reg<U32> head = b.shr(tid, b.baked<U32>("head_dim", log2_lanes));
   // False on the phantom lanes past the last head; empty without phantom lanes. (Not
   // std::optional: GCC 12's -O3 -Wmaybe-uninitialized misfires on an optional register handle.)
   std::vector<Reg<Pred>> real_head;
   if (lay.phantom_lanes) {
     real_head.push_back(b.setp(cmp::lt, head, b.baked<U32>("num_heads", c.num_heads)));
-    head = b.min(head, b.baked<U32>("num_heads", c.num_heads - 1));  // loads stay in the token
+    head = b.min(head, b.baked<U32>("num_heads", c.num_heads - 1)); // loads stay in the token
   }
-  Reg<U32> lane_elem = b.mul_lo(lane, b.baked<U32>("head_dim", w));  // first element in the head
+  Reg<U32> lane_elem = b.mul_lo(lane, b.baked<U32>("head_dim", w)); // first element in the head
   Reg<U64> token_start =
-      b.mul_wide(token, b.baked<U32>("num_heads", c.num_heads * c.head_dim));  // 64-bit
+      b.mul_wide(token, b.baked<U32>("num_heads", c.num_heads * c.head_dim)); // 64-bit
   // The lane's first element inside its token: head * head_dim + lane * w.
   Reg<U32> in_token = b.mad_lo(head, b.baked<U32>("head_dim", c.head_dim), lane_elem);
   auto x_token = in + token_start;
@@ -105,7 +105,8 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   for (std::uint32_t j = 0; j < per_lane; ++j) {
     auto g = load_vec(b, g_lane + std::int64_t{j} * stride, w, true);
     std::vector<Reg<F32>> y = x[j];
-    for (std::size_t e = 0; e < y.size(); ++e) y[e] = b.mul(b.mul(x[j][e], rstd), g[e]);
+    for (std::size_t e = 0; e < y.size(); ++e)
+      y[e] = b.mul(b.mul(x[j][e], rstd), g[e]);
     auto p = y_lane + std::int64_t{j} * stride;
     if (!real_head.empty()) {
       auto only_real_heads = b.guard(real_head[0]);
@@ -120,4 +121,4 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
 
 PTXKIT_REGISTER_KERNEL(QkRmsNorm);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -3,9 +3,8 @@
 //
 // Each (token, head) row is normalized on its own with the sum of squares in double; gamma is
 // indexed by the position inside the head, never by the head.
-#include "qk_rmsnorm.h"
-
 #include "error_p.h"
+#include "qk_rmsnorm.h"
 
 #include <cmath>
 
@@ -54,7 +53,8 @@ HostTensors QkRmsNorm::make_inputs(const Config& c, std::uint64_t seed) {
   // A different scale per head, so a kernel that mixed heads in one sum would be visibly off.
   for (std::size_t h = 0; h < heads; ++h) {
     const float scale = 0.25f + static_cast<float>(h % 7);
-    for (std::uint32_t i = 0; i < c.head_dim; ++i) x.push_back(scale * rng.uniform(-1.0f, 1.0f));
+    for (std::uint32_t i = 0; i < c.head_dim; ++i)
+      x.push_back(scale * rng.uniform(-1.0f, 1.0f));
   }
   t.f32["gamma"] = rng.uniform_vector(c.head_dim, 0.5f, 1.5f);
   return t;
@@ -69,7 +69,8 @@ std::vector<float> qk_rmsnorm_reference(const std::vector<float>& x,
   for (std::size_t h = 0; h < heads; ++h) {
     const float* row = x.data() + h * head_dim;
     double sumsq = 0.0;
-    for (std::size_t i = 0; i < head_dim; ++i) sumsq += double{row[i]} * double{row[i]};
+    for (std::size_t i = 0; i < head_dim; ++i)
+      sumsq += double{row[i]} * double{row[i]};
     const double inv_rms = 1.0 / std::sqrt(sumsq / head_dim + double{eps});
     for (std::size_t i = 0; i < head_dim; ++i)
       out[h * head_dim + i] = static_cast<float>(double{row[i]} * inv_rms * double{gamma[i]});
@@ -94,4 +95,4 @@ ptxkit::Expected<HostTensors> QkRmsNorm::reference(const Config& c, const HostTe
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

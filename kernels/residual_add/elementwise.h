@@ -10,10 +10,9 @@
 // tail code is only emitted when n % 4 != 0. Buffers must be 16-byte aligned (cudaMalloc: 256).
 #pragma once
 
+#include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/ptxgen/ptxgen.h>
-
-#include <cstdint>
 
 namespace ptxkit::kernels::elementwise {
 
@@ -22,7 +21,9 @@ using namespace ptxkit::ptxgen;
 inline constexpr std::uint32_t kThreads = 256;
 
 // Threads needed for n elements: one per .v4 group, plus one for a partial group.
-constexpr std::uint64_t groups_with_tail(std::uint32_t n) { return (std::uint64_t{n} + 3) / 4; }
+constexpr std::uint64_t groups_with_tail(std::uint32_t n) {
+  return (std::uint64_t{n} + 3) / 4;
+}
 
 // Blocks of kThreads for n elements.
 constexpr std::uint32_t blocks_for(std::uint32_t n) {
@@ -54,10 +55,11 @@ void for_each_group(KernelBuilder& b, std::uint32_t n, const char* field, Vec ve
     b.place(tail_label);
     // Only thread g == n/4 owns the partial group.
     b.bra_if(!b.setp(cmp::eq, g, b.baked<U32>(field, full)), done);
-    for (std::uint32_t t = 0; t < tail; ++t) scalar(b.baked<U32>(field, full * 4 + t));
+    for (std::uint32_t t = 0; t < tail; ++t)
+      scalar(b.baked<U32>(field, full * 4 + t));
   }
   b.place(done);
   b.ret();
 }
 
-}  // namespace ptxkit::kernels::elementwise
+} // namespace ptxkit::kernels::elementwise

@@ -7,9 +7,8 @@
 // in place.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -50,4 +49,4 @@ struct ResidualAdd {
 // The reference on plain vectors (f32 addition is exact to the rounding the kernel does too).
 std::vector<float> residual_add_reference(const std::vector<float>& a, const std::vector<float>& b);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

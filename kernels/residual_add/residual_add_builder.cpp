@@ -3,9 +3,8 @@
 // Thread g = %ctaid.x * 256 + %tid.x: for g < n/4, out[4g..4g+3] = a[4g..] + b[4g..] with .v4
 // loads and a .v4 store; thread g == n/4 adds the n % 4 tail elements with scalar accesses
 // (elementwise.h).
-#include "residual_add.h"
-
 #include "elementwise.h"
+#include "residual_add.h"
 
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
@@ -14,7 +13,7 @@ namespace ptxkit::kernels {
 
 namespace {
 using namespace ptxkit::ptxgen;
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> ResidualAdd::build(const Config& c, const ptxgen::Target& target,
                                                   const GenOptions& options) {
@@ -29,7 +28,8 @@ ptxkit::Expected<GeneratedPtx> ResidualAdd::build(const Config& c, const ptxgen:
         auto x = b.ld_v4(a + e);
         auto y = b.ld_v4(bb + e);
         std::array<Reg<F32>, 4> s = x;
-        for (std::size_t j = 0; j < 4; ++j) s[j] = b.add(x[j], y[j]);
+        for (std::size_t j = 0; j < 4; ++j)
+          s[j] = b.add(x[j], y[j]);
         b.st_v4(out + e, s);
       },
       [&](Imm<U32> e) {
@@ -44,4 +44,4 @@ ptxkit::Expected<GeneratedPtx> ResidualAdd::build(const Config& c, const ptxgen:
 
 PTXKIT_REGISTER_KERNEL(ResidualAdd);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

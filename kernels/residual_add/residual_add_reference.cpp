@@ -1,9 +1,8 @@
 // residual_add_reference.cpp: the residual add's CPU reference, launch contract, inputs and
 // reference configs.
-#include "residual_add.h"
-
 #include "elementwise.h"
 #include "error_p.h"
+#include "residual_add.h"
 
 namespace ptxkit::kernels {
 
@@ -14,7 +13,9 @@ std::vector<NamedConfig<ResidualAddConfig>> ResidualAdd::reference_configs() {
   };
 }
 
-ptxkit::Expected<void> ResidualAdd::validate(const Config&) { return {}; }
+ptxkit::Expected<void> ResidualAdd::validate(const Config&) {
+  return {};
+}
 
 LaunchDims ResidualAdd::launch(const Config& c) {
   LaunchDims d;
@@ -42,7 +43,8 @@ HostTensors ResidualAdd::make_inputs(const Config& c, std::uint64_t seed) {
 std::vector<float> residual_add_reference(const std::vector<float>& a,
                                           const std::vector<float>& b) {
   std::vector<float> out(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) out[i] = a[i] + b[i];
+  for (std::size_t i = 0; i < a.size(); ++i)
+    out[i] = a[i] + b[i];
   return out;
 }
 
@@ -53,11 +55,11 @@ ptxkit::Expected<HostTensors> ResidualAdd::reference(const Config& c, const Host
     return fail("residual_add reference: inputs 'a' and 'b' are required");
   if (a->second.size() != c.n || b->second.size() != c.n)
     return fail("residual_add reference: a has " + std::to_string(a->second.size()) +
-                " elements and b " + std::to_string(b->second.size()) + "; expected n = " +
-                std::to_string(c.n));
+                " elements and b " + std::to_string(b->second.size()) +
+                "; expected n = " + std::to_string(c.n));
   HostTensors out;
   out.f32["out"] = residual_add_reference(a->second, b->second);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

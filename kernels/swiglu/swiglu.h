@@ -10,9 +10,8 @@
 // the exact value over the whole f32 range; silu(-inf..-88) underflows to -0 (1 + exp(-x) = inf).
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -57,4 +56,4 @@ double silu_reference(double x);
 // The reference on plain vectors (double): out[i] = silu(gate[i]) * up[i].
 std::vector<float> swiglu_reference(const std::vector<float>& gate, const std::vector<float>& up);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

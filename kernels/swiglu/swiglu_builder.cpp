@@ -3,9 +3,8 @@
 // Per element: t = gate * -log2(e); e = ex2.approx(t) (= exp(-gate)); s = gate / (1 + e)
 // (div.full: exact enough and safe for e = inf, which gives -0); out = s * up. Thread layout and
 // the scalar tail: elementwise.h (one .v4 group per thread).
-#include "swiglu.h"
-
 #include "../residual_add/elementwise.h"
+#include "swiglu.h"
 
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
@@ -22,7 +21,7 @@ Reg<F32> silu_times(KernelBuilder& b, Reg<F32> gate, Reg<F32> up) {
   return b.mul(s, up);
 }
 
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> SwiGlu::build(const Config& c, const ptxgen::Target& target,
                                              const GenOptions& options) {
@@ -37,7 +36,8 @@ ptxkit::Expected<GeneratedPtx> SwiGlu::build(const Config& c, const ptxgen::Targ
         auto g = b.ld_v4(gate + e);
         auto u = b.ld_v4(up + e);
         std::array<Reg<F32>, 4> y = g;
-        for (std::size_t j = 0; j < 4; ++j) y[j] = silu_times(b, g[j], u[j]);
+        for (std::size_t j = 0; j < 4; ++j)
+          y[j] = silu_times(b, g[j], u[j]);
         b.st_v4(out + e, y);
       },
       [&](Imm<U32> e) {
@@ -52,4 +52,4 @@ ptxkit::Expected<GeneratedPtx> SwiGlu::build(const Config& c, const ptxgen::Targ
 
 PTXKIT_REGISTER_KERNEL(SwiGlu);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

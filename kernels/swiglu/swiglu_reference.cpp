@@ -2,10 +2,9 @@
 //
 // silu in double with std::exp: independent of the kernel's ex2/log2(e) formulation, so a wrong
 // constant or sign in the kernel cannot hide in both.
-#include "swiglu.h"
-
 #include "../residual_add/elementwise.h"
 #include "error_p.h"
+#include "swiglu.h"
 
 #include <cmath>
 
@@ -18,7 +17,9 @@ std::vector<NamedConfig<SwiGluConfig>> SwiGlu::reference_configs() {
   };
 }
 
-ptxkit::Expected<void> SwiGlu::validate(const Config&) { return {}; }
+ptxkit::Expected<void> SwiGlu::validate(const Config&) {
+  return {};
+}
 
 LaunchDims SwiGlu::launch(const Config& c) {
   LaunchDims d;
@@ -43,7 +44,9 @@ HostTensors SwiGlu::make_inputs(const Config& c, std::uint64_t seed) {
   return t;
 }
 
-double silu_reference(double x) { return x / (1.0 + std::exp(-x)); }
+double silu_reference(double x) {
+  return x / (1.0 + std::exp(-x));
+}
 
 std::vector<float> swiglu_reference(const std::vector<float>& gate, const std::vector<float>& up) {
   std::vector<float> out(gate.size());
@@ -59,11 +62,11 @@ ptxkit::Expected<HostTensors> SwiGlu::reference(const Config& c, const HostTenso
     return fail("swiglu reference: inputs 'gate' and 'up' are required");
   if (g->second.size() != c.n || u->second.size() != c.n)
     return fail("swiglu reference: gate has " + std::to_string(g->second.size()) +
-                " elements and up " + std::to_string(u->second.size()) + "; expected n = " +
-                std::to_string(c.n));
+                " elements and up " + std::to_string(u->second.size()) +
+                "; expected n = " + std::to_string(c.n));
   HostTensors out;
   out.f32["out"] = swiglu_reference(g->second, u->second);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

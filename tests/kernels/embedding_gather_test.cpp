@@ -4,10 +4,9 @@
 #include "embedding_gather/embedding_gather.h"
 #include "kv_scatter/kv_scatter.h"
 
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -29,7 +28,8 @@ TEST(EmbeddingGatherReference, CopiesTheRowOfEachId) {
 TEST(EmbeddingGatherReference, OutOfRangeIdGivesAZeroRowAndTheHostCheckNamesIt) {
   EmbeddingGatherConfig c{.vocab = 10, .hidden = 4, .tokens = 3};
   std::vector<float> table(40);
-  for (std::size_t i = 0; i < table.size(); ++i) table[i] = 1.0f + static_cast<float>(i);
+  for (std::size_t i = 0; i < table.size(); ++i)
+    table[i] = 1.0f + static_cast<float>(i);
   std::vector<std::uint32_t> ids{9, 10, 0xffffffffu};
   auto y = embedding_gather_reference(table, ids, c.vocab, c.hidden);
   for (std::uint32_t i = 0; i < 4; ++i) {
@@ -82,8 +82,8 @@ TEST(EmbeddingGatherContract, OneBlockPerToken) {
 TEST(EmbeddingGatherPtx, VocabGuardBeforeAnyTableRead) {
   const Kernel* k = KernelRegistry::find("embedding_gather");
   ASSERT_NE(k, nullptr);
-  auto ptx = k->generate(k->reference_config("qwen05b")->values,
-                         ptxgen::Target::all_supported().front());
+  auto ptx =
+      k->generate(k->reference_config("qwen05b")->values, ptxgen::Target::all_supported().front());
   ASSERT_TRUE(ptx) << ptx.error().to_string();
   const std::string& t = ptx->text;
   const auto guard = t.find("setp.lt.u32");
@@ -95,5 +95,5 @@ TEST(EmbeddingGatherPtx, VocabGuardBeforeAnyTableRead) {
   EXPECT_NE(t.find("$L__id_out_of_range:"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

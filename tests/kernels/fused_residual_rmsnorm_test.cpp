@@ -4,12 +4,10 @@
 #include "residual_add/residual_add.h"
 #include "rmsnorm/rmsnorm.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
 
 namespace ptxkit::kernels {
 namespace {
@@ -24,8 +22,8 @@ TEST(FusedResidualRmsNormReference, EqualsSeparateAddThenRmsNorm) {
   EXPECT_EQ(fused->f32.at("sum"), sum);
   EXPECT_EQ(fused->f32.at("out"), out);
   // And it is not just x normalized: the residual matters.
-  std::vector<float> x_only = rmsnorm_reference(in.f32.at("x"), in.f32.at("gamma"), c.rows,
-                                                c.hidden, c.eps);
+  std::vector<float> x_only =
+      rmsnorm_reference(in.f32.at("x"), in.f32.at("gamma"), c.rows, c.hidden, c.eps);
   EXPECT_NE(fused->f32.at("out"), x_only);
 }
 
@@ -34,7 +32,7 @@ TEST(FusedResidualRmsNormReference, ConstantSumNormalizesToGamma) {
   std::vector<float> x(hidden), r(hidden), gamma(hidden);
   for (std::uint32_t i = 0; i < hidden; ++i) {
     x[i] = static_cast<float>(i);
-    r[i] = 2.0f - static_cast<float>(i);  // x + r = 2 everywhere
+    r[i] = 2.0f - static_cast<float>(i); // x + r = 2 everywhere
     gamma[i] = 1.0f + static_cast<float>(i);
   }
   auto o = fused_residual_rmsnorm_reference(x, r, gamma, 1, hidden, 1e-5f);
@@ -76,17 +74,17 @@ TEST(FusedResidualRmsNormLimits, RefusesWhatTheVectorPathCannotCover) {
 TEST(FusedResidualRmsNormPtx, StoresTheSumAndTheOutputPerChunk) {
   const Kernel* k = KernelRegistry::find("fused_residual_rmsnorm");
   ASSERT_NE(k, nullptr);
-  auto ptx = k->generate(k->reference_config("llama")->values,
-                         ptxgen::Target::all_supported().front());
+  auto ptx =
+      k->generate(k->reference_config("llama")->values, ptxgen::Target::all_supported().front());
   ASSERT_TRUE(ptx) << ptx.error().to_string();
   std::size_t stores = 0;
   for (std::size_t at = ptx->text.find("st.global.v4.f32"); at != std::string::npos;
        at = ptx->text.find("st.global.v4.f32", at + 1))
     ++stores;
-  EXPECT_EQ(stores, 8u);  // 1024 chunks / 256 threads = 4 per thread, sum and out each
+  EXPECT_EQ(stores, 8u); // 1024 chunks / 256 threads = 4 per thread, sum and out each
   EXPECT_EQ(ptx->text.find("ld.global.nc.v4.f32 {%f1,"), std::string::npos)
       << "x and residual must use plain loads (sum may alias them)";
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

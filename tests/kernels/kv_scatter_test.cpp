@@ -2,10 +2,9 @@
 // past the cache changes nothing), the host-side position check, limits and the device guard.
 #include "kv_scatter/kv_scatter.h"
 
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -35,16 +34,16 @@ TEST(KvScatterReference, WritesOnlyTheRowsAtThePositions) {
 TEST(KvScatterReference, APositionPastTheCacheIsRefusedOnTheHostAndWritesNothing) {
   KvScatterConfig c{.head_dim = 4, .num_kv_heads = 1, .max_seq_len = 3, .batch_size = 2};
   HostTensors in = KvScatter::make_inputs(c, 8);
-  in.u32["positions"] = {3, 2};  // slot 0: one past the end
+  in.u32["positions"] = {3, 2}; // slot 0: one past the end
   auto bad = KvScatter::check_positions(c, in.u32["positions"]);
   ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find("positions[0] = 3"), std::string::npos)
-      << bad.error().message;
+  EXPECT_NE(bad.error().message.find("positions[0] = 3"), std::string::npos) << bad.error().message;
   EXPECT_NE(bad.error().message.find("max_seq_len = 3"), std::string::npos);
   // The device guard: slot 0's cache is untouched, slot 1 is written.
   auto out = KvScatter::reference(c, in);
   ASSERT_TRUE(out);
-  for (std::size_t i = 0; i < 12; ++i) EXPECT_EQ(out->f32.at("v_cache")[i], in.f32.at("v_cache")[i]);
+  for (std::size_t i = 0; i < 12; ++i)
+    EXPECT_EQ(out->f32.at("v_cache")[i], in.f32.at("v_cache")[i]);
   for (std::size_t i = 0; i < 4; ++i)
     EXPECT_EQ(out->f32.at("v_cache")[12 + 2 * 4 + i], in.f32.at("v_new")[4 + i]);
   std::vector<std::uint32_t> ok{2, 0};
@@ -57,9 +56,9 @@ TEST(KvScatterContract, GridCoversEveryChunkOfEverySlot) {
   KvScatterConfig coder{.head_dim = 128, .num_kv_heads = 2, .max_seq_len = 2048, .batch_size = 4};
   auto d = KvScatter::launch(coder);
   EXPECT_EQ(d.grid[1], 4u);
-  EXPECT_EQ(d.grid[0] * d.block[0], 64u);  // 2 * 128 / 4 chunks, no idle thread
+  EXPECT_EQ(d.grid[0] * d.block[0], 64u); // 2 * 128 / 4 chunks, no idle thread
   KvScatterConfig big{.head_dim = 128, .num_kv_heads = 16, .max_seq_len = 8, .batch_size = 1};
-  EXPECT_EQ(KvScatter::launch(big).grid[0], 2u);  // 512 chunks on blocks of 256
+  EXPECT_EQ(KvScatter::launch(big).grid[0], 2u); // 512 chunks on blocks of 256
   auto p = KvScatter::params(coder);
   ASSERT_EQ(p.size(), 5u);
   EXPECT_EQ(p[3].kind, ParamKind::kOutput);
@@ -92,5 +91,5 @@ TEST(KvScatterPtx, PositionGuardBeforeAnyStore) {
   EXPECT_LT(t.find("@!%p1 bra $L__done;"), t.find("st.global.v4.f32"));
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

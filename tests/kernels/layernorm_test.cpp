@@ -1,13 +1,11 @@
-// layernorm_test.cpp: LayerNorm's CPU reference (mean 0 / variance 1 before gamma and beta), limits,
-// launch contract and the PTX shape that carries its meaning.
+// layernorm_test.cpp: LayerNorm's CPU reference (mean 0 / variance 1 before gamma and beta),
+// limits, launch contract and the PTX shape that carries its meaning.
 #include "layernorm/layernorm.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
 
 namespace ptxkit::kernels {
 namespace {
@@ -22,7 +20,8 @@ TEST(LayerNormReference, UnitGammaZeroBetaGivesMeanZeroVarianceOne) {
   const auto& y = out->f32.at("out");
   for (std::uint32_t r = 0; r < c.rows; ++r) {
     double sum = 0, sq = 0;
-    for (std::uint32_t i = 0; i < c.hidden; ++i) sum += y[r * c.hidden + i];
+    for (std::uint32_t i = 0; i < c.hidden; ++i)
+      sum += y[r * c.hidden + i];
     const double mean = sum / c.hidden;
     for (std::uint32_t i = 0; i < c.hidden; ++i)
       sq += (y[r * c.hidden + i] - mean) * (y[r * c.hidden + i] - mean);
@@ -35,12 +34,14 @@ TEST(LayerNormReference, GammaAndBetaApplyAfterTheNormalization) {
   // out = norm * gamma + beta: with gamma = 2 and beta = 3 every output is 2 * norm + 3.
   const std::uint32_t hidden = 64;
   std::vector<float> x(hidden);
-  for (std::uint32_t i = 0; i < hidden; ++i) x[i] = 10.0f + static_cast<float>(i % 5);
+  for (std::uint32_t i = 0; i < hidden; ++i)
+    x[i] = 10.0f + static_cast<float>(i % 5);
   auto plain = layernorm_reference(x, std::vector<float>(hidden, 1.0f),
                                    std::vector<float>(hidden, 0.0f), 1, hidden, 1e-5f);
   auto affine = layernorm_reference(x, std::vector<float>(hidden, 2.0f),
                                     std::vector<float>(hidden, 3.0f), 1, hidden, 1e-5f);
-  for (std::uint32_t i = 0; i < hidden; ++i) EXPECT_NEAR(affine[i], 2.0f * plain[i] + 3.0f, 1e-5);
+  for (std::uint32_t i = 0; i < hidden; ++i)
+    EXPECT_NEAR(affine[i], 2.0f * plain[i] + 3.0f, 1e-5);
   // The offset of 10 is removed: the smallest element maps below zero.
   EXPECT_LT(plain[0], -1.0f);
 }
@@ -48,9 +49,11 @@ TEST(LayerNormReference, GammaAndBetaApplyAfterTheNormalization) {
 TEST(LayerNormReference, ConstantRowGivesBeta) {
   const std::uint32_t hidden = 32;
   std::vector<float> x(hidden, 7.5f), gamma(hidden, 4.0f), beta(hidden);
-  for (std::uint32_t i = 0; i < hidden; ++i) beta[i] = 0.25f * static_cast<float>(i);
+  for (std::uint32_t i = 0; i < hidden; ++i)
+    beta[i] = 0.25f * static_cast<float>(i);
   auto y = layernorm_reference(x, gamma, beta, 1, hidden, 1e-6f);
-  for (std::uint32_t i = 0; i < hidden; ++i) EXPECT_FLOAT_EQ(y[i], beta[i]) << i;
+  for (std::uint32_t i = 0; i < hidden; ++i)
+    EXPECT_FLOAT_EQ(y[i], beta[i]) << i;
 }
 
 TEST(LayerNormReference, RefusesInputsOfTheWrongShape) {
@@ -65,8 +68,8 @@ TEST(LayerNormReference, RefusesInputsOfTheWrongShape) {
 
 TEST(LayerNormContract, OneBlockPerRowSizedToTheRow) {
   auto d = LayerNorm::launch(LayerNormConfig{.hidden = 896, .eps = 1e-6f, .rows = 65536});
-  EXPECT_EQ(d.grid[0], 65536u);  // rows on grid.x: more than 65535 rows in one launch
-  EXPECT_EQ(d.block[0], 224u);   // 224 float4 chunks: one per thread, no idle warp
+  EXPECT_EQ(d.grid[0], 65536u); // rows on grid.x: more than 65535 rows in one launch
+  EXPECT_EQ(d.block[0], 224u);  // 224 float4 chunks: one per thread, no idle warp
   EXPECT_EQ(LayerNorm::launch(LayerNormConfig{.hidden = 4096}).block[0], 256u);
   auto p = LayerNorm::params(LayerNormConfig{.hidden = 896, .eps = 1e-6f, .rows = 5});
   ASSERT_EQ(p.size(), 4u);
@@ -105,8 +108,8 @@ TEST(LayerNormPtx, TwoBlockReductionsBroadcastAndEpsBaked) {
   EXPECT_NE(t.find("setp.lt.u32"), std::string::npos);
   EXPECT_NE(t.find(", 225;"), std::string::npos);
   EXPECT_NE(t.find(", 224;"), std::string::npos);
-  EXPECT_NE(t.find("0f3727C5AC"), std::string::npos);  // eps = 1e-5
+  EXPECT_NE(t.find("0f3727C5AC"), std::string::npos); // eps = 1e-5
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

@@ -3,12 +3,10 @@
 #include "qk_rmsnorm/qk_rmsnorm.h"
 #include "rmsnorm/rmsnorm.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
 
 namespace ptxkit::kernels {
 namespace {
@@ -16,8 +14,10 @@ namespace {
 TEST(QkRmsNormReference, ConstantHeadNormalizesToGamma) {
   const std::uint32_t hd = 64;
   std::vector<float> x(2 * hd, -3.0f), gamma(hd);
-  for (std::uint32_t i = 0; i < hd; ++i) gamma[i] = 0.5f + 0.01f * static_cast<float>(i);
-  for (std::uint32_t i = 0; i < hd; ++i) x[hd + i] = 0.5f;  // second head: constant 0.5
+  for (std::uint32_t i = 0; i < hd; ++i)
+    gamma[i] = 0.5f + 0.01f * static_cast<float>(i);
+  for (std::uint32_t i = 0; i < hd; ++i)
+    x[hd + i] = 0.5f; // second head: constant 0.5
   auto y = qk_rmsnorm_reference(x, gamma, 1, 2, hd, 1e-6f);
   const double s0 = -3.0 / std::sqrt(9.0 + 1e-6), s1 = 0.5 / std::sqrt(0.25 + 1e-6);
   for (std::uint32_t i = 0; i < hd; ++i) {
@@ -35,7 +35,8 @@ TEST(QkRmsNormReference, EachHeadIsNormalizedOnItsOwn) {
   auto y = qk_rmsnorm_reference(x, g, c.tokens, c.num_heads, c.head_dim, c.eps);
   EXPECT_EQ(y, rmsnorm_reference(x, g, c.tokens * c.num_heads, c.head_dim, c.eps));
   std::vector<float> x2 = x;
-  for (std::uint32_t i = 0; i < c.head_dim; ++i) x2[2 * c.head_dim + i] *= 100.0f;  // head 2
+  for (std::uint32_t i = 0; i < c.head_dim; ++i)
+    x2[2 * c.head_dim + i] *= 100.0f; // head 2
   auto y2 = qk_rmsnorm_reference(x2, g, c.tokens, c.num_heads, c.head_dim, c.eps);
   for (std::size_t i = 0; i < y.size(); ++i) {
     if (i / c.head_dim == 2) continue;
@@ -57,21 +58,21 @@ TEST(QkRmsNormReference, RefusesInputsOfTheWrongShape) {
 TEST(QkRmsNormContract, OneBlockPerTokenHeadsOnLaneGroups) {
   auto d = QkRmsNorm::launch(QkRmsNormConfig{.head_dim = 64, .num_heads = 14, .tokens = 9});
   EXPECT_EQ(d.grid[0], 9u);
-  EXPECT_EQ(d.block[0], 14u * 16u);  // 16 lanes (one .v4 each) per head of 64
+  EXPECT_EQ(d.block[0], 14u * 16u); // 16 lanes (one .v4 each) per head of 64
   auto p = QkRmsNorm::params(QkRmsNormConfig{.head_dim = 64, .num_heads = 14, .tokens = 9});
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].elems, 9u * 14u * 64u);
-  EXPECT_EQ(p[2].elems, 64u);  // one gamma for every head
+  EXPECT_EQ(p[2].elems, 64u); // one gamma for every head
   auto l128 = qk_rmsnorm_layout(128, 12);
   EXPECT_EQ(l128.lanes_per_head, 32u);
   EXPECT_EQ(l128.vector_width, 4u);
   EXPECT_EQ(l128.vectors_per_lane, 1u);
   EXPECT_FALSE(l128.phantom_lanes);
-  auto l32 = qk_rmsnorm_layout(32, 3);  // 3 heads of 8 lanes: a block of 32, 8 phantom lanes
+  auto l32 = qk_rmsnorm_layout(32, 3); // 3 heads of 8 lanes: a block of 32, 8 phantom lanes
   EXPECT_EQ(l32.lanes_per_head, 8u);
   EXPECT_EQ(l32.threads, 32u);
   EXPECT_TRUE(l32.phantom_lanes);
-  auto l96 = qk_rmsnorm_layout(96, 5);  // not a power of two: a warp per head, scalars
+  auto l96 = qk_rmsnorm_layout(96, 5); // not a power of two: a warp per head, scalars
   EXPECT_EQ(l96.lanes_per_head, 32u);
   EXPECT_EQ(l96.vector_width, 1u);
   EXPECT_EQ(l96.vectors_per_lane, 3u);
@@ -86,9 +87,9 @@ TEST(QkRmsNormContract, OneBlockPerTokenHeadsOnLaneGroups) {
 TEST(QkRmsNormLimits, AHeadMustFitOneWarp) {
   const Kernel* k = KernelRegistry::find("qk_rmsnorm");
   ASSERT_NE(k, nullptr);
-  EXPECT_FALSE(config_from_assignments(*k, {"head_dim=48"}));   // not a multiple of 32
-  EXPECT_FALSE(config_from_assignments(*k, {"head_dim=288"}));  // more than 8 per lane
-  EXPECT_FALSE(config_from_assignments(*k, {"num_heads=33"}));  // more than 1024 threads
+  EXPECT_FALSE(config_from_assignments(*k, {"head_dim=48"}));  // not a multiple of 32
+  EXPECT_FALSE(config_from_assignments(*k, {"head_dim=288"})); // more than 8 per lane
+  EXPECT_FALSE(config_from_assignments(*k, {"num_heads=33"})); // more than 1024 threads
   EXPECT_FALSE(config_from_assignments(*k, {"eps=0"}));
   EXPECT_TRUE(config_from_assignments(*k, {"head_dim=96", "num_heads=32"}));
 }
@@ -100,7 +101,7 @@ TEST(QkRmsNormPtx, VectorWidthAndReductionFollowHeadDim) {
   struct Case {
     std::vector<std::string> sets;
     const char* load;
-    const char* first_bfly;  // the widest butterfly step: half the lanes of a head
+    const char* first_bfly; // the widest butterfly step: half the lanes of a head
     bool guarded_store;
   };
   for (const Case& c : {Case{{"head_dim=128"}, "ld.global.v4.f32", ", 16, 31,", false},
@@ -118,11 +119,11 @@ TEST(QkRmsNormPtx, VectorWidthAndReductionFollowHeadDim) {
     ASSERT_NE(bfly, std::string::npos);
     EXPECT_NE(s.substr(bfly, s.find('\n', bfly) - bfly).find(c.first_bfly), std::string::npos)
         << c.sets[0];
-    EXPECT_EQ(s.find("bar.sync"), std::string::npos);  // a head is inside one warp: no barrier
-    EXPECT_EQ(s.find("@%p") != std::string::npos, c.guarded_store)  // only phantom lanes
+    EXPECT_EQ(s.find("bar.sync"), std::string::npos); // a head is inside one warp: no barrier
+    EXPECT_EQ(s.find("@%p") != std::string::npos, c.guarded_store) // only phantom lanes
         << c.sets[0];
   }
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

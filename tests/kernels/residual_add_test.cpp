@@ -3,10 +3,9 @@
 #include "residual_add/elementwise.h"
 #include "residual_add/residual_add.h"
 
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -23,7 +22,8 @@ std::string ptx_for(std::uint32_t n) {
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
   return n;
 }
 
@@ -46,28 +46,28 @@ TEST(ResidualAddContract, OneThreadPerGroupForAnyLength) {
   EXPECT_EQ(elementwise::groups_with_tail(4), 1u);
   EXPECT_EQ(elementwise::groups_with_tail(5), 2u);
   EXPECT_EQ(ResidualAdd::launch(ResidualAddConfig{.n = 1024}).grid[0], 1u);
-  EXPECT_EQ(ResidualAdd::launch(ResidualAddConfig{.n = 1025}).grid[0], 2u);  // the tail thread
+  EXPECT_EQ(ResidualAdd::launch(ResidualAddConfig{.n = 1025}).grid[0], 2u); // the tail thread
   // 65536 x 896 elements: 14.7M threads, enough to fill 132 SMs many times over.
   EXPECT_EQ(ResidualAdd::launch(ResidualAddConfig{.n = 65536u * 896u}).grid[0], 57344u);
   // 2^31 elements: still within grid.x.
   EXPECT_EQ(ResidualAdd::launch(ResidualAddConfig{.n = 2147483648u}).grid[0], 2097152u);
   auto p = ResidualAdd::params(ResidualAddConfig{.n = 899});
   ASSERT_EQ(p.size(), 3u);
-  EXPECT_EQ(p[0].elems, 899u);  // the logical size, never padded
+  EXPECT_EQ(p[0].elems, 899u); // the logical size, never padded
 }
 
 TEST(ResidualAddPtx, ScalarTailOnlyWhenNIsNotAMultipleOfFour) {
   const std::string even = ptx_for(896);
   EXPECT_EQ(count(even, "ld.global.v4.f32"), 2u);
   EXPECT_EQ(count(even, "ld.global.f32"), 0u);
-  EXPECT_EQ(even.find("$L__tail"), std::string::npos);  // no tail code at all
+  EXPECT_EQ(even.find("$L__tail"), std::string::npos); // no tail code at all
   const std::string odd = ptx_for(899);
-  EXPECT_EQ(count(odd, "ld.global.f32"), 6u);   // 3 tail elements, a and b
+  EXPECT_EQ(count(odd, "ld.global.f32"), 6u); // 3 tail elements, a and b
   EXPECT_EQ(count(odd, "st.global.f32"), 3u);
-  EXPECT_NE(odd.find("setp.eq.u32"), std::string::npos);  // only thread n/4 takes the tail
-  EXPECT_NE(odd.find(", 898;"), std::string::npos);  // the last element, not 899
+  EXPECT_NE(odd.find("setp.eq.u32"), std::string::npos); // only thread n/4 takes the tail
+  EXPECT_NE(odd.find(", 898;"), std::string::npos);      // the last element, not 899
   EXPECT_EQ(odd.find(" 899;"), std::string::npos);
-  EXPECT_EQ(count(ptx_for(1), "ld.global.v4.f32"), 2u);  // n = 1: vector path emitted, never taken
+  EXPECT_EQ(count(ptx_for(1), "ld.global.v4.f32"), 2u); // n = 1: vector path emitted, never taken
 }
 
 TEST(ResidualAddLimits, AnyLengthUpTo2To31) {
@@ -78,5 +78,5 @@ TEST(ResidualAddLimits, AnyLengthUpTo2To31) {
   EXPECT_TRUE(config_from_assignments(*k, {"n=3"}));
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

@@ -1,12 +1,10 @@
 // swiglu_test.cpp: SwiGLU's reference at known points, and the ex2/log2(e) form of the PTX.
 #include "swiglu/swiglu.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
 
 namespace ptxkit::kernels {
 namespace {
@@ -16,8 +14,8 @@ TEST(SwiGluReference, SiluAtKnownPoints) {
   EXPECT_NEAR(silu_reference(1.0), 0.7310585786300049, 1e-15);
   EXPECT_NEAR(silu_reference(-1.0), -0.2689414213699951, 1e-15);
   EXPECT_NEAR(silu_reference(2.0), 1.7615941559557649, 1e-15);
-  EXPECT_NEAR(silu_reference(30.0), 30.0, 1e-10);  // silu(x) -> x for large x
-  EXPECT_NEAR(silu_reference(-30.0), 0.0, 1e-10);  // and -> 0 for very negative x
+  EXPECT_NEAR(silu_reference(30.0), 30.0, 1e-10); // silu(x) -> x for large x
+  EXPECT_NEAR(silu_reference(-30.0), 0.0, 1e-10); // and -> 0 for very negative x
   // The minimum of silu is near x = -1.2785 with value -0.2784645.
   EXPECT_NEAR(silu_reference(-1.2784645), -0.2784645428, 1e-9);
 }
@@ -44,14 +42,14 @@ TEST(SwiGluPtx, ExpIsEx2OfMinusXTimesLog2e) {
   auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
   ASSERT_TRUE(ptx) << ptx.error().to_string();
   const std::string& t = ptx->text;
-  EXPECT_NE(t.find("0fBFB8AA3B"), std::string::npos);  // -log2(e)
+  EXPECT_NE(t.find("0fBFB8AA3B"), std::string::npos); // -log2(e)
   EXPECT_NE(t.find("ex2.approx.f32"), std::string::npos);
   EXPECT_NE(t.find("div.full.f32"), std::string::npos);
   EXPECT_NE(t.find("ld.global.v4.f32"), std::string::npos);
-  EXPECT_NE(t.find("ld.global.f32"), std::string::npos);  // 2 tail elements
+  EXPECT_NE(t.find("ld.global.f32"), std::string::npos); // 2 tail elements
   auto d = SwiGlu::launch(SwiGluConfig{.n = 4866});
-  EXPECT_EQ(d.grid[0] * d.block[0] >= 1217u, true);  // 1216 groups + the tail thread
+  EXPECT_EQ(d.grid[0] * d.block[0] >= 1217u, true); // 1216 groups + the tail thread
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels
