@@ -77,6 +77,11 @@ std::string cases() {
                      "\tsub.f32 %f55, %f50, %f40;  // [[softmax-rescale-saved-max]]\n"
                      "\tex2.approx.f32 %f56, %f55;\n\tmul.f32 %f57, %f52, %f56;\n"
                      "\tfma.rn.f32 %f30, %f45, %f57, %f54;\n\tmov.f32 %f8, %f50;\n") +
+         // No rescale at all: exp(s - m') accumulates onto a sum kept on the old scale.
+         loop_kernel("missing_rescale",
+                     "\tmax.f32 %f8, %f8, %f23;  // [[softmax-rescale-saved-max]]\n"
+                     "\tsub.f32 %f24, %f23, %f8;\n\tmul.f32 %f25, %f24, %f10;\n"
+                     "\tex2.approx.f32 %f26, %f25;\n\tadd.f32 %f30, %f30, %f26;\n") +
          // A -inf-safe maximum (`selp 0 when m' == -inf`) read through a copy of m'.
          loop_kernel("safe_max_copy",
                      "\tmax.f32 %f40, %f8, %f23;\n\tsetp.eq.f32 %p2, %f40, 0fFF800000;\n"
@@ -96,8 +101,8 @@ TEST(RuleSoftmaxRescale, SitesAreRescalesAndScoreExponents) {
   FileReport r = verify_one(cases(), kRule);
   ASSERT_EQ(r.rules.size(), 1u);
   EXPECT_EQ(r.rules[0].outcome, RuleOutcome::kFail);
-  // seed 2 + fixed 2 + fma ok 2 + fma defect 3 + chain 5 + safe 2.
-  EXPECT_EQ(r.rules[0].sites, 16u);
+  // seed 2 + fixed 2 + fma ok 2 + fma defect 3 + chain 5 + missing 1 + safe 2.
+  EXPECT_EQ(r.rules[0].sites, 17u);
 }
 
 TEST(RuleSoftmaxRescale, FindingNamesBothSides) {
@@ -159,10 +164,24 @@ TEST(RuleSoftmaxRescale, NvccDecodeLoops) {
   }
   EXPECT_EQ(self_subs.size(), 5u);
   FileReport r = verify_one(text, kRule, path);
-  EXPECT_EQ(flagged_lines(r, kRule), self_subs);
-  for (const Finding& f : r.findings) EXPECT_EQ(f.kernel, "_Z10decode_bugPKfS0_S0_Pfif");
+  std::set<std::uint32_t> bug_lines;
+  std::uint32_t missing = 0;
+  for (const Finding& f : r.findings) {
+    if (f.kernel == "_Z10decode_bugPKfS0_S0_Pfif") {
+      bug_lines.insert(f.location.line);
+    } else {
+      // decode_no_rescale: no rescale at all, reported at a running-maximum update of the
+      // unrolled loop and of the remainder loop.
+      EXPECT_EQ(f.kernel, "_Z17decode_no_rescalePKfS0_S0_Pfif");
+      EXPECT_EQ(f.instruction.rfind("max.f32", 0), 0u) << f.instruction;
+      EXPECT_NE(f.message.find("nothing rescales"), std::string::npos) << f.message;
+      ++missing;
+    }
+  }
+  EXPECT_EQ(bug_lines, self_subs);
+  EXPECT_EQ(missing, 2u);
   ASSERT_EQ(r.rules.size(), 1u);
-  EXPECT_GE(r.rules[0].sites, 20u);  // 5 rescales + 5 score exponents per kernel, 3 kernels
+  EXPECT_GE(r.rules[0].sites, 25u);  // 5 rescales + 5 score exponents per kernel, 3 kernels, + 5
 }
 
 }  // namespace

@@ -162,6 +162,14 @@ std::vector<Difference> differences(const FunctionAnalysis& a, InstId i) {
   const auto n_ops = inst.operands.size();
   if (inst.opcode == "sub" && n_ops == 3) {
     out.push_back({vn.value_of(i, 1), vn.value_of(i, 2)});
+    // a·c − b·c
+    InstId m1 = def_with(a, i, 1, "mul"), m2 = def_with(a, i, 2, "mul");
+    if (m1 != kNoId && m2 != kNoId) {
+      for (std::uint32_t k : {1u, 2u})
+        for (std::uint32_t l : {1u, 2u})
+          if (same_coeff(coeff_of(a, m1, 3 - k), coeff_of(a, m2, 3 - l)))
+            out.push_back({vn.value_of(m1, k), vn.value_of(m2, l)});
+    }
   } else if (inst.opcode == "add" && n_ops == 3) {
     for (std::uint32_t k : {1u, 2u})
       if (InstId n = def_with(a, i, k, "neg"); n != kNoId)
@@ -236,6 +244,37 @@ ValueId strip_safe_select(const FunctionAnalysis& a, ValueId v) {
   return m == kNoId ? v : m;
 }
 
+// The result of `ex2` reaches, through at most six arithmetic steps, a value carried around
+// `loop` (the back-edge value of a phi at its header): an accumulator.
+bool feeds_accumulator(const FunctionAnalysis& a, LoopId loop, InstId ex2) {
+  static constexpr std::string_view kThrough[] = {"mul", "fma", "mad", "add", "sub", "mov", "cvt"};
+  const ValueNumbering& vn = a.values;
+  const BlockId header = a.loops.loop(loop).header;
+  std::vector<std::pair<InstId, int>> work{{ex2, 0}};
+  std::set<InstId> seen{ex2};
+  while (!work.empty()) {
+    auto [j, depth] = work.back();
+    work.pop_back();
+    const InstInfo& info = a.ir.info(j);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+      if (!a.ir.mention(m).is_def || vn.ssa_def(m) == kNoId) continue;
+      for (const ValueUse& u : vn.uses(vn.ssa_def(m))) {
+        if (u.inst == kNoId) {
+          const ValueInfo& p = vn.info(u.phi);
+          if (p.kind == ValueKind::kPhi && p.block == header) return true;
+          continue;
+        }
+        const Instruction& ui = a.ir.inst(u.inst);
+        if (depth < 6 &&
+            std::find(std::begin(kThrough), std::end(kThrough), ui.opcode) != std::end(kThrough) &&
+            seen.insert(u.inst).second)
+          work.push_back({u.inst, depth + 1});
+      }
+    }
+  }
+  return false;
+}
+
 class SoftmaxRescaleRule final : public Rule {
 public:
   std::string_view id() const override { return "softmax-rescale-saved-max"; }
@@ -256,6 +295,8 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
     if (loop == kNoId) continue;
     RunningMax rm(a, loop, phi);
     if (!rm.has_update()) continue;
+    bool any_rescale = false;  // a difference whose minuend is a running maximum
+    InstId score_ex2 = kNoId, score_update = kNoId;
     for (BlockId b : a.loops.loop(loop).blocks) {
       for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
         for (Difference d : differences(a, i)) {
@@ -265,8 +306,16 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
           InstId ex2 = reaches_ex2(a, i);
           if (ex2 == kNoId) continue;
           examined.insert(i);
+          if (!rm.member(d.a)) {
+            if (score_ex2 == kNoId && feeds_accumulator(a, loop, ex2)) {
+              score_ex2 = ex2;
+              score_update = rm.update_instruction(d.b);
+            }
+            continue;
+          }
+          any_rescale = true;
           bool self = d.a == d.b;
-          bool later = !self && rm.member(d.a) && rm.contains(d.a, d.b);
+          bool later = !self && rm.contains(d.a, d.b);
           if ((!self && !later) || !reported.insert(i).second) continue;
           const Instruction& inst = a.ir.inst(i);
           std::string minuend = inst.operands.size() > 1 ? std::string(inst.operands[1].text())
@@ -303,6 +352,19 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
           ctx.relate(f, ex2, "the rescale factor is computed here");
         }
       }
+    }
+    // Exponents of the scores against the new maximum accumulate across iterations, but no
+    // difference against the old maximum exists at all: the rescale was never computed (or a
+    // compiler folded the defective exp(m' - m') == 1 away).
+    if (!any_rescale && score_ex2 != kNoId && score_update != kNoId &&
+        reported.insert(score_update).second) {
+      Finding& f = ctx.report(
+          score_update,
+          "online-softmax running maximum is updated here, but nothing rescales the accumulators "
+          "by exp(old maximum - new maximum): the exponents of the scores against the new "
+          "maximum (line " + std::to_string(a.ir.inst(score_ex2).loc.line) +
+              ") are added to sums kept on the old maximum's scale");
+      ctx.relate(f, score_ex2, "exponent against the new maximum, accumulated across iterations");
     }
   }
   ctx.add_sites(static_cast<std::uint32_t>(examined.size()));
