@@ -206,3 +206,102 @@ TEST(AnalysisUniformity, CallReturnValuesAreVaryingKernelParametersAreNot) {
 
 } // namespace
 } // namespace ptxkit::verifier::testing
+
+namespace ptxkit::verifier::testing {
+namespace {
+
+TEST(AnalysisUniformity, SidesOfADivergentBranchThatNeverReconvergeAreAfterExit) {
+  const std::string body = "\tmov.u32 %r1, %tid.x;\n"
+                           "\tsetp.eq.u32 %p1, %r1, 0;\n"
+                           "\t@%p1 bra $L_lane0;\n"
+                           "\tst.global.u32 [%rd1+4], %r1;\n"
+                           "\tret;\n"
+                           "$L_lane0:\n"
+                           "\tst.global.u32 [%rd1], %r1;\n"
+                           "\tret;\n";
+  U u = run(body);
+  const auto& a = *u.t.a;
+  BlockId lane0 = a.cfg.block_of(inst_at(a, line_of(u.text, "st.global.u32 [%rd1], %r1")));
+  BlockId others = a.cfg.block_of(inst_at(a, line_of(u.text, "[%rd1+4]")));
+  EXPECT_TRUE(a.uniformity.after_divergent_exit(lane0));
+  EXPECT_TRUE(a.uniformity.after_divergent_exit(others));
+  EXPECT_TRUE(a.uniformity.partial_warp(lane0));
+  EXPECT_FALSE(a.uniformity.after_divergent_exit(a.cfg.entry()));
+}
+
+}  // namespace
+}  // namespace ptxkit::verifier::testing
+
+namespace ptxkit::verifier::testing {
+namespace {
+
+TEST(AnalysisUniformity, GlobalLoadIsUniformWhenNoWriteReachesItsPointerParameter) {
+  // CUB's segmented reduce reads its segment offsets at %ctaid and writes only the output.
+  const std::string text = kernel(".param .u64 offsets, .param .u64 out",
+                                  "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<12>;\n"
+                                  "\tld.param.u64 %rd1, [offsets];\n"
+                                  "\tld.param.u64 %rd2, [out];\n"
+                                  "\tcvta.to.global.u64 %rd3, %rd1;\n"
+                                  "\tmov.u32 %r1, %ctaid.x;\n"
+                                  "\tmul.wide.u32 %rd4, %r1, 4;\n"
+                                  "\tadd.s64 %rd5, %rd3, %rd4;\n"
+                                  "\tld.global.u32 %r2, [%rd5];\n"
+                                  "\tcvta.to.global.u64 %rd6, %rd2;\n"
+                                  "\tadd.s64 %rd7, %rd6, %rd4;\n"
+                                  "\tld.global.u32 %r3, [%rd7];\n"
+                                  "\tst.global.u32 [%rd7], %r2;\n"
+                                  "\tld.u32 %r4, [%rd5];\n"
+                                  "\tret;\n");
+  Analyzed t = analyze(text);
+  const auto& a = *t.a;
+  auto uniform = [&](const char* needle) {
+    return a.uniformity.is_uniform(a.values.defined_value(inst_at(a, line_of(text, needle))));
+  };
+  EXPECT_TRUE(uniform("ld.global.u32 %r2"));   // offsets: never written
+  EXPECT_FALSE(uniform("ld.global.u32 %r3"));  // out: written by this kernel
+  EXPECT_TRUE(uniform("ld.u32 %r4"));          // generic, traced to offsets
+}
+
+TEST(AnalysisUniformity, AnUntraceableWriteMakesGlobalLoadsVarying) {
+  const std::string text = kernel(".param .u64 offsets",
+                                  "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<12>;\n"
+                                  "\tld.param.u64 %rd1, [offsets];\n"
+                                  "\tld.global.u32 %r2, [%rd1];\n"
+                                  "\tld.global.u64 %rd2, [%rd1+8];\n"
+                                  "\tst.global.u32 [%rd2], %r2;\n"
+                                  "\tret;\n");
+  Analyzed t = analyze(text);
+  const auto& a = *t.a;
+  EXPECT_FALSE(a.uniformity.is_uniform(
+      a.values.defined_value(inst_at(a, line_of(text, "ld.global.u32 %r2")))));
+}
+
+}  // namespace
+}  // namespace ptxkit::verifier::testing
+
+namespace ptxkit::verifier::testing {
+namespace {
+
+TEST(AnalysisUniformity, SharedBroadcastAfterBarrierIsUniform) {
+  // CUB's onesweep: thread 0 takes a tile id with an atomic, stores it to shared memory, and
+  // after the barrier every thread reads it.
+  const std::string body = "\t.shared .align 4 .b8 s[16];\n"
+                           "\tmov.u32 %r1, %tid.x;\n"
+                           "\tsetp.ne.u32 %p1, %r1, 0;\n"
+                           "\t@%p1 bra $L_wait;\n"
+                           "\tatom.global.add.u32 %r2, [%rd1], 1;\n"
+                           "\tst.shared.u32 [s], %r2;\n"
+                           "$L_wait:\n"
+                           "\tbar.sync 0;\n"
+                           "\tld.shared.u32 %r3, [s];\n"
+                           "\tst.shared.u32 [s+4], %r1;\n"
+                           "\tld.shared.u32 %r4, [s];\n"
+                           "\tret;\n";
+  U u = run(body);
+  EXPECT_TRUE(u.def_uniform("ld.shared.u32 %r3"));
+  EXPECT_FALSE(u.def_uniform("ld.shared.u32 %r4"));  // a shared write since the barrier
+  EXPECT_FALSE(u.def_uniform("atom.global"));
+}
+
+}  // namespace
+}  // namespace ptxkit::verifier::testing

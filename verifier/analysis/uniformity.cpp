@@ -55,6 +55,78 @@ struct UniformityBuilder {
   const LoopInfo& loops;
   bool is_func;
   bool writes_global = false, writes_shared = false;
+  // Roots (kernel pointer parameters or global variables) of every global/generic write whose
+  // address could be traced, and whether some write's could not.
+  std::vector<std::string_view> written_roots;
+  bool unknown_global_write = false;
+
+  bool is_kernel_param(std::string_view name) const {
+    if (is_func) return false;
+    for (const VarDecl& p : ir.function().params)
+      if (p.name == name) return true;
+    return false;
+  }
+
+  // The kernel pointer parameter (or global variable) value v is an address into, "" if not
+  // traceable: ld.param of the parameter, then cvta / mov / add / sub chains.
+  std::string_view pointer_root(ValueId v, int depth = 0) const {
+    if (v == kNoId || depth > 16 || vn.info(v).kind != ValueKind::kDef) return {};
+    InstId d = vn.info(v).inst;
+    const Instruction& in = ir.inst(d);
+    if (in.opcode == "ld" && access_space(in) == "param") return address_root(d, 1, depth);
+    if (in.opcode == "cvta" || in.opcode == "mov") return pointer_root(vn.value_of(d, 1), depth + 1);
+    if (in.opcode == "add" || in.opcode == "sub") {
+      std::string_view r = pointer_root(vn.value_of(d, 1), depth + 1);
+      if (r.empty() && in.opcode == "add") r = pointer_root(vn.value_of(d, 2), depth + 1);
+      return r;
+    }
+    return {};
+  }
+
+  // Root of the address operand k of instruction i.
+  std::string_view address_root(InstId i, std::uint32_t k, int depth = 0) const {
+    const Instruction& in = ir.inst(i);
+    if (k >= in.operands.size() || in.operands[k].kind != OperandKind::kAddress) return {};
+    const Operand& a = in.operands[k];
+    if (a.address_base_is_immediate()) return {};
+    if (in.opcode == "ld" && access_space(in) == "param")
+      return is_kernel_param(a.text()) ? a.text() : std::string_view{};
+    if (!a.text().starts_with('%')) return a.text();  // a global variable
+    return pointer_root(vn.value_of(i, k, 0), depth + 1);
+  }
+
+  // The address operand index of a memory instruction (first kAddress), or kNoId.
+  static std::uint32_t address_operand(const Instruction& in) {
+    for (std::uint32_t k = 0; k < in.operands.size(); ++k)
+      if (in.operands[k].kind == OperandKind::kAddress) return k;
+    return kNoId;
+  }
+
+  // The load follows a CTA barrier in its block with no shared-memory write in between: every
+  // thread reads in the same barrier phase, and (race freedom) nobody writes the word in it.
+  bool follows_barrier(InstId load) const {
+    BlockId b = cfg.block_of(load);
+    for (InstId j = load; j-- > cfg.block(b).begin;) {
+      const Instruction& in = ir.inst(j);
+      if ((in.opcode == "bar" || in.opcode == "barrier") &&
+          (in.has_modifier("sync") || in.has_modifier("red")) && ir.info(j).guard == kNoId)
+        return true;
+      if (writes_memory(in)) {
+        std::string_view sp = access_space(in);
+        if (sp.empty() || sp == "shared") return false;
+      }
+      if (in.opcode == "call") return false;
+    }
+    return false;
+  }
+
+  bool global_may_be_written(InstId load) const {
+    if (!writes_global) return false;
+    if (unknown_global_write) return true;
+    std::string_view root = address_root(load, address_operand(ir.inst(load)));
+    if (root.empty()) return true;
+    return std::find(written_roots.begin(), written_roots.end(), root) != written_roots.end();
+  }
   std::vector<std::int32_t> bfly_mask; // per value: -1 unknown
 
   UniformityBuilder(Uniformity& u_, const ValueNumbering& vn_, const DominatorTree& pdom_,
@@ -149,8 +221,10 @@ struct UniformityBuilder {
     if (address_varying) return true;
     if (space == "const" || space == "param" || inst.opcode == "ldu" || inst.has_modifier("nc"))
       return false;
-    if (space == "global") return writes_global;
-    if (space == "shared") return writes_shared;
+    if (space == "global") return global_may_be_written(i);
+    if (space == "shared") return writes_shared && !follows_barrier(i);
+    // Generic: a pointer traced to a kernel parameter or global variable addresses global memory.
+    if (!address_root(i, address_operand(inst)).empty()) return global_may_be_written(i);
     return writes_global || writes_shared;
   }
 
@@ -259,9 +333,9 @@ struct UniformityBuilder {
   void mark_regions(BlockId c) {
     const std::uint32_t n = cfg.size();
     std::uint32_t stop = pdom.idom(c); // n (the virtual exit) or kNoId: never reconverges
-    InstId t = cfg.terminator(c);
-    bool exit_kind =
-        ir.info(t).control == ControlKind::kReturn || ir.info(t).control == ControlKind::kExit;
+    // No reconvergence before the function's exit: the lanes that went another way (or left
+    // through a guarded ret/exit) never rejoin the blocks of this region.
+    bool exit_kind = stop == n || stop == kNoId;
     if (count.size() != n) {
       count.assign(n, 0);
       stamp.assign(n, 0);
@@ -308,14 +382,25 @@ Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, cons
   for (InstId i = 0; i < ir.size(); ++i) {
     const Instruction& inst = ir.inst(i);
     if (!writes_memory(inst)) continue;
+    std::string_view space = access_space(inst);  // the destination's, for cp.*
+    if (space == "shared" || space.empty()) b.writes_shared = true;
+    if (space == "global" || space.empty()) b.writes_global = true;
+  }
+  // Trace global/generic writes to their roots once values are known.
+  for (InstId i = 0; i < ir.size() && b.writes_global; ++i) {
+    const Instruction& inst = ir.inst(i);
+    if (!writes_memory(inst)) continue;
     std::string_view space = access_space(inst);
-    if (inst.opcode == "cp" || space.empty()) {
-      b.writes_global = b.writes_shared = true;
-    } else if (space == "global") {
-      b.writes_global = true;
-    } else if (space == "shared") {
-      b.writes_shared = true;
+    if (space != "global" && !space.empty()) continue;
+    bool opaque = inst.opcode == "sust" || inst.opcode == "sured" || inst.opcode == "tcgen05" ||
+                  inst.opcode == "tensormap" || inst.opcode == "multimem";
+    std::string_view root =
+        opaque ? std::string_view{} : b.address_root(i, UniformityBuilder::address_operand(inst));
+    if (root.empty()) {
+      b.unknown_global_write = true;
+      break;
     }
+    b.written_roots.push_back(root);
   }
   do {
     b.propagate();

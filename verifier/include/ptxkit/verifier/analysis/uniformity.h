@@ -29,10 +29,17 @@
 //         the chain leading to a, together with this one, cover lanes 1|2|4|8|16.
 //       * atom results, `.local` loads, texture/surface reads: varying.
 //       * loads through a uniform address: uniform from .const, from .param in an .entry, with
-//         `ldu`, and from .global with `.nc` (read-only for the kernel's lifetime). From .global,
-//         .shared or generic memory without `.nc`, uniform only if the function writes no memory
-//         of a space the load may read (st, atom, red, cp.*, ... — explicitly conservative: a
-//         lane-varying store could otherwise interleave). A .param load is uniform only when
+//         `ldu`, and from .global with `.nc` (read-only for the kernel's lifetime). From .shared
+//         without `.nc`, uniform if the function writes no shared memory, or if the load follows a
+//         bar.sync/barrier.sync in its block with no shared write in between (the broadcast of
+//         a value one thread stored before the barrier; sound for race-free kernels: in that
+//         barrier phase nobody writes the word every thread reads). From .global (or
+//         a generic pointer traced to a kernel parameter or global variable), uniform only if
+//         no write of the function may reach the same object: every global/generic write's
+//         address is traced to its root (kernel pointer parameter or global variable) through
+//         ld.param/cvta/mov/add/sub, and none has the load's root; one untraceable write makes
+//         every such load varying. Explicit assumption: the kernel does not write, through
+//         one pointer parameter, memory that it reads through another (as with __restrict__). A .param load is uniform only when
 //         it reads one of the .entry's own parameters by name: .param variables declared in the
 //         body carry per-thread call arguments and return values, and in a .func every
 //         parameter comes from a caller's lane.
@@ -71,7 +78,9 @@ public:
   // Only part of the warp that entered some divergent terminator reaches b before that
   // terminator's reconvergence point (its immediate post-dominator).
   bool partial_warp(BlockId b) const { return partial_[b] != 0; }
-  // Some lanes may have left through a lane-varying ret/exit on a path to b.
+  // b is reached by part of a warp that never reconverges with the rest before the function
+  // exits: after a lane-varying ret/exit, or down one side of a divergent branch whose sides
+  // end separately (no immediate post-dominator but the exit).
   bool after_divergent_exit(BlockId b) const { return after_exit_[b] != 0; }
   // The loop contains a divergent terminator (its lanes may leave at different iterations).
   bool loop_divergent(LoopId l) const { return loop_divergent_[l] != 0; }
