@@ -10,6 +10,10 @@
 // sum) and lane 0 stores y[row]. Warps whose row is >= n exit before the reduction (a whole warp
 // at a time, so no shuffle loses a participant). W and x are read with ld.global.nc (read-only
 // for the kernel's lifetime); y must not alias them.
+// Measured on an H200 (2026-11-30, CUDA events, median): 4.03 TB/s of weight bytes at
+// 16384 x 4096 and 4.29 TB/s at 151936 x 896 (an lm_head; reads only, so above the 4.15 TB/s
+// read+write copy figure); 2.9 TB/s at 4096 x 4096 (64 MiB: 23 us, of which ~5 us is launch
+// and event overhead). |y - ref| <= 2e-5 at k = 4864 for inputs in [-1, 1].
 #pragma once
 
 #include <ptxkit/kernels/kernel.h>
