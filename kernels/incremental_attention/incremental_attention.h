@@ -6,7 +6,8 @@
 // one-element u32 buffer, so a captured launch can be replayed as the sequence grows) and is
 // clamped to max_seq_len in the kernel; seq_len == 0 gives a zero output.
 //
-// Grid (num_heads), one block of kWarps warps per head. Warp w takes positions in pairs
+// Grid (num_heads), one block of kWarps = 32 warps (1024 threads) per head, so a single
+// sequence still keeps num_heads * 32 warps of loads in flight. Warp w takes positions in pairs
 // (2w, 2w+1), (2w + 2*kWarps, ...), ...; lane l owns head_dim/32 contiguous elements of each row
 // (one .v4/.v2/scalar load), so head_dim must be 32, 64 or 128. Each warp runs an online softmax in
 // the log2 domain (q is pre-multiplied by scale * log2 e, a baked immediate) whose rescale
@@ -63,13 +64,13 @@ struct IncrementalAttention {
   using Config = IncrementalAttentionConfig;
   static constexpr std::string_view kName = "incremental_attention";
   static constexpr std::string_view kSummary =
-      "single-sequence decode attention: grid (num_heads), 8 warps per head splitting the "
+      "single-sequence decode attention: grid (num_heads), 32 warps per head splitting the "
       "positions, GQA, online softmax per warp combined in shared memory, runtime seq_len";
   static constexpr std::string_view kLimits =
       "head_dim 32, 64 or 128 (head_dim/32 contiguous elements per lane: scalar, .v2 or .v4); "
       "num_kv_heads divides num_heads; num_kv_heads * max_seq_len * head_dim < 2^31 (32-bit "
       "element offsets); seq_len[0] is clamped to max_seq_len; seq_len[0] == 0 gives zeros";
-  static constexpr std::uint32_t kWarps = 8;
+  static constexpr std::uint32_t kWarps = 32;
   static constexpr std::uint32_t kThreads = kWarps * 32;
 
   static std::vector<NamedConfig<Config>> reference_configs();

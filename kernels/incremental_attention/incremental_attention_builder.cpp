@@ -1,9 +1,9 @@
 // incremental_attention_builder.cpp: single-sequence decode attention as PTX on ptxgen, and its
 // registration.
 //
-// Block = head (%ctaid.x), 8 warps. Lane l owns elements [l*E, l*E + E) of a row, E = head_dim/32
+// Block = head (%ctaid.x), 32 warps. Lane l owns elements [l*E, l*E + E) of a row, E = head_dim/32
 // (one ld.global.nc.v4 for head_dim 128). Warp w walks positions in pairs p, p+1 from 2w in steps
-// of 16, both rows' loads issued before any arithmetic:
+// of 64, both rows' loads issued before any arithmetic:
 //   s0, s1  = q . k[p], q . k[p+1]       (q pre-scaled by scale * log2 e: one baked immediate;
 //                                           shfl.bfly butterflies, so every lane holds each sum)
 //   s1      = -inf when p+1 >= seq_len   (the tail guard: row p+1 is clamped to seq_len-1, so no
@@ -12,7 +12,7 @@
 //   m       = max(old, s0, s1)
 //   corr    = ex2(old - m); w0 = ex2(s0 - m); w1 = ex2(s1 - m)
 //   sum     = sum * corr + w0 + w1;  acc = acc * corr + w0 v[p] + w1 v[p+1]
-// Then each warp parks (m, sum, acc) in shared memory, and thread t < head_dim combines the 8
+// Then each warp parks (m, sum, acc) in shared memory, and thread t < head_dim combines the 32
 // warps for element t: out = sum_w ex2(m_w - M) acc_w / sum_w ex2(m_w - M) sum_w.
 #include "incremental_attention.h"
 

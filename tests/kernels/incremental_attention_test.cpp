@@ -140,12 +140,12 @@ TEST(IncrementalAttentionLimits, HeadDimOutsideTheLaneMappingAndBadGqaAreRefused
   EXPECT_TRUE(config_from_assignments(*k, {"head_dim=128", "num_heads=12"}));
 }
 
-TEST(IncrementalAttentionContract, OneBlockOfEightWarpsPerHeadAndAOneElementLength) {
+TEST(IncrementalAttentionContract, OneBlockOf32WarpsPerHeadAndAOneElementLength) {
   Config c = small();
   auto d = IncrementalAttention::launch(c);
   EXPECT_EQ(d.grid[0], 6u);
   EXPECT_EQ(d.grid[1], 1u);
-  EXPECT_EQ(d.block[0], 256u);
+  EXPECT_EQ(d.block[0], 1024u);
   auto p = IncrementalAttention::params(c);
   ASSERT_EQ(p.size(), 5u);
   EXPECT_EQ(p[1].elems, 2u * 40u * 32u);
