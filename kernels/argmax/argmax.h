@@ -24,9 +24,8 @@
 // (values on a 1/8 grid, so ties are frequent), and pass compute-sanitizer memcheck/racecheck.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -138,4 +137,4 @@ struct ArgmaxResult {
 [[nodiscard]] ArgmaxResult argmax_reference(const std::vector<float>& x, std::uint32_t rows,
                                             std::uint32_t vocab);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -10,11 +10,10 @@
 // block's.
 #include "argmax.h"
 
+#include <array>
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/ptxgen/ptxgen.h>
-
-#include <array>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -28,7 +27,7 @@ constexpr std::uint32_t kWarps = kArgmaxThreads / 32;
 // non-negative -> bits | 0x80000000.
 Reg<U32> order_key(KernelBuilder& b, Reg<F32> v) {
   Reg<U32> bits = b.bitcast<U32>(v);
-  bits = b.selp(b.imm<U32>(0), bits, b.setp(cmp::eq, v, b.imm<F32>(0.0f)));  // -0.0 -> +0.0
+  bits = b.selp(b.imm<U32>(0), bits, b.setp(cmp::eq, v, b.imm<F32>(0.0f))); // -0.0 -> +0.0
   Reg<Pred> negative = b.setp(cmp::ge, bits, b.imm<U32>(0x80000000u));
   Reg<U32> flipped = b.not_(bits);
   Reg<U32> marked = b.or_(bits, b.imm<U32>(0x80000000u));
@@ -85,7 +84,7 @@ void block_max_then(KernelBuilder& b, Reg<U32> tid, Reg<U64> mine, Write write) 
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
   Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
-  auto my_slot = warp_best + warp;  // the address outside the guard: only the store predicated
+  auto my_slot = warp_best + warp; // the address outside the guard: only the store predicated
   {
     auto only_lane0 = b.guard(is_lane0);
     b.st(my_slot, w);
@@ -103,7 +102,7 @@ void block_max_then(KernelBuilder& b, Reg<U32> tid, Reg<U64> mine, Write write) 
   b.ret();
 }
 
-}  // namespace
+} // namespace
 
 std::uint32_t argmax_partial_blocks(std::uint32_t vocab) {
   std::uint32_t units = vocab % 4 == 0 ? vocab / 4 : vocab;
@@ -125,7 +124,7 @@ ptxkit::Expected<GeneratedPtx> ArgmaxPartial::build(const Config& c, const ptxge
   Reg<U32> tid = b.tid_x();
   Reg<U32> block = b.ctaid_x();
   Reg<U32> row = b.ctaid_y();
-  auto x_row = in + b.mul_wide(row, b.baked<U32>("vocab", c.vocab));  // 64-bit offsets
+  auto x_row = in + b.mul_wide(row, b.baked<U32>("vocab", c.vocab)); // 64-bit offsets
 
   // Grid-stride loop over the row's units; `best` starts at the identity 0.
   Var<U64> best = b.var<U64>(b.imm<U64>(0), "best");
@@ -135,7 +134,7 @@ ptxkit::Expected<GeneratedPtx> ArgmaxPartial::build(const Config& c, const ptxge
   b.place(loop);
   {
     Reg<U32> u = unit.read();
-    b.bra_if(!b.setp(cmp::lt, u, b.baked<U32>("vocab", units)), scanned);  // never past the row
+    b.bra_if(!b.setp(cmp::lt, u, b.baked<U32>("vocab", units)), scanned); // never past the row
     Reg<U64> m = best.read();
     if (vec4) {
       Reg<U32> first = b.shl(u, b.imm<U32>(2));
@@ -204,4 +203,4 @@ ptxkit::Expected<GeneratedPtx> ArgmaxFinal::build(const Config& c, const ptxgen:
 PTXKIT_REGISTER_KERNEL(ArgmaxPartial);
 PTXKIT_REGISTER_KERNEL(ArgmaxFinal);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

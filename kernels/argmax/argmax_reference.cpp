@@ -4,7 +4,6 @@
 // The references scan with a plain comparison function (argmax_beats), not with the kernels'
 // packed integer keys, so a mistake in the key mapping cannot hide in both.
 #include "argmax.h"
-
 #include "error_p.h"
 
 #include <bit>
@@ -15,9 +14,9 @@ namespace ptxkit::kernels {
 
 bool argmax_beats(float a, std::uint32_t ia, float b, std::uint32_t ib) {
   const bool an = std::isnan(a), bn = std::isnan(b);
-  if (an != bn) return an;               // NaN beats every number
-  if (!an && a != b) return a > b;       // -0.0 == +0.0 here
-  return ia < ib;                        // equal (or both NaN): the lower index
+  if (an != bn) return an;         // NaN beats every number
+  if (!an && a != b) return a > b; // -0.0 == +0.0 here
+  return ia < ib;                  // equal (or both NaN): the lower index
 }
 
 float argmax_canonical(float v) {
@@ -42,8 +41,7 @@ struct Best {
   }
 };
 
-
-}  // namespace
+} // namespace
 
 ArgmaxResult argmax_partial_reference(const std::vector<float>& x, std::uint32_t rows,
                                       std::uint32_t vocab) {
@@ -86,7 +84,8 @@ ArgmaxResult argmax_reference(const std::vector<float>& x, std::uint32_t rows,
   ArgmaxResult out;
   for (std::size_t r = 0; r < rows; ++r) {
     Best best;
-    for (std::uint32_t i = 0; i < vocab; ++i) best.fold(x[r * vocab + i], i);
+    for (std::uint32_t i = 0; i < vocab; ++i)
+      best.fold(x[r * vocab + i], i);
     out.value.push_back(argmax_canonical(best.value));
     out.index.push_back(best.index);
   }
@@ -103,7 +102,9 @@ std::vector<NamedConfig<ArgmaxPartialConfig>> ArgmaxPartial::reference_configs()
   };
 }
 
-ptxkit::Expected<void> ArgmaxPartial::validate(const Config&) { return {}; }
+ptxkit::Expected<void> ArgmaxPartial::validate(const Config&) {
+  return {};
+}
 
 LaunchDims ArgmaxPartial::launch(const Config& c) {
   LaunchDims d;
@@ -116,12 +117,19 @@ LaunchDims ArgmaxPartial::launch(const Config& c) {
 std::vector<ParamSpec> ArgmaxPartial::params(const Config& c) {
   std::size_t partials = std::size_t{c.rows} * argmax_partial_blocks(c.vocab);
   return {
-      {.name = "input", .kind = ParamKind::kInput, .buffer = "x",
+      {.name = "input",
+       .kind = ParamKind::kInput,
+       .buffer = "x",
        .elems = std::size_t{c.rows} * c.vocab},
-      {.name = "partial_value", .kind = ParamKind::kOutput, .buffer = "partial_value",
+      {.name = "partial_value",
+       .kind = ParamKind::kOutput,
+       .buffer = "partial_value",
        .elems = partials},
-      {.name = "partial_index", .kind = ParamKind::kOutput, .buffer = "partial_index",
-       .elem = ElemType::kU32, .elems = partials},
+      {.name = "partial_index",
+       .kind = ParamKind::kOutput,
+       .buffer = "partial_index",
+       .elem = ElemType::kU32,
+       .elems = partials},
   };
 }
 
@@ -132,7 +140,8 @@ HostTensors ArgmaxPartial::make_inputs(const Config& c, std::uint64_t seed) {
   // rule is exercised on every run, not only by hand-built cases.
   auto& x = t.f32["x"];
   x.resize(std::size_t{c.rows} * c.vocab);
-  for (auto& v : x) v = static_cast<float>(static_cast<std::int64_t>(rng.next_u64() % 256) - 128) / 8.0f;
+  for (auto& v : x)
+    v = static_cast<float>(static_cast<std::int64_t>(rng.next_u64() % 256) - 128) / 8.0f;
   return t;
 }
 
@@ -140,9 +149,9 @@ ptxkit::Expected<HostTensors> ArgmaxPartial::reference(const Config& c, const Ho
   auto x = in.f32.find("x");
   if (x == in.f32.end()) return fail("argmax_partial reference: input 'x' is required");
   if (x->second.size() != std::size_t{c.rows} * c.vocab)
-    return fail("argmax_partial reference: x has " + std::to_string(x->second.size()) +
-                " elements; expected rows * vocab = " +
-                std::to_string(std::size_t{c.rows} * c.vocab));
+    return fail(
+        "argmax_partial reference: x has " + std::to_string(x->second.size()) +
+        " elements; expected rows * vocab = " + std::to_string(std::size_t{c.rows} * c.vocab));
   ArgmaxResult r = argmax_partial_reference(x->second, c.rows, c.vocab);
   HostTensors out;
   out.f32["partial_value"] = std::move(r.value);
@@ -161,7 +170,9 @@ std::vector<NamedConfig<ArgmaxFinalConfig>> ArgmaxFinal::reference_configs() {
   };
 }
 
-ptxkit::Expected<void> ArgmaxFinal::validate(const Config&) { return {}; }
+ptxkit::Expected<void> ArgmaxFinal::validate(const Config&) {
+  return {};
+}
 
 LaunchDims ArgmaxFinal::launch(const Config& c) {
   LaunchDims d;
@@ -173,12 +184,20 @@ LaunchDims ArgmaxFinal::launch(const Config& c) {
 std::vector<ParamSpec> ArgmaxFinal::params(const Config& c) {
   std::size_t partials = std::size_t{c.rows} * c.num_partials;
   return {
-      {.name = "partial_value", .kind = ParamKind::kInput, .buffer = "partial_value",
+      {.name = "partial_value",
+       .kind = ParamKind::kInput,
+       .buffer = "partial_value",
        .elems = partials},
-      {.name = "partial_index", .kind = ParamKind::kInput, .buffer = "partial_index",
-       .elem = ElemType::kU32, .elems = partials},
+      {.name = "partial_index",
+       .kind = ParamKind::kInput,
+       .buffer = "partial_index",
+       .elem = ElemType::kU32,
+       .elems = partials},
       {.name = "max_value", .kind = ParamKind::kOutput, .buffer = "max_value", .elems = c.rows},
-      {.name = "index", .kind = ParamKind::kOutput, .buffer = "index", .elem = ElemType::kU32,
+      {.name = "index",
+       .kind = ParamKind::kOutput,
+       .buffer = "index",
+       .elem = ElemType::kU32,
        .elems = c.rows},
   };
 }
@@ -215,4 +234,4 @@ ptxkit::Expected<HostTensors> ArgmaxFinal::reference(const Config& c, const Host
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -16,9 +16,8 @@
 // and event overhead). |y - ref| <= 2e-5 at k = 4864 for inputs in [-1, 1].
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -31,7 +30,8 @@ struct GemvF32Config {
   template <class V, class Self>
   static void visit(V& v, Self& c) {
     v.field("n", c.n,
-            FieldSpec{.doc = "output rows (rows of W); warps past n exit", .min = 1.0,
+            FieldSpec{.doc = "output rows (rows of W); warps past n exit",
+                      .min = 1.0,
                       .max = 2147483647.0});
     v.field("k", c.k,
             FieldSpec{.doc = "row length of W and length of x (any; .v4 when a multiple of 4)",
@@ -67,4 +67,4 @@ struct GemvF32 {
 std::vector<float> gemv_reference(const std::vector<float>& w, const std::vector<float>& x,
                                   std::uint32_t n, std::uint32_t k);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

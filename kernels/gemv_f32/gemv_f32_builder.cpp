@@ -9,7 +9,6 @@
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/ptxgen/ptxgen.h>
-
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -24,7 +23,7 @@ std::vector<Reg<F32>> load_unit(KernelBuilder& b, Ptr<Global, const F32> base, R
   return {v.begin(), v.end()};
 }
 
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Target& target,
                                               const GenOptions& options) {
@@ -44,14 +43,15 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
   Label done = b.new_label("done");
   // Warp-uniform: the whole warp leaves, so the shuffles below always have 32 lanes.
   b.bra_if(!b.setp(cmp::lt, row, b.baked<U32>("n", c.n)), done);
-  auto w_row = w + b.mul_wide(row, b.baked<U32>("k", c.k));  // 64-bit: n * k may exceed 2^32
+  auto w_row = w + b.mul_wide(row, b.baked<U32>("k", c.k)); // 64-bit: n * k may exceed 2^32
   const Imm<U32> units_imm = b.baked<U32>("k", units);
 
   Var<F32> acc = b.var<F32>(b.imm<F32>(0.0f), "acc");
   Var<U32> unit = b.var<U32>(lane, "unit");
   auto accumulate = [&](Reg<F32> sum, const std::vector<Reg<F32>>& wv,
                         const std::vector<Reg<F32>>& xv) {
-    for (std::size_t e = 0; e < wv.size(); ++e) sum = b.fma(wv[e], xv[e], sum, rn);
+    for (std::size_t e = 0; e < wv.size(); ++e)
+      sum = b.fma(wv[e], xv[e], sum, rn);
     return sum;
   };
 
@@ -64,13 +64,14 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
       Reg<U32> u = unit.read();
       b.bra_if(!b.setp(cmp::lt, u, b.baked<U32>("k", units - 32 * (kUnroll - 1))), main_done);
       std::vector<std::vector<Reg<F32>>> wv, xv;
-      for (std::uint32_t j = 0; j < kUnroll; ++j) {  // all loads first: kUnroll in flight
+      for (std::uint32_t j = 0; j < kUnroll; ++j) { // all loads first: kUnroll in flight
         Reg<U32> uj = j == 0 ? u : b.add(u, b.imm<U32>(32 * j));
         wv.push_back(load_unit(b, w_row, uj, vec4));
         xv.push_back(load_unit(b, x, uj, vec4));
       }
       Reg<F32> sum = acc.read();
-      for (std::uint32_t j = 0; j < kUnroll; ++j) sum = accumulate(sum, wv[j], xv[j]);
+      for (std::uint32_t j = 0; j < kUnroll; ++j)
+        sum = accumulate(sum, wv[j], xv[j]);
       acc.assign(sum);
       unit.assign(b.add(u, b.imm<U32>(32 * kUnroll)));
       b.bra(loop);
@@ -96,7 +97,7 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
   Reg<F32> sum = acc.read();
   for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
     sum = b.add(sum, b.shfl_bfly(sum, b.imm<U32>(delta)));
-  auto y_row = y + row;  // the address outside the guard: only the store is predicated
+  auto y_row = y + row; // the address outside the guard: only the store is predicated
   {
     auto only_lane0 = b.guard(b.setp(cmp::eq, lane, b.imm<U32>(0)));
     b.st(y_row, sum);
@@ -108,4 +109,4 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
 
 PTXKIT_REGISTER_KERNEL(GemvF32);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

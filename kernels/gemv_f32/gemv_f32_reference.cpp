@@ -2,9 +2,8 @@
 //
 // The reference is the naive double loop (sum over k of w[r, j] * x[j] in double), so it shares
 // neither the kernel's lane-strided order nor its f32 rounding.
-#include "gemv_f32.h"
-
 #include "error_p.h"
+#include "gemv_f32.h"
 
 namespace ptxkit::kernels {
 
@@ -20,7 +19,9 @@ std::vector<NamedConfig<GemvF32Config>> GemvF32::reference_configs() {
   };
 }
 
-ptxkit::Expected<void> GemvF32::validate(const Config&) { return {}; }
+ptxkit::Expected<void> GemvF32::validate(const Config&) {
+  return {};
+}
 
 LaunchDims GemvF32::launch(const Config& c) {
   LaunchDims d;
@@ -50,7 +51,8 @@ std::vector<float> gemv_reference(const std::vector<float>& w, const std::vector
   std::vector<float> y(n);
   for (std::size_t r = 0; r < n; ++r) {
     double sum = 0.0;
-    for (std::size_t j = 0; j < k; ++j) sum += double{w[r * k + j]} * double{x[j]};
+    for (std::size_t j = 0; j < k; ++j)
+      sum += double{w[r * k + j]} * double{x[j]};
     y[r] = static_cast<float>(sum);
   }
   return y;
@@ -70,4 +72,4 @@ ptxkit::Expected<HostTensors> GemvF32::reference(const Config& c, const HostTens
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

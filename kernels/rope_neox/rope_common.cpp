@@ -15,13 +15,12 @@
 
 #include "error_p.h"
 
-#include <ptxkit/kernels/build_support.h>
-#include <ptxkit/ptxgen/ptxgen.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <optional>
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/ptxgen/ptxgen.h>
 
 namespace ptxkit::kernels {
 
@@ -44,7 +43,8 @@ std::array<Reg<F32>, 2> sincos_f64(KernelBuilder& b, Reg<F64> pos, Reg<F64> f) {
   const double hi = static_cast<double>(two_pi);
   const double lo = static_cast<double>(two_pi - static_cast<long double>(hi));
   Reg<F64> angle = b.mul(pos, f, rn);
-  Reg<F64> turns = b.cvt<F64>(b.mul(angle, b.imm<F64>(static_cast<double>(1.0L / two_pi)), rn), rni);
+  Reg<F64> turns =
+      b.cvt<F64>(b.mul(angle, b.imm<F64>(static_cast<double>(1.0L / two_pi)), rn), rni);
   Reg<F64> nk = b.neg(turns);
   Reg<F64> r = b.fma(nk, b.imm<F64>(hi), angle, rn);
   r = b.fma(nk, b.imm<F64>(lo), r, rn);
@@ -52,7 +52,7 @@ std::array<Reg<F32>, 2> sincos_f64(KernelBuilder& b, Reg<F64> pos, Reg<F64> f) {
   return {b.sin(r32, approx), b.cos(r32, approx)};
 }
 
-}  // namespace
+} // namespace
 
 std::uint32_t rope_pairs_per_thread(const RopeGeometry& g) {
   return (g.head_dim / 2) % 4 == 0 ? 4 : 1;
@@ -86,8 +86,7 @@ ptxkit::Expected<void> validate_rope(const RopeGeometry& g) {
 
 ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const RopeGeometry& g,
                                           bool batched, RopeDirection direction,
-                                          const ptxgen::Target& target,
-                                          const GenOptions& options) {
+                                          const ptxgen::Target& target, const GenOptions& options) {
   const std::uint32_t V = rope_pairs_per_thread(g);
   const std::uint32_t half = g.head_dim / 2;
   const std::uint32_t threads = rope_threads(g);
@@ -110,14 +109,14 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
   std::optional<Reg<U32>> token;
   if (batched) token = b.ctaid_y();
   Reg<U32> pos = b.ld_nc(token ? positions + *token : positions);
-  Reg<F64> pos_d = b.cvt<F64>(pos, rn);  // exact for every u32
+  Reg<F64> pos_d = b.cvt<F64>(pos, rn); // exact for every u32
 
   const Imm<U32> groups_per_head = b.baked<U32>("head_dim", half / V);
   Reg<U32> head = b.div(group, groups_per_head);
   Reg<U32> pair0 = b.mul_lo(b.sub(group, b.mul_lo(head, groups_per_head)), b.imm<U32>(V));
   Reg<U32> in_row = b.mad_lo(head, b.baked<U32>("head_dim", g.head_dim), pair0);
   Reg<U64> off = b.cvt<U64>(in_row);
-  if (token)  // 64-bit: tokens * row may exceed 2^32
+  if (token) // 64-bit: tokens * row may exceed 2^32
     off = b.add(b.mul_wide(*token, b.baked<U32>("num_heads", g.num_heads * g.head_dim)), off);
   auto x1p = in + off;
   auto y1p = out + off;
@@ -138,8 +137,10 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
 
   std::vector<Reg<F32>> x1, x2;
   if (V == 4) {
-    for (Reg<F32> r : b.ld_v4(x1p)) x1.push_back(r);
-    for (Reg<F32> r : b.ld_v4(x2p)) x2.push_back(r);
+    for (Reg<F32> r : b.ld_v4(x1p))
+      x1.push_back(r);
+    for (Reg<F32> r : b.ld_v4(x2p))
+      x2.push_back(r);
   } else {
     x1.push_back(b.ld(x1p));
     x2.push_back(b.ld(x2p));
@@ -151,11 +152,11 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
         k == 0 ? inv_freq0 : b.mul(inv_freq0, b.baked<F64>("theta", inv_freq_power(g, k)), rn);
     auto [sn, cs] = sincos_f64(b, pos_d, inv_freq);
     if (direction == RopeDirection::kForward) {
-      y1[k] = b.fma(x1[k], cs, b.neg(b.mul(x2[k], sn, rn)), rn);  // x1 cos - x2 sin
-      y2[k] = b.fma(x1[k], sn, b.mul(x2[k], cs, rn), rn);         // x1 sin + x2 cos
+      y1[k] = b.fma(x1[k], cs, b.neg(b.mul(x2[k], sn, rn)), rn); // x1 cos - x2 sin
+      y2[k] = b.fma(x1[k], sn, b.mul(x2[k], cs, rn), rn);        // x1 sin + x2 cos
     } else {
-      y1[k] = b.fma(x2[k], sn, b.mul(x1[k], cs, rn), rn);         // x1 cos + x2 sin
-      y2[k] = b.fma(x2[k], cs, b.neg(b.mul(x1[k], sn, rn)), rn);  // x2 cos - x1 sin
+      y1[k] = b.fma(x2[k], sn, b.mul(x1[k], cs, rn), rn);        // x1 cos + x2 sin
+      y2[k] = b.fma(x2[k], cs, b.neg(b.mul(x1[k], sn, rn)), rn); // x2 cos - x1 sin
     }
   }
   if (V == 4) {
@@ -198,13 +199,13 @@ HostTensors rope_inputs(const RopeGeometry& g, std::uint32_t tokens, std::uint32
   t.f32["x"] = rng.uniform_vector(std::size_t{tokens} * g.num_heads * g.head_dim, -1.0f, 1.0f);
   auto& pos = t.u32["positions"];
   pos.resize(tokens);
-  for (auto& p : pos) p = static_cast<std::uint32_t>(rng.next_u64() % max_pos);
+  for (auto& p : pos)
+    p = static_cast<std::uint32_t>(rng.next_u64() % max_pos);
   return t;
 }
 
 ptxkit::Expected<HostTensors> rope_reference_tensors(const RopeGeometry& g, std::uint32_t tokens,
-                                                     const HostTensors& in,
-                                                     RopeDirection direction,
+                                                     const HostTensors& in, RopeDirection direction,
                                                      std::string_view kernel_name) {
   auto x = in.f32.find("x");
   auto p = in.u32.find("positions");
@@ -222,4 +223,4 @@ ptxkit::Expected<HostTensors> rope_reference_tensors(const RopeGeometry& g, std:
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

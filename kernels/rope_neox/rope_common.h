@@ -24,10 +24,9 @@
 // GPUs with full-rate f64; consumer parts with 1/64-rate f64 may become compute-bound).
 #pragma once
 
+#include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/ptxgen/target.h>
-
-#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -57,11 +56,9 @@ enum class RopeDirection { kForward, kInverse };
 // The PTX of one RoPE kernel. `batched`: the token is %ctaid.y and its position positions[token];
 // otherwise there is one token and its position is pos[0]. Parameters: input, output, and
 // "positions" (batched) or "pos" (one u32); input may equal output (in place).
-[[nodiscard]] ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name,
-                                                        const RopeGeometry& g, bool batched,
-                                                        RopeDirection direction,
-                                                        const ptxgen::Target& target,
-                                                        const GenOptions& options);
+[[nodiscard]] ptxkit::Expected<GeneratedPtx>
+build_rope(std::string_view kernel_name, const RopeGeometry& g, bool batched,
+           RopeDirection direction, const ptxgen::Target& target, const GenOptions& options);
 
 // The CPU reference in double: x is [positions.size(), num_heads, head_dim].
 [[nodiscard]] std::vector<float> rope_reference(const RopeGeometry& g, const std::vector<float>& x,
@@ -73,10 +70,8 @@ enum class RopeDirection { kForward, kInverse };
                                       std::uint32_t max_pos, std::uint64_t seed);
 
 // Checks the inputs' sizes and runs rope_reference into "out".
-[[nodiscard]] ptxkit::Expected<HostTensors> rope_reference_tensors(const RopeGeometry& g,
-                                                                   std::uint32_t tokens,
-                                                                   const HostTensors& in,
-                                                                   RopeDirection direction,
-                                                                   std::string_view kernel_name);
+[[nodiscard]] ptxkit::Expected<HostTensors>
+rope_reference_tensors(const RopeGeometry& g, std::uint32_t tokens, const HostTensors& in,
+                       RopeDirection direction, std::string_view kernel_name);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -7,7 +7,8 @@
 // x and y are [num_heads, head_dim] f32 (y may be x: in place). The position is a runtime value
 // read from a one-element u32 device buffer `pos` (so a captured CUDA graph can replay a decode
 // step with a new position without re-capturing). theta is baked into the PTX (as f64 powers of
-// theta^(-2/head_dim)) and so enters the cache key (seed 000's bug). Geometry, accuracy and the emitter: rope_common.h.
+// theta^(-2/head_dim)) and so enters the cache key (seed 000's bug). Geometry, accuracy and the
+// emitter: rope_common.h.
 #pragma once
 
 #include "rope_common.h"
@@ -67,4 +68,4 @@ struct RopeNeox {
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
 };
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

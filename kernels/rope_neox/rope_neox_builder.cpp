@@ -14,4 +14,4 @@ ptxkit::Expected<GeneratedPtx> RopeNeox::build(const Config& c, const ptxgen::Ta
 
 PTXKIT_REGISTER_KERNEL(RopeNeox);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -14,7 +14,9 @@ std::vector<NamedConfig<RopeNeoxConfig>> RopeNeox::reference_configs() {
   };
 }
 
-ptxkit::Expected<void> RopeNeox::validate(const Config& c) { return validate_rope(c.geometry()); }
+ptxkit::Expected<void> RopeNeox::validate(const Config& c) {
+  return validate_rope(c.geometry());
+}
 
 LaunchDims RopeNeox::launch(const Config& c) {
   LaunchDims d;
@@ -44,4 +46,4 @@ ptxkit::Expected<HostTensors> RopeNeox::reference(const Config& c, const HostTen
   return rope_reference_tensors(c.geometry(), 1, in, RopeDirection::kForward, kName);
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -37,4 +37,4 @@ struct RopeNeoxBackward {
   }
 };
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -6,13 +6,12 @@
 
 namespace ptxkit::kernels {
 
-ptxkit::Expected<GeneratedPtx> RopeNeoxBackward::build(const Config& c,
-                                                       const ptxgen::Target& target,
-                                                       const GenOptions& options) {
+ptxkit::Expected<GeneratedPtx>
+RopeNeoxBackward::build(const Config& c, const ptxgen::Target& target, const GenOptions& options) {
   return build_rope(kName, c.geometry(), /*batched=*/true, RopeDirection::kInverse, target,
                     options);
 }
 
 PTXKIT_REGISTER_KERNEL(RopeNeoxBackward);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

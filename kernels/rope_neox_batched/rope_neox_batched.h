@@ -83,4 +83,4 @@ struct RopeNeoxBatched {
   }
 };
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -6,8 +6,7 @@
 
 namespace ptxkit::kernels {
 
-ptxkit::Expected<GeneratedPtx> RopeNeoxBatched::build(const Config& c,
-                                                      const ptxgen::Target& target,
+ptxkit::Expected<GeneratedPtx> RopeNeoxBatched::build(const Config& c, const ptxgen::Target& target,
                                                       const GenOptions& options) {
   return build_rope(kName, c.geometry(), /*batched=*/true, RopeDirection::kForward, target,
                     options);
@@ -15,4 +14,4 @@ ptxkit::Expected<GeneratedPtx> RopeNeoxBatched::build(const Config& c,
 
 PTXKIT_REGISTER_KERNEL(RopeNeoxBatched);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -36,4 +36,4 @@ std::vector<ParamSpec> rope_batched_params(const RopeNeoxBatchedConfig& c) {
   };
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

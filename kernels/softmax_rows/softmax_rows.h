@@ -28,9 +28,8 @@
 // reduced, so out may alias x (in-place softmax of attention scores).
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -92,4 +91,4 @@ struct SoftmaxRows {
 std::vector<float> softmax_reference(const std::vector<float>& x, std::uint32_t rows,
                                      std::uint32_t row_len);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -13,13 +13,12 @@
 // is (-FLT_MAX, 0) and combines as the identity; a row of only -inf ends with S = 0 and so NaN.
 #include "softmax_rows.h"
 
-#include <ptxkit/kernels/build_support.h>
-#include <ptxkit/kernels/registry.h>
-#include <ptxkit/ptxgen/ptxgen.h>
-
 #include <array>
 #include <limits>
 #include <optional>
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
 #include <string>
 #include <vector>
 
@@ -84,10 +83,10 @@ void store_unit(KernelBuilder& b, Ptr<Global, F32> row, Reg<U32> unit,
 
 Reg<F32> max_of(KernelBuilder& b, const std::vector<Reg<F32>>& v) {
   Reg<F32> m = v[0];
-  for (std::size_t k = 1; k < v.size(); ++k) m = b.max(m, v[k]);
+  for (std::size_t k = 1; k < v.size(); ++k)
+    m = b.max(m, v[k]);
   return m;
 }
-
 
 // Loop mode's walk over the row: unit = tid, tid + threads, ... < units. While kUnroll units
 // remain for every thread the body gets kUnroll of them (their loads issued together), then one
@@ -106,7 +105,8 @@ void strided_loop(KernelBuilder& b, Reg<U32> tid, const SoftmaxGeometry& g, cons
     b.bra_if(!b.setp(cmp::lt, iv, b.baked<U32>("row_len", g.units - (kUnroll - 1) * g.threads)),
              done);
     std::vector<Reg<U32>> us{iv};
-    for (std::uint32_t k = 1; k < kUnroll; ++k) us.push_back(b.add(iv, b.imm<U32>(k * g.threads)));
+    for (std::uint32_t k = 1; k < kUnroll; ++k)
+      us.push_back(b.add(iv, b.imm<U32>(k * g.threads)));
     body(us);
     i.assign(b.add(iv, b.imm<U32>(kUnroll * g.threads)));
     b.bra(loop);
@@ -123,7 +123,7 @@ void strided_loop(KernelBuilder& b, Reg<U32> tid, const SoftmaxGeometry& g, cons
   b.place(tail_done);
 }
 
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen::Target& target,
                                                   const GenOptions& options) {
@@ -138,16 +138,16 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> row = b.ctaid_x();
-  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("row_len", c.row_len));  // 64-bit offsets
+  Reg<U64> row_start = b.mul_wide(row, b.baked<U32>("row_len", c.row_len)); // 64-bit offsets
   auto x_row = in + row_start;
   auto y_row = out + row_start;
   const Imm<U32> units = b.baked<U32>("row_len", g.units);
 
   // 1. This thread's (m, s).
   std::optional<MaxSum> mine;
-  std::vector<std::vector<Reg<F32>>> held;  // registers mode: the units, masked
+  std::vector<std::vector<Reg<F32>>> held; // registers mode: the units, masked
   std::vector<Reg<U32>> held_unit;
-  std::optional<Reg<Pred>> last_valid;  // registers mode with a partial last unit only
+  std::optional<Reg<Pred>> last_valid; // registers mode with a partial last unit only
   const bool last_partial = g.in_registers && g.units % g.threads != 0;
   if (g.in_registers) {
     for (std::uint32_t j = 0; j < g.per_thread; ++j) {
@@ -160,29 +160,34 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
       }
       std::vector<Reg<F32>> v = load_unit(b, x_row, unit, g.vec4);
       if (guarded)
-        for (auto& r : v) r = b.selp(r, b.imm<F32>(kNegInf), *last_valid);
+        for (auto& r : v)
+          r = b.selp(r, b.imm<F32>(kNegInf), *last_valid);
       held.push_back(v);
       held_unit.push_back(unit);
     }
-    Reg<F32> m = b.max(max_of(b, held[0]), b.imm<F32>(kLowest));  // masked units are -inf
-    for (std::size_t j = 1; j < held.size(); ++j) m = b.max(m, max_of(b, held[j]));
+    Reg<F32> m = b.max(max_of(b, held[0]), b.imm<F32>(kLowest)); // masked units are -inf
+    for (std::size_t j = 1; j < held.size(); ++j)
+      m = b.max(m, max_of(b, held[j]));
     Reg<F32> s = b.mov(b.imm<F32>(0.0f));
     for (const auto& v : held)
-      for (Reg<F32> x : v) s = b.add(s, exp_shifted(b, x, m));
+      for (Reg<F32> x : v)
+        s = b.add(s, exp_shifted(b, x, m));
     mine = MaxSum{m, s};
   } else {
     Var<F32> m = b.var<F32>(b.imm<F32>(kLowest), "max");
     Var<F32> s = b.var<F32>(b.imm<F32>(0.0f), "sum");
     strided_loop(b, tid, g, "reduce", [&](const std::vector<Reg<U32>>& us) {
       std::vector<Reg<F32>> v;
-      for (Reg<U32> u : us)  // every load first: kUnroll units in flight
-        for (Reg<F32> x : load_unit(b, x_row, u, g.vec4)) v.push_back(x);
+      for (Reg<U32> u : us) // every load first: kUnroll units in flight
+        for (Reg<F32> x : load_unit(b, x_row, u, g.vec4))
+          v.push_back(x);
       // Snapshot the old max before the update: the rescale needs both values.
       Reg<F32> old_max = m.read();
       Reg<F32> new_max = b.max(old_max, max_of(b, v));
-      Reg<F32> corr = exp_shifted(b, old_max, new_max);  // the rescale: old (snapshot) - new
+      Reg<F32> corr = exp_shifted(b, old_max, new_max); // the rescale: old (snapshot) - new
       Reg<F32> acc = b.mul(s.read(), corr);
-      for (Reg<F32> x : v) acc = b.add(acc, exp_shifted(b, x, new_max));
+      for (Reg<F32> x : v)
+        acc = b.add(acc, exp_shifted(b, x, new_max));
       m.assign(new_max);
       s.assign(acc);
     });
@@ -194,7 +199,7 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp_id = b.shr(tid, b.imm<U32>(5));
   Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
-  auto my_max = warp_max + warp_id;  // addresses outside the guard: only the stores predicated
+  auto my_max = warp_max + warp_id; // addresses outside the guard: only the stores predicated
   auto my_sum = warp_sum + warp_id;
   {
     auto only_lane0 = b.guard(is_lane0);
@@ -224,7 +229,8 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
   // 4. Normalize and store.
   auto normalized = [&](const std::vector<Reg<F32>>& v) {
     std::vector<Reg<F32>> y;
-    for (Reg<F32> x : v) y.push_back(b.mul(exp_shifted(b, x, row_max), inv_sum));
+    for (Reg<F32> x : v)
+      y.push_back(b.mul(exp_shifted(b, x, row_max), inv_sum));
     return y;
   };
   if (g.in_registers) {
@@ -232,7 +238,7 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
       std::vector<Reg<F32>> y = normalized(held[j]);
       if (last_partial && j + 1 == held.size()) {
         Label skip = b.new_label("tail_done");
-        b.bra_if(!*last_valid, skip);  // the tail guard: no store past the row
+        b.bra_if(!*last_valid, skip); // the tail guard: no store past the row
         store_unit(b, y_row, held_unit[j], y);
         b.place(skip);
       } else {
@@ -242,8 +248,10 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
   } else {
     strided_loop(b, tid, g, "write", [&](const std::vector<Reg<U32>>& us) {
       std::vector<std::vector<Reg<F32>>> v;
-      for (Reg<U32> u : us) v.push_back(load_unit(b, x_row, u, g.vec4));  // loads in flight
-      for (std::size_t k = 0; k < us.size(); ++k) store_unit(b, y_row, us[k], normalized(v[k]));
+      for (Reg<U32> u : us)
+        v.push_back(load_unit(b, x_row, u, g.vec4)); // loads in flight
+      for (std::size_t k = 0; k < us.size(); ++k)
+        store_unit(b, y_row, us[k], normalized(v[k]));
     });
   }
   b.ret();
@@ -252,4 +260,4 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
 
 PTXKIT_REGISTER_KERNEL(SoftmaxRows);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

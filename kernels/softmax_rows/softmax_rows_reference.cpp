@@ -3,9 +3,8 @@
 //
 // The reference is the plain two-pass softmax in double (max, then exponentials and their sum):
 // it shares nothing with the kernel's online rescaling, so a rescale bug cannot hide in both.
-#include "softmax_rows.h"
-
 #include "error_p.h"
+#include "softmax_rows.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +16,7 @@ SoftmaxGeometry softmax_geometry(std::uint32_t row_len) {
   SoftmaxGeometry g;
   g.vec4 = row_len % 4 == 0;
   g.units = g.vec4 ? row_len / 4 : row_len;
-  std::uint32_t quarter = (g.units + 3) / 4;  // aim for 4 units per thread
+  std::uint32_t quarter = (g.units + 3) / 4; // aim for 4 units per thread
   g.threads = std::clamp((quarter + 31) / 32 * 32, 32u, SoftmaxRows::kMaxThreads);
   g.per_thread = (g.units + g.threads - 1) / g.threads;
   g.in_registers = g.per_thread <= 4;
@@ -37,7 +36,9 @@ std::vector<NamedConfig<SoftmaxRowsConfig>> SoftmaxRows::reference_configs() {
   };
 }
 
-ptxkit::Expected<void> SoftmaxRows::validate(const Config&) { return {}; }
+ptxkit::Expected<void> SoftmaxRows::validate(const Config&) {
+  return {};
+}
 
 LaunchDims SoftmaxRows::launch(const Config& c) {
   LaunchDims d;
@@ -69,13 +70,14 @@ std::vector<float> softmax_reference(const std::vector<float>& x, std::uint32_t 
   for (std::size_t r = 0; r < rows; ++r) {
     const float* v = x.data() + r * row_len;
     double m = -std::numeric_limits<double>::infinity();
-    bool poisoned = false;  // NaN or +inf anywhere: the whole row is NaN (as PyTorch)
+    bool poisoned = false; // NaN or +inf anywhere: the whole row is NaN (as PyTorch)
     for (std::size_t j = 0; j < row_len; ++j) {
       poisoned |= std::isnan(v[j]) || v[j] == std::numeric_limits<float>::infinity();
       m = std::max(m, double{v[j]});
     }
     double sum = 0.0;
-    for (std::size_t j = 0; j < row_len; ++j) sum += std::exp(double{v[j]} - m);
+    for (std::size_t j = 0; j < row_len; ++j)
+      sum += std::exp(double{v[j]} - m);
     for (std::size_t j = 0; j < row_len; ++j) {
       // A row of only -inf has m = -inf and sum = 0/NaN: NaN, as the kernel and PyTorch.
       double y = poisoned || std::isinf(m) ? nan : std::exp(double{v[j]} - m) / sum;
@@ -89,12 +91,12 @@ ptxkit::Expected<HostTensors> SoftmaxRows::reference(const Config& c, const Host
   auto x = in.f32.find("x");
   if (x == in.f32.end()) return fail("softmax_rows reference: input 'x' is required");
   if (x->second.size() != std::size_t{c.rows} * c.row_len)
-    return fail("softmax_rows reference: x has " + std::to_string(x->second.size()) +
-                " elements; expected rows * row_len = " +
-                std::to_string(std::size_t{c.rows} * c.row_len));
+    return fail(
+        "softmax_rows reference: x has " + std::to_string(x->second.size()) +
+        " elements; expected rows * row_len = " + std::to_string(std::size_t{c.rows} * c.row_len));
   HostTensors out;
   out.f32["out"] = softmax_reference(x->second, c.rows, c.row_len);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

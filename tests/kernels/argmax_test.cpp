@@ -3,13 +3,11 @@
 // the kernels reduce with, and the launch contracts.
 #include "argmax/argmax.h"
 
-#include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
 #include <bit>
 #include <cmath>
+#include <gtest/gtest.h>
 #include <limits>
+#include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -31,7 +29,7 @@ TEST(ArgmaxReference, NanIsGreatestAndSignedZerosAreEqual) {
   EXPECT_TRUE(std::isnan(n.value[0]));
   auto z = argmax_reference({-5.0f, -0.0f, 0.0f}, 1, 3);
   EXPECT_EQ(z.index[0], 1u);
-  EXPECT_FALSE(std::signbit(z.value[0]));  // reported as +0.0
+  EXPECT_FALSE(std::signbit(z.value[0])); // reported as +0.0
   auto m = argmax_reference({-kInf, -kInf}, 1, 2);
   EXPECT_EQ(m.index[0], 0u);
   EXPECT_EQ(m.value[0], -kInf);
@@ -43,9 +41,9 @@ TEST(ArgmaxReference, PartialsThenFinalEqualOnePass) {
     HostTensors in = ArgmaxPartial::make_inputs(pc, vocab);
     auto& x = in.f32["x"];
     if (vocab > 100) {
-      x[vocab + 77] = 1000.0f;  // row 1: a maximum inside, tied later in the row
+      x[vocab + 77] = 1000.0f; // row 1: a maximum inside, tied later in the row
       x[vocab + vocab - 1] = 1000.0f;
-      x[2 * vocab + 50] = kNan;  // row 2: a NaN wins
+      x[2 * vocab + 50] = kNan; // row 2: a NaN wins
     }
     auto partials = ArgmaxPartial::reference(pc, in);
     ASSERT_TRUE(partials) << partials.error().message;
@@ -70,7 +68,7 @@ TEST(ArgmaxReference, PartialsThenFinalEqualOnePass) {
 }
 
 TEST(ArgmaxReference, EachPartialComesFromItsBlocksUnits) {
-  const std::uint32_t vocab = 151936;  // 37984 .v4 units, 149 blocks of 256 threads
+  const std::uint32_t vocab = 151936; // 37984 .v4 units, 149 blocks of 256 threads
   HostTensors in = ArgmaxPartial::make_inputs({.vocab = vocab, .rows = 1}, 3);
   auto p = argmax_partial_reference(in.f32["x"], 1, vocab);
   ASSERT_EQ(p.index.size(), 149u);
@@ -89,8 +87,8 @@ std::uint64_t packed(float v, std::uint32_t i) {
 }
 
 TEST(ArgmaxOrder, PackedKeysOrderLikeTheReference) {
-  const std::vector<float> values{-kInf, -1e30f, -2.5f, -1.0f, -1e-40f, -0.0f, 0.0f, 1e-40f,
-                                  1.0f, 2.5f, 1e30f, kInf, kNan, -kNan};
+  const std::vector<float> values{-kInf,  -1e30f, -2.5f, -1.0f, -1e-40f, -0.0f, 0.0f,
+                                  1e-40f, 1.0f,   2.5f,  1e30f, kInf,    kNan,  -kNan};
   for (float a : values)
     for (float b : values)
       for (std::uint32_t ia : {0u, 5u, 0xfffffffeu})
@@ -106,7 +104,7 @@ TEST(ArgmaxOrder, PackedKeysOrderLikeTheReference) {
 TEST(ArgmaxContract, BlocksCoverTheVocabularyAndFeedTheFinalStage) {
   EXPECT_EQ(argmax_partial_blocks(151936), 149u);
   EXPECT_EQ(argmax_partial_blocks(32000), 32u);
-  EXPECT_EQ(argmax_partial_blocks(32001), 126u);  // scalar: 32001 units
+  EXPECT_EQ(argmax_partial_blocks(32001), 126u); // scalar: 32001 units
   EXPECT_EQ(argmax_partial_blocks(1), 1u);
   EXPECT_EQ(argmax_partial_blocks(1u << 30), kArgmaxMaxBlocks);
   auto d = ArgmaxPartial::launch({.vocab = 151936, .rows = 2});
@@ -132,5 +130,5 @@ TEST(ArgmaxContract, BlocksCoverTheVocabularyAndFeedTheFinalStage) {
   }
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

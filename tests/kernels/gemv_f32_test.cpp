@@ -2,12 +2,10 @@
 // its launch contract, and the .v4 / scalar choice in the PTX.
 #include "gemv_f32/gemv_f32.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
 
 namespace ptxkit::kernels {
 namespace {
@@ -20,7 +18,8 @@ TEST(GemvF32Reference, HandComputedProducts) {
   EXPECT_EQ(y[1], 11.0f);
   // The identity gives x back.
   std::vector<float> eye(16, 0.0f);
-  for (int i = 0; i < 4; ++i) eye[i * 5] = 1.0f;
+  for (int i = 0; i < 4; ++i)
+    eye[i * 5] = 1.0f;
   EXPECT_EQ(gemv_reference(eye, {0.5f, -2.0f, 3.0f, 7.25f}, 4, 4),
             (std::vector<float>{0.5f, -2.0f, 3.0f, 7.25f}));
 }
@@ -34,7 +33,8 @@ TEST(GemvF32Reference, AgreesWithANaiveFloatLoopAndAccumulatesInDouble) {
   const auto& x = in.f32["x"];
   for (std::size_t r = 0; r < c.n; ++r) {
     float naive = 0.0f;
-    for (std::size_t j = 0; j < c.k; ++j) naive += w[r * c.k + j] * x[j];
+    for (std::size_t j = 0; j < c.k; ++j)
+      naive += w[r * c.k + j] * x[j];
     EXPECT_NEAR(out->f32.at("y")[r], naive, 1e-3f) << r;
   }
   // Cancellation that f32 accumulation loses: 1e8 + 1 - 1e8 in double is 1.
@@ -46,10 +46,10 @@ TEST(GemvF32Contract, AWarpPerRowFourRowsPerBlock) {
   auto d = GemvF32::launch({.n = 4864, .k = 896});
   EXPECT_EQ(d.grid[0], 1216u);
   EXPECT_EQ(d.block[0], 128u);
-  EXPECT_EQ(GemvF32::launch({.n = 897, .k = 896}).grid[0], 225u);  // the last block partial
+  EXPECT_EQ(GemvF32::launch({.n = 897, .k = 896}).grid[0], 225u); // the last block partial
   auto p = GemvF32::params({.n = 4864, .k = 896});
   ASSERT_EQ(p.size(), 3u);
-  EXPECT_EQ(p[0].elems, 4864u * 896u);  // logical sizes: nothing padded
+  EXPECT_EQ(p[0].elems, 4864u * 896u); // logical sizes: nothing padded
   EXPECT_EQ(p[1].elems, 896u);
   EXPECT_EQ(p[2].elems, 4864u);
   EXPECT_EQ(p[2].kind, ParamKind::kOutput);
@@ -74,9 +74,9 @@ TEST(GemvF32Ptx, VectorLoadsOnlyWhenKIsAMultipleOfFour) {
   EXPECT_NE(vec->text.find("ld.global.nc.v4.f32"), std::string::npos);
   EXPECT_EQ(scalar->text.find(".v4"), std::string::npos);
   EXPECT_NE(scalar->text.find("$L__main_loop:"), std::string::npos);
-  EXPECT_EQ(tiny->text.find("$L__main_loop:"), std::string::npos);  // 3 < 97 units: tail only
+  EXPECT_EQ(tiny->text.find("$L__main_loop:"), std::string::npos); // 3 < 97 units: tail only
   EXPECT_NE(tiny->text.find("$L__tail_loop:"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

@@ -3,13 +3,11 @@
 #include "rope_neox_backward/rope_neox_backward.h"
 #include "rope_neox_batched/rope_neox_batched.h"
 
-#include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
+#include <gtest/gtest.h>
 #include <numeric>
+#include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -33,7 +31,7 @@ TEST(RopeNeoxBackwardReference, ForwardThenBackwardIsTheIdentity) {
       EXPECT_NEAR(y[i], x[i], 1e-6) << named.tag << " element " << i;
       moved = std::max(moved, double{std::abs(fwd->f32.at("out")[i] - x[i])});
     }
-    EXPECT_GT(moved, 0.1) << named.tag;  // the forward really moved the values
+    EXPECT_GT(moved, 0.1) << named.tag; // the forward really moved the values
   }
 }
 
@@ -67,5 +65,5 @@ TEST(RopeNeoxBackwardPtx, DiffersFromTheForwardOnlyInTheRotation) {
   EXPECT_EQ(fwd->launch(fwd->defaults()).grid[1], bwd->launch(bwd->defaults()).grid[1]);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

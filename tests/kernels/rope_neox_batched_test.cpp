@@ -3,12 +3,10 @@
 #include "rope_neox/rope_neox.h"
 #include "rope_neox_batched/rope_neox_batched.h"
 
-#include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <numeric>
+#include <ptxkit/kernels/registry.h>
 #include <set>
 
 namespace ptxkit::kernels {
@@ -21,7 +19,7 @@ TEST(RopeNeoxBatchedReference, EachTokenMatchesTheOnePositionKernelAtItsPosition
   ASSERT_TRUE(out) << out.error().message;
   const std::size_t row = std::size_t{c.num_heads} * c.head_dim;
   std::set<std::uint32_t> distinct(in.u32["positions"].begin(), in.u32["positions"].end());
-  EXPECT_GT(distinct.size(), 1u);  // the tokens really sit at different positions
+  EXPECT_GT(distinct.size(), 1u); // the tokens really sit at different positions
   for (std::size_t t = 0; t < c.num_tokens; ++t) {
     HostTensors one;
     one.f32["x"].assign(in.f32["x"].begin() + t * row, in.f32["x"].begin() + (t + 1) * row);
@@ -38,7 +36,8 @@ TEST(RopeNeoxBatchedReference, ScoresDependOnlyOnTheRelativePosition) {
   // <R(m) q, R(n) k> is a function of m - n: the property RoPE exists for.
   RopeGeometry g{.head_dim = 128, .num_heads = 1, .theta = 1e4f};
   InputRng rng(5);
-  std::vector<float> q = rng.uniform_vector(128, -1.0f, 1.0f), k = rng.uniform_vector(128, -1.0f, 1.0f);
+  std::vector<float> q = rng.uniform_vector(128, -1.0f, 1.0f),
+                     k = rng.uniform_vector(128, -1.0f, 1.0f);
   auto score = [&](std::uint32_t m, std::uint32_t n) {
     auto rq = rope_reference(g, q, {m}, RopeDirection::kForward);
     auto rk = rope_reference(g, k, {n}, RopeDirection::kForward);
@@ -46,7 +45,7 @@ TEST(RopeNeoxBatchedReference, ScoresDependOnlyOnTheRelativePosition) {
   };
   EXPECT_NEAR(score(10, 3), score(107, 100), 1e-5);
   EXPECT_NEAR(score(2000, 1990), score(15, 5), 1e-5);
-  EXPECT_GT(std::abs(score(10, 3) - score(10, 4)), 1e-3);  // and it does depend on m - n
+  EXPECT_GT(std::abs(score(10, 3) - score(10, 4)), 1e-3); // and it does depend on m - n
 }
 
 TEST(RopeNeoxBatchedContract, TokensAreGridYAndNotBaked) {
@@ -77,5 +76,5 @@ TEST(RopeNeoxBatchedPtx, TheTokenIsCtaidYAndItsPositionComesFromTheBuffer) {
   EXPECT_NE(ptx->text.find("ld.global.nc.u32"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

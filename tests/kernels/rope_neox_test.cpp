@@ -2,13 +2,11 @@
 // launch contract and the baked theta.
 #include "rope_neox/rope_neox.h"
 
-#include <ptxkit/kernels/assign.h>
-#include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdlib>
+#include <gtest/gtest.h>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -31,7 +29,7 @@ TEST(RopeNeoxReference, RotationPreservesEveryPairNorm) {
       EXPECT_NEAR(after, before, 1e-6) << "head " << h << " pair " << i;
       some_pair_moved |= std::abs(y[a] - x[a]) > 1e-3f;
     }
-  EXPECT_TRUE(some_pair_moved);  // a non-zero position really rotates
+  EXPECT_TRUE(some_pair_moved); // a non-zero position really rotates
 }
 
 TEST(RopeNeoxReference, PositionZeroIsTheIdentity) {
@@ -49,9 +47,9 @@ TEST(RopeNeoxReference, KnownAnglesOfTheHalfRotationLayout) {
   std::vector<float> x{1.0f, 1.0f, 0.0f, 0.0f};
   auto y = rope_reference(g, x, {3}, RopeDirection::kForward);
   ASSERT_EQ(y.size(), 4u);
-  EXPECT_NEAR(y[0], std::cos(3.0), 1e-7);   // pair 0 rotated by 3 rad
+  EXPECT_NEAR(y[0], std::cos(3.0), 1e-7); // pair 0 rotated by 3 rad
   EXPECT_NEAR(y[2], std::sin(3.0), 1e-7);
-  EXPECT_NEAR(y[1], std::cos(0.03), 1e-7);  // pair 1 rotated by 3 * 0.01 rad
+  EXPECT_NEAR(y[1], std::cos(0.03), 1e-7); // pair 1 rotated by 3 * 0.01 rad
   EXPECT_NEAR(y[3], std::sin(0.03), 1e-7);
   // theta changes the answer (the value the seed-000 cache key forgot).
   auto y6 = rope_reference({.head_dim = 4, .num_heads = 1, .theta = 1e6f}, x, {3},
@@ -88,7 +86,7 @@ TEST(RopeNeoxContract, ThreadsCoverTheRowInGroupsOfFourPairs) {
   EXPECT_EQ(p[0].elems, 14u * 64u);
   EXPECT_EQ(p[1].kind, ParamKind::kOutput);
   EXPECT_EQ(p[2].elem, ElemType::kU32);
-  EXPECT_EQ(p[2].elems, 1u);  // the position is one u32 in device memory
+  EXPECT_EQ(p[2].elems, 1u); // the position is one u32 in device memory
 }
 
 TEST(RopeNeoxLimits, OddHeadDimAndBadThetaAreRefused) {
@@ -119,12 +117,13 @@ TEST(RopeNeoxPtx, ThetaReachesThePtxAsBakedF64PowersOfItsOwnField) {
     for (const auto& b : ptx->baked) {
       if (b.field != "theta") continue;
       ++theta_immediates;
-      r4_seen |= std::abs(std::strtod(b.value.c_str(), nullptr) / std::pow(theta, -8.0 / d) - 1) < 1e-15;
+      r4_seen |=
+          std::abs(std::strtod(b.value.c_str(), nullptr) / std::pow(theta, -8.0 / d) - 1) < 1e-15;
     }
     EXPECT_TRUE(r4_seen) << tag;
-    EXPECT_GE(theta_immediates, 4u) << tag;  // bits 2.. of the pair index, and r, r^2, r^3
-    EXPECT_NE(ptx->text.find("cvt.rn.f64.u32"), std::string::npos);  // the position, in f64
-    EXPECT_NE(ptx->text.find("ld.global.v4.f32"), std::string::npos);  // .v4 path
+    EXPECT_GE(theta_immediates, 4u) << tag; // bits 2.. of the pair index, and r, r^2, r^3
+    EXPECT_NE(ptx->text.find("cvt.rn.f64.u32"), std::string::npos);   // the position, in f64
+    EXPECT_NE(ptx->text.find("ld.global.v4.f32"), std::string::npos); // .v4 path
     // Seed 000: one ulp of theta is a different kernel.
     ConfigValues nudged = rc->values;
     nudged[static_cast<std::size_t>(k->field_index("theta"))] =
@@ -135,5 +134,5 @@ TEST(RopeNeoxPtx, ThetaReachesThePtxAsBakedF64PowersOfItsOwnField) {
   }
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

@@ -2,13 +2,11 @@
 // large logits, -inf/NaN rules), its row geometry, launch contract and PTX modes.
 #include "softmax_rows/softmax_rows.h"
 
-#include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
+#include <gtest/gtest.h>
 #include <limits>
+#include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -28,7 +26,7 @@ TEST(SoftmaxRowsReference, EveryRowSumsToOne) {
       top = std::max(top, y[r * c.row_len + j]);
     }
     EXPECT_NEAR(sum, 1.0, 1e-5) << r;
-    EXPECT_GT(top, 1.0f / c.row_len);  // not uniform: inputs spread over [-20, 20)
+    EXPECT_GT(top, 1.0f / c.row_len); // not uniform: inputs spread over [-20, 20)
   }
 }
 
@@ -36,11 +34,14 @@ TEST(SoftmaxRowsReference, AddingAConstantToARowChangesNothing) {
   SoftmaxRowsConfig c{.row_len = 64, .rows = 2};
   HostTensors in = SoftmaxRows::make_inputs(c, 8);
   std::vector<float> shifted = in.f32["x"];
-  for (std::size_t j = 0; j < 64; ++j) shifted[j] += 1000.0f;   // row 0: far past exp's range
-  for (std::size_t j = 64; j < 128; ++j) shifted[j] -= 37.5f;   // row 1: down
+  for (std::size_t j = 0; j < 64; ++j)
+    shifted[j] += 1000.0f; // row 0: far past exp's range
+  for (std::size_t j = 64; j < 128; ++j)
+    shifted[j] -= 37.5f; // row 1: down
   auto a = softmax_reference(in.f32["x"], 2, 64);
   auto b = softmax_reference(shifted, 2, 64);
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 2e-5f * (1 + a[i] * 100)) << i;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(a[i], b[i], 2e-5f * (1 + a[i] * 100)) << i;
 }
 
 TEST(SoftmaxRowsReference, LargeLogitsDoNotOverflow) {
@@ -60,25 +61,26 @@ TEST(SoftmaxRowsReference, SpecialValuesFollowTheDocumentedRules) {
   EXPECT_EQ(y[1], 0.0f);
   EXPECT_FLOAT_EQ(y[2], 0.5f);
   EXPECT_EQ(y[3], 0.0f);
-  for (std::size_t j = 4; j < 12; ++j) EXPECT_TRUE(std::isnan(y[j])) << j;
+  for (std::size_t j = 4; j < 12; ++j)
+    EXPECT_TRUE(std::isnan(y[j])) << j;
   auto pinf = softmax_reference({1.0f, inf}, 1, 2);
   EXPECT_TRUE(std::isnan(pinf[0]) && std::isnan(pinf[1]));
 }
 
 TEST(SoftmaxRowsGeometry, PicksVectorUnitsBlockSizeAndMode) {
-  auto g = softmax_geometry(896);  // 224 .v4 units: 64 threads, 4 each, held in registers
+  auto g = softmax_geometry(896); // 224 .v4 units: 64 threads, 4 each, held in registers
   EXPECT_TRUE(g.vec4);
   EXPECT_EQ(g.units, 224u);
   EXPECT_EQ(g.threads, 64u);
   EXPECT_EQ(g.per_thread, 4u);
   EXPECT_TRUE(g.in_registers);
-  g = softmax_geometry(1001);  // scalar: 1001 units, 256 threads, the last unit partial
+  g = softmax_geometry(1001); // scalar: 1001 units, 256 threads, the last unit partial
   EXPECT_FALSE(g.vec4);
   EXPECT_EQ(g.units, 1001u);
   EXPECT_EQ(g.threads, 256u);
   EXPECT_EQ(g.per_thread, 4u);
   EXPECT_TRUE(g.in_registers);
-  g = softmax_geometry(151936);  // a vocabulary: 1024 threads looping
+  g = softmax_geometry(151936); // a vocabulary: 1024 threads looping
   EXPECT_EQ(g.threads, 1024u);
   EXPECT_FALSE(g.in_registers);
   g = softmax_geometry(1);
@@ -117,5 +119,5 @@ TEST(SoftmaxRowsPtx, LongRowsLoopAndShortRowsStayInRegisters) {
   EXPECT_NE(regs->text.find("shfl.sync.bfly.b32"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels
