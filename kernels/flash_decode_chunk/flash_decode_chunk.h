@@ -25,9 +25,8 @@
 //      partial o summed through shared memory and written with 16-byte stores.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -49,8 +48,7 @@ struct FlashDecodeChunkConfig {
                       .min = 32.0,
                       .max = 128.0,
                       .multiple_of = 32});
-    v.field("num_heads", c.num_heads,
-            FieldSpec{.doc = "query heads", .min = 1.0, .max = 65535.0});
+    v.field("num_heads", c.num_heads, FieldSpec{.doc = "query heads", .min = 1.0, .max = 65535.0});
     v.field("num_kv_heads", c.num_kv_heads,
             FieldSpec{.doc = "KV heads (GQA, grid.y); must divide num_heads",
                       .min = 1.0,
@@ -79,7 +77,7 @@ struct FlashDecodeChunkConfig {
                                        "seq_lens[slot], so no PTX depends on it"});
   }
 
-  [[nodiscard]] float effective_scale() const;  // 0 -> 1/sqrt(head_dim)
+  [[nodiscard]] float effective_scale() const; // 0 -> 1/sqrt(head_dim)
   [[nodiscard]] std::uint32_t group() const { return num_heads / num_kv_heads; }
   [[nodiscard]] std::uint32_t num_chunks() const {
     return (max_seq_len + chunk_size - 1) / chunk_size;
@@ -115,9 +113,9 @@ struct FlashDecodeChunk {
 
 // The partial softmax states of every (slot, head, chunk), in the layout above.
 struct FlashPartials {
-  std::vector<float> max;  // [batch, num_heads, num_chunks]
-  std::vector<float> sum;  // [batch, num_heads, num_chunks]
-  std::vector<float> out;  // [batch, num_heads, num_chunks, head_dim]
+  std::vector<float> max; // [batch, num_heads, num_chunks]
+  std::vector<float> sum; // [batch, num_heads, num_chunks]
+  std::vector<float> out; // [batch, num_heads, num_chunks, head_dim]
 };
 
 // The chunk pass in double: per chunk, the exact max of its scores, then sums and weighted V rows
@@ -128,4 +126,4 @@ FlashPartials flash_decode_chunk_reference(const FlashDecodeChunkConfig& c,
                                            const std::vector<float>& v_cache,
                                            const std::vector<std::uint32_t>& seq_lens);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

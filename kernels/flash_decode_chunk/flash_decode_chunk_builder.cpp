@@ -18,15 +18,14 @@
 //      sub-rows folded with shfl.bfly, warps summed through warp_acc, float4 stores.
 #include "flash_decode_chunk.h"
 
-#include <ptxkit/kernels/build_support.h>
-#include <ptxkit/kernels/registry.h>
-#include <ptxkit/ptxgen/ptxgen.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <limits>
 #include <optional>
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -62,18 +61,18 @@ void for_each_strided(KernelBuilder& b, Reg<U32> tid, std::uint32_t count, F&& b
 }
 
 Reg<F32> dot4(KernelBuilder& b, const F4& a, const F4& x, Reg<F32> acc) {
-  for (int i = 0; i < 4; ++i) acc = b.fma(a[i], x[i], acc, rn);
+  for (int i = 0; i < 4; ++i)
+    acc = b.fma(a[i], x[i], acc, rn);
   return acc;
 }
 
-}  // namespace
+} // namespace
 
-ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
-                                                       const ptxgen::Target& target,
-                                                       const GenOptions& options) {
+ptxkit::Expected<GeneratedPtx>
+FlashDecodeChunk::build(const Config& c, const ptxgen::Target& target, const GenOptions& options) {
   const std::uint32_t D = c.head_dim, C = c.chunk_size, G = c.group(), NC = c.num_chunks();
   const std::uint32_t d4 = D / 4;                      // float4s per row
-  const std::uint32_t d4_shift = std::countr_zero(d4);  // D is a power of two
+  const std::uint32_t d4_shift = std::countr_zero(d4); // D is a power of two
   KernelBuilder b(std::string(kName), target);
   b.reqntid(kThreads);
   auto q = b.param<Ptr<Global, const F32>>("q");
@@ -114,8 +113,8 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
   auto k_cache = b.global_ptr<const F32>(b.ld(k_ptrs + slot));
   auto v_cache = b.global_ptr<const F32>(b.ld(v_ptrs + slot));
   // Element offset of row `start` of this KV head in the slot's cache.
-  Reg<U32> chunk_base = b.mad_lo(start, head_dim,
-                                 b.mul_lo(kv_head, b.baked<U32>("max_seq_len", c.max_seq_len * D)));
+  Reg<U32> chunk_base =
+      b.mad_lo(start, head_dim, b.mul_lo(kv_head, b.baked<U32>("max_seq_len", c.max_seq_len * D)));
 
   // ---- 1. q of the group, pre-scaled into the log2 domain ----
   const Imm<F32> scale_log2e = b.baked<F32>(
@@ -124,7 +123,8 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
   for_each_strided(b, tid, G * d4, [&](Reg<U32> e4) {
     Reg<U32> elem = b.shl(e4, b.imm<U32>(2));
     F4 x = b.ld_nc_v4(q_group + elem);
-    for (auto& v : x) v = b.mul(v, scale_log2e);
+    for (auto& v : x)
+      v = b.mul(v, scale_log2e);
     b.st_v4(sq + elem, x);
   });
   b.bar_sync(0);
@@ -139,9 +139,9 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
     const std::uint32_t batch = std::min<std::uint32_t>(4, rows_per_lane);
     for (std::uint32_t r0 = 0; r0 < rows_per_lane; r0 += batch) {
       const std::uint32_t n = std::min(batch, rows_per_lane - r0);
-      std::vector<Reg<U32>> rows;       // chunk-local row of each batch entry
-      std::vector<Reg<Pred>> valid;     // row < n_valid
-      std::vector<std::vector<F4>> kv;  // its float4s
+      std::vector<Reg<U32>> rows;      // chunk-local row of each batch entry
+      std::vector<Reg<Pred>> valid;    // row < n_valid
+      std::vector<std::vector<F4>> kv; // its float4s
       for (std::uint32_t i = 0; i < n; ++i) {
         Reg<U32> row = add_imm(b, row_in_warp, (r0 + i) * 16);
         rows.push_back(row);
@@ -149,17 +149,21 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
         Reg<U32> off = b.mad_lo(b.min(row, last_local), head_dim, b.add(chunk_base, li_elem));
         auto k_row = k_cache + off;
         std::vector<F4> parts_k;
-        for (std::uint32_t p = 0; p < parts; ++p) parts_k.push_back(b.ld_nc_v4(k_row + p * 32));
+        for (std::uint32_t p = 0; p < parts; ++p)
+          parts_k.push_back(b.ld_nc_v4(k_row + p * 32));
         kv.push_back(std::move(parts_k));
       }
       for (std::uint32_t g = 0; g < G; ++g) {
         auto q_part = sq + add_imm(b, li_elem, g * D);
         std::vector<F4> qg;
-        for (std::uint32_t p = 0; p < parts; ++p) qg.push_back(b.ld_v4(q_part + p * 32));
+        for (std::uint32_t p = 0; p < parts; ++p)
+          qg.push_back(b.ld_v4(q_part + p * 32));
         for (std::uint32_t i = 0; i < n; ++i) {
           Reg<F32> dot = b.mul(qg[0][0], kv[i][0][0]);
-          for (int j = 1; j < 4; ++j) dot = b.fma(qg[0][j], kv[i][0][j], dot, rn);
-          for (std::uint32_t p = 1; p < parts; ++p) dot = dot4(b, qg[p], kv[i][p], dot);
+          for (int j = 1; j < 4; ++j)
+            dot = b.fma(qg[0][j], kv[i][0][j], dot, rn);
+          for (std::uint32_t p = 1; p < parts; ++p)
+            dot = dot4(b, qg[p], kv[i][p], dot);
           // Butterfly inside the 8-lane group: every lane of the group ends with the full dot.
           for (std::uint32_t delta : {4u, 2u, 1u})
             dot = b.add(dot, b.shfl_bfly(dot, b.imm<U32>(delta)));
@@ -183,17 +187,21 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
     }
     auto s_row = ss + b.mad_lo(g, chunk_size, lane);
     std::vector<Reg<F32>> s;
-    for (std::uint32_t j = 0; j < C / 32; ++j) s.push_back(b.ld(s_row + j * 32));
+    for (std::uint32_t j = 0; j < C / 32; ++j)
+      s.push_back(b.ld(s_row + j * 32));
     Reg<F32> m = s[0];
-    for (std::size_t j = 1; j < s.size(); ++j) m = b.max(m, s[j]);
-    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) m = b.max(m, b.shfl_bfly(m, b.imm<U32>(delta)));
+    for (std::size_t j = 1; j < s.size(); ++j)
+      m = b.max(m, s[j]);
+    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+      m = b.max(m, b.shfl_bfly(m, b.imm<U32>(delta)));
     Reg<F32> l = b.mov(b.imm<F32>(0.0f));
     for (std::uint32_t j = 0; j < C / 32; ++j) {
       Reg<F32> e = b.ex2(b.sub(s[j], m), approx);
       b.st(s_row + j * 32, e);
       l = b.add(l, e);
     }
-    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) l = b.add(l, b.shfl_bfly(l, b.imm<U32>(delta)));
+    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+      l = b.add(l, b.shfl_bfly(l, b.imm<U32>(delta)));
     Reg<U32> part = b.mad_lo(g, num_chunks, part0);
     auto max_slot = part_max + part;
     auto sum_slot = part_sum + part;
@@ -208,8 +216,8 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
 
   // ---- 4. o = sum_p e_p v[p], rows split over the warps ----
   {
-    const std::uint32_t rs = 32 / d4;                   // rows per warp step
-    const std::uint32_t steps = C / (kWarps * rs);      // steps per warp
+    const std::uint32_t rs = 32 / d4;              // rows per warp step
+    const std::uint32_t steps = C / (kWarps * rs); // steps per warp
     Reg<U32> f = b.and_(lane, b.imm<U32>(d4 - 1));
     Reg<U32> sub_row = b.shr(lane, b.imm<U32>(d4_shift));
     Reg<U32> row_in_step = b.mad_lo(warp, b.imm<U32>(rs), sub_row);
@@ -232,19 +240,22 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
       for (std::uint32_t i = 0; i < n; ++i) {
         auto e_col = ss + rows[i];
         for (std::uint32_t g = 0; g < G; ++g) {
-          Reg<F32> w = b.ld(e_col + g * C);  // masked rows hold exactly 0
-          for (int j = 0; j < 4; ++j) acc[g][j] = b.fma(w, vrow[i][j], acc[g][j], rn);
+          Reg<F32> w = b.ld(e_col + g * C); // masked rows hold exactly 0
+          for (int j = 0; j < 4; ++j)
+            acc[g][j] = b.fma(w, vrow[i][j], acc[g][j], rn);
         }
       }
     }
     // Fold the sub-rows of each warp step (lanes f, f + d4, ...): every lane gets the sum.
     for (std::uint32_t delta = 16; delta >= d4 && delta > 0; delta /= 2)
       for (auto& a : acc)
-        for (auto& x : a) x = b.add(x, b.shfl_bfly(x, b.imm<U32>(delta)));
+        for (auto& x : a)
+          x = b.add(x, b.shfl_bfly(x, b.imm<U32>(delta)));
     Label folded = b.new_label("folded");
     if (rs > 1) b.bra_if(!b.setp(cmp::eq, sub_row, b.imm<U32>(0)), folded);
     auto my_acc = sacc + b.mad_lo(warp, b.imm<U32>(G * D), b.shl(f, b.imm<U32>(2)));
-    for (std::uint32_t g = 0; g < G; ++g) b.st_v4(my_acc + g * D, acc[g]);
+    for (std::uint32_t g = 0; g < G; ++g)
+      b.st_v4(my_acc + g * D, acc[g]);
     b.place(folded);
   }
   b.bar_sync(0);
@@ -254,7 +265,8 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
     F4 o = b.ld_v4(col);
     for (std::uint32_t w = 1; w < kWarps; ++w) {
       F4 x = b.ld_v4(col + w * G * D);
-      for (int j = 0; j < 4; ++j) o[j] = b.add(o[j], x[j]);
+      for (int j = 0; j < 4; ++j)
+        o[j] = b.add(o[j], x[j]);
     }
     Reg<U32> g = b.shr(e4, b.imm<U32>(d4_shift));
     Reg<U32> fe = b.shl(b.and_(e4, b.imm<U32>(d4 - 1)), b.imm<U32>(2));
@@ -286,4 +298,4 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeChunk::build(const Config& c,
 
 PTXKIT_REGISTER_KERNEL(FlashDecodeChunk);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

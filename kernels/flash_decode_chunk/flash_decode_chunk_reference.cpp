@@ -4,9 +4,8 @@
 // The reference computes each chunk's partial state in double from its definition (exact max of
 // the chunk's scores first, then sums), so it shares no arithmetic with the kernel's butterflies
 // and ex2.approx; combined by flash_decode_reduce's reference it must equal one-pass attention.
-#include "flash_decode_chunk.h"
-
 #include "error_p.h"
+#include "flash_decode_chunk.h"
 
 #include <algorithm>
 #include <cmath>
@@ -81,7 +80,7 @@ LaunchDims FlashDecodeChunk::launch(const Config& c) {
   d.grid[1] = c.num_kv_heads;
   d.grid[2] = c.batch_size;
   d.block[0] = kThreads;
-  d.dynamic_smem_bytes = 0;  // q, scores and warp partials live in static shared memory
+  d.dynamic_smem_bytes = 0; // q, scores and warp partials live in static shared memory
   return d;
 }
 
@@ -154,11 +153,12 @@ FlashPartials flash_decode_chunk_reference(const FlashDecodeChunkConfig& c,
       const float* vh = v_cache.data() + b * slot_elems + kv * c.max_seq_len * hd;
       for (std::size_t ch = 0; ch < nc; ++ch) {
         const std::size_t begin = ch * cs, end = std::min(len, begin + cs);
-        if (begin >= end) continue;  // the empty state set above
+        if (begin >= end) continue; // the empty state set above
         double m = -std::numeric_limits<double>::infinity();
         for (std::size_t pos = begin; pos < end; ++pos) {
           double dot = 0.0;
-          for (std::size_t d = 0; d < hd; ++d) dot += double{qh[d]} * double{kh[pos * hd + d]};
+          for (std::size_t d = 0; d < hd; ++d)
+            dot += double{qh[d]} * double{kh[pos * hd + d]};
           s[pos - begin] = dot * scale_log2;
           m = std::max(m, s[pos - begin]);
         }
@@ -167,12 +167,14 @@ FlashPartials flash_decode_chunk_reference(const FlashDecodeChunkConfig& c,
         for (std::size_t pos = begin; pos < end; ++pos) {
           const double w = std::exp2(s[pos - begin] - m);
           l += w;
-          for (std::size_t d = 0; d < hd; ++d) acc[d] += w * double{vh[pos * hd + d]};
+          for (std::size_t d = 0; d < hd; ++d)
+            acc[d] += w * double{vh[pos * hd + d]};
         }
         const std::size_t row = (b * c.num_heads + h) * nc + ch;
         p.max[row] = static_cast<float>(m);
         p.sum[row] = static_cast<float>(l);
-        for (std::size_t d = 0; d < hd; ++d) p.out[row * hd + d] = static_cast<float>(acc[d]);
+        for (std::size_t d = 0; d < hd; ++d)
+          p.out[row * hd + d] = static_cast<float>(acc[d]);
       }
     }
   }
@@ -192,13 +194,13 @@ ptxkit::Expected<HostTensors> FlashDecodeChunk::reference(const Config& c, const
   if (q->second.size() != qo || k->second.size() != cache || v->second.size() != cache ||
       lens->second.size() != c.batch_size)
     return fail("flash_decode_chunk reference: buffer sizes do not match the config (q " +
-                std::to_string(qo) + ", k_cache/v_cache " + std::to_string(cache) +
-                ", seq_lens " + std::to_string(c.batch_size) + " elements expected)");
+                std::to_string(qo) + ", k_cache/v_cache " + std::to_string(cache) + ", seq_lens " +
+                std::to_string(c.batch_size) + " elements expected)");
   for (std::size_t s = 0; s < lens->second.size(); ++s)
     if (lens->second[s] > c.max_seq_len)
-      return fail("flash_decode_chunk reference: seq_lens[" + std::to_string(s) + "] = " +
-                  std::to_string(lens->second[s]) + " exceeds max_seq_len = " +
-                  std::to_string(c.max_seq_len));
+      return fail("flash_decode_chunk reference: seq_lens[" + std::to_string(s) +
+                  "] = " + std::to_string(lens->second[s]) +
+                  " exceeds max_seq_len = " + std::to_string(c.max_seq_len));
   FlashPartials p = flash_decode_chunk_reference(c, q->second, k->second, v->second, lens->second);
   HostTensors out;
   out.f32["partial_max"] = std::move(p.max);
@@ -207,4 +209,4 @@ ptxkit::Expected<HostTensors> FlashDecodeChunk::reference(const Config& c, const
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

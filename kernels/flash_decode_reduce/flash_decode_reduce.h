@@ -17,9 +17,8 @@
 // step, the tail clamped and weighted 0), and the chunk groups are summed in shared memory.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -98,4 +97,4 @@ std::vector<float> flash_decode_reduce_reference(const FlashDecodeReduceConfig& 
                                                  const std::vector<float>& partial_out,
                                                  const std::vector<std::uint32_t>& seq_lens);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

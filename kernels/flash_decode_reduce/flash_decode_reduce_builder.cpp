@@ -12,14 +12,13 @@
 //   4. The CG chunk groups are summed through shared memory; out = acc / total.
 #include "flash_decode_reduce.h"
 
-#include <ptxkit/kernels/build_support.h>
-#include <ptxkit/kernels/registry.h>
-#include <ptxkit/ptxgen/ptxgen.h>
-
 #include <array>
 #include <bit>
 #include <limits>
 #include <memory>
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -27,18 +26,17 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-constexpr std::uint32_t kUnroll = 4;  // chunks in flight per thread and step
+constexpr std::uint32_t kUnroll = 4; // chunks in flight per thread and step
 
 struct Accumulator {
   explicit Accumulator(KernelBuilder& b) : var(b.var<F32>(b.imm<F32>(0.0f), "acc")) {}
   Var<F32> var;
 };
 
-}  // namespace
+} // namespace
 
-ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
-                                                        const ptxgen::Target& target,
-                                                        const GenOptions& options) {
+ptxkit::Expected<GeneratedPtx>
+FlashDecodeReduce::build(const Config& c, const ptxgen::Target& target, const GenOptions& options) {
   const std::uint32_t D = c.head_dim, C = c.chunk_size, NC = c.num_chunks();
   const std::uint32_t d4 = D / 4, d4_shift = std::countr_zero(d4), groups = kThreads / d4;
   KernelBuilder b(std::string(kName), target);
@@ -63,7 +61,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
 
   Reg<U32> sh = b.mad_lo(slot, b.baked<U32>("num_heads", c.num_heads), head);
   Reg<U32> out_row = b.mul_lo(sh, head_dim);
-  Reg<U32> row0 = b.mul_lo(sh, b.baked<U32>("chunk_size", NC));  // first partial row
+  Reg<U32> row0 = b.mul_lo(sh, b.baked<U32>("chunk_size", NC)); // first partial row
   Reg<U32> len = b.min(b.ld(seq_lens + slot), b.baked<U32>("max_seq_len", c.max_seq_len));
   Label empty = b.new_label("empty_slot");
   b.bra_if(b.setp(cmp::eq, len, b.imm<U32>(0)), empty);
@@ -87,7 +85,8 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
     b.place(done);
   }
   Reg<F32> m = m_local.read();
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) m = b.max(m, b.shfl_bfly(m, b.imm<U32>(delta)));
+  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+    m = b.max(m, b.shfl_bfly(m, b.imm<U32>(delta)));
   auto my_max = red_max + warp;
   {
     auto only_lane0 = b.guard(is_lane0);
@@ -95,7 +94,8 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
   }
   b.bar_sync(0);
   Reg<F32> big = b.ld(red_max + 0);
-  for (std::uint32_t w = 1; w < kWarps; ++w) big = b.max(big, b.ld(red_max + w));
+  for (std::uint32_t w = 1; w < kWarps; ++w)
+    big = b.max(big, b.ld(red_max + w));
 
   // ---- 2. chunk weights 2^(m_i - M) and the total sum ----
   Var<F32> t_local = b.var<F32>(b.imm<F32>(0.0f), "total_local");
@@ -106,7 +106,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
     b.place(loop);
     Reg<U32> iv = i.read();
     b.bra_if(!b.setp(cmp::lt, iv, n), done);
-    Reg<F32> w = b.ex2(b.sub(b.ld_nc(max_row + iv), big), approx);  // the rescale of chunk i
+    Reg<F32> w = b.ex2(b.sub(b.ld_nc(max_row + iv), big), approx); // the rescale of chunk i
     b.st(sw + iv, w);
     t_local.assign(b.fma(w, b.ld_nc(sum_row + iv), t_local.read(), rn));
     i.assign(b.add(iv, b.imm<U32>(kThreads)));
@@ -114,7 +114,8 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
     b.place(done);
   }
   Reg<F32> t = t_local.read();
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) t = b.add(t, b.shfl_bfly(t, b.imm<U32>(delta)));
+  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+    t = b.add(t, b.shfl_bfly(t, b.imm<U32>(delta)));
   auto my_total = red_sum + warp;
   {
     auto only_lane0 = b.guard(is_lane0);
@@ -122,13 +123,15 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
   }
   b.bar_sync(0);
   Reg<F32> total = b.ld(red_sum + 0);
-  for (std::uint32_t w = 1; w < kWarps; ++w) total = b.add(total, b.ld(red_sum + w));
+  for (std::uint32_t w = 1; w < kWarps; ++w)
+    total = b.add(total, b.ld(red_sum + w));
 
   // ---- 3. weighted sum of the chunks' outputs, float4 per thread ----
   Reg<U32> f_elem = b.shl(b.and_(tid, b.imm<U32>(d4 - 1)), b.imm<U32>(2));
   Reg<U32> group = b.shr(tid, b.imm<U32>(d4_shift));
   std::vector<std::unique_ptr<Accumulator>> acc;
-  for (int j = 0; j < 4; ++j) acc.push_back(std::make_unique<Accumulator>(b));
+  for (int j = 0; j < 4; ++j)
+    acc.push_back(std::make_unique<Accumulator>(b));
   {
     Var<U32> i = b.var<U32>(group, "chunk");
     Label loop = b.new_label("combine_loop");
@@ -140,12 +143,11 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
     std::vector<std::array<Reg<F32>, 4>> o;
     for (std::uint32_t u = 0; u < kUnroll; ++u) {
       Reg<U32> iu = u == 0 ? iv : b.add(iv, b.imm<U32>(u * groups));
-      Reg<U32> ic = u == 0 ? iv : b.min(iu, last);  // iv < n already holds for u == 0
+      Reg<U32> ic = u == 0 ? iv : b.min(iu, last); // iv < n already holds for u == 0
       Reg<U32> elem = b.mad_lo(b.add(row0, ic), head_dim, f_elem);
       o.push_back(b.ld_nc_v4(part_out + elem));
       Reg<F32> w = b.ld(sw + ic);
-      weight.push_back(u == 0 ? w
-                              : b.selp(w, b.imm<F32>(0.0f), b.setp(cmp::lt, iu, n)));
+      weight.push_back(u == 0 ? w : b.selp(w, b.imm<F32>(0.0f), b.setp(cmp::lt, iu, n)));
     }
     for (std::uint32_t u = 0; u < kUnroll; ++u)
       for (int j = 0; j < 4; ++j)
@@ -157,8 +159,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
     b.place(done);
   }
   auto my_acc = sred + b.mad_lo(group, head_dim, f_elem);
-  b.st_v4(my_acc, {acc[0]->var.read(), acc[1]->var.read(), acc[2]->var.read(),
-                   acc[3]->var.read()});
+  b.st_v4(my_acc, {acc[0]->var.read(), acc[1]->var.read(), acc[2]->var.read(), acc[3]->var.read()});
   b.bar_sync(0);
 
   // ---- 4. sum the chunk groups; out = acc / total ----
@@ -166,7 +167,8 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
   b.bra_if(!b.setp(cmp::lt, tid, head_dim), finished);
   auto col = sred + tid;
   Reg<F32> o = b.ld(col);
-  for (std::uint32_t g = 1; g < groups; ++g) o = b.add(o, b.ld(col + g * D));
+  for (std::uint32_t g = 1; g < groups; ++g)
+    o = b.add(o, b.ld(col + g * D));
   b.st(out + b.add(out_row, tid), b.div(o, total, rn));
   b.place(finished);
   b.ret();
@@ -184,4 +186,4 @@ ptxkit::Expected<GeneratedPtx> FlashDecodeReduce::build(const Config& c,
 
 PTXKIT_REGISTER_KERNEL(FlashDecodeReduce);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

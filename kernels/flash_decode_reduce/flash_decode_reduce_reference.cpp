@@ -3,9 +3,8 @@
 //
 // The reference rescales in double from the definition (M first, then 2^(m_i - M)); the tests
 // feed it flash_decode_chunk's reference partials and hold the result against one-pass attention.
-#include "flash_decode_reduce.h"
-
 #include "error_p.h"
+#include "flash_decode_reduce.h"
 
 #include <algorithm>
 #include <cmath>
@@ -51,7 +50,7 @@ LaunchDims FlashDecodeReduce::launch(const Config& c) {
   d.grid[0] = c.num_heads;
   d.grid[1] = c.batch_size;
   d.block[0] = kThreads;
-  d.dynamic_smem_bytes = 0;  // weights and partial sums live in static shared memory
+  d.dynamic_smem_bytes = 0; // weights and partial sums live in static shared memory
   return d;
 }
 
@@ -99,7 +98,8 @@ HostTensors FlashDecodeReduce::make_inputs(const Config& c, std::uint64_t seed) 
         const std::size_t r = (s * c.num_heads + h) * nc + i;
         pm[r] = rng.uniform(-8.0f, 8.0f);
         ps[r] = rng.uniform(1.0f, static_cast<float>(c.chunk_size));
-        for (std::size_t d = 0; d < hd; ++d) po[r * hd + d] = rng.uniform(-1.0f, 1.0f) * ps[r];
+        for (std::size_t d = 0; d < hd; ++d)
+          po[r * hd + d] = rng.uniform(-1.0f, 1.0f) * ps[r];
       }
   }
   return t;
@@ -120,7 +120,8 @@ std::vector<float> flash_decode_reduce_reference(const FlashDecodeReduceConfig& 
     for (std::size_t h = 0; h < c.num_heads; ++h) {
       const std::size_t row0 = (s * c.num_heads + h) * nc;
       double big = -std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < n; ++i) big = std::max(big, double{partial_max[row0 + i]});
+      for (std::size_t i = 0; i < n; ++i)
+        big = std::max(big, double{partial_max[row0 + i]});
       double total = 0.0;
       std::fill(acc.begin(), acc.end(), 0.0);
       for (std::size_t i = 0; i < n; ++i) {
@@ -153,13 +154,13 @@ ptxkit::Expected<HostTensors> FlashDecodeReduce::reference(const Config& c, cons
                 ", seq_lens " + std::to_string(c.batch_size) + " elements expected)");
   for (std::size_t s = 0; s < lens->second.size(); ++s)
     if (lens->second[s] > c.max_seq_len)
-      return fail("flash_decode_reduce reference: seq_lens[" + std::to_string(s) + "] = " +
-                  std::to_string(lens->second[s]) + " exceeds max_seq_len = " +
-                  std::to_string(c.max_seq_len));
+      return fail("flash_decode_reduce reference: seq_lens[" + std::to_string(s) +
+                  "] = " + std::to_string(lens->second[s]) +
+                  " exceeds max_seq_len = " + std::to_string(c.max_seq_len));
   HostTensors out;
   out.f32["out"] =
       flash_decode_reduce_reference(c, pm->second, ps->second, po->second, lens->second);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -19,9 +19,8 @@
 // the positions over many blocks; this kernel is the simple one-launch path.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -94,4 +93,4 @@ std::vector<float> incremental_attention_reference(const IncrementalAttentionCon
                                                    const std::vector<float>& v_cache,
                                                    std::uint32_t seq_len);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

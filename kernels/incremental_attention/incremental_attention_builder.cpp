@@ -16,12 +16,11 @@
 // warps for element t: out = sum_w ex2(m_w - M) acc_w / sum_w ex2(m_w - M) sum_w.
 #include "incremental_attention.h"
 
+#include <limits>
+#include <memory>
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/ptxgen/ptxgen.h>
-
-#include <limits>
-#include <memory>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -29,7 +28,7 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-constexpr std::uint32_t kPair = 2;  // positions per warp iteration
+constexpr std::uint32_t kPair = 2; // positions per warp iteration
 
 // Var<F32> can be neither copied nor moved: each accumulator lives in its own heap slot.
 struct Accumulator {
@@ -53,11 +52,12 @@ std::vector<Reg<F32>> load_row(KernelBuilder& b, Ptr<S, const F32> p, std::uint3
 
 // Butterfly sum over the warp: afterwards EVERY lane holds the total.
 Reg<F32> warp_sum(KernelBuilder& b, Reg<F32> x) {
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) x = b.add(x, b.shfl_bfly(x, b.imm<U32>(delta)));
+  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+    x = b.add(x, b.shfl_bfly(x, b.imm<U32>(delta)));
   return x;
 }
 
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
                                                            const ptxgen::Target& target,
@@ -79,7 +79,7 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
   const Imm<U32> head_dim = b.baked<U32>("head_dim", c.head_dim);
-  Reg<U32> out_row = b.mul_lo(head, head_dim);  // q/out row of this head
+  Reg<U32> out_row = b.mul_lo(head, head_dim); // q/out row of this head
 
   // The sequence length, clamped to the cache so a bad length never reads past it.
   Reg<U32> len = b.min(b.ld(seq_len_ptr), b.baked<U32>("max_seq_len", c.max_seq_len));
@@ -92,18 +92,20 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
   const Imm<F32> scale_log2e = b.baked<F32>(
       "scale", static_cast<float>(static_cast<double>(c.effective_scale()) * 1.4426950408889634));
   std::vector<Reg<F32>> qv = load_row(b, q + b.add(out_row, lane_elem), e);
-  for (auto& x : qv) x = b.mul(x, scale_log2e);
+  for (auto& x : qv)
+    x = b.mul(x, scale_log2e);
 
   // GQA: kv_head = head / (num_heads / num_kv_heads); its rows start at kv_head * max_seq_len.
   Reg<U32> kv_head = b.div(head, b.baked<U32>("num_kv_heads", c.num_heads / c.num_kv_heads));
-  Reg<U32> kv_lane = b.mad_lo(kv_head, b.baked<U32>("max_seq_len", c.max_seq_len * c.head_dim),
-                              lane_elem);
+  Reg<U32> kv_lane =
+      b.mad_lo(kv_head, b.baked<U32>("max_seq_len", c.max_seq_len * c.head_dim), lane_elem);
 
   const float neg_inf = -std::numeric_limits<float>::infinity();
   Var<F32> m = b.var<F32>(b.imm<F32>(neg_inf), "running_max");
   Var<F32> sum = b.var<F32>(b.imm<F32>(0.0f), "sum_exp");
   std::vector<std::unique_ptr<Accumulator>> acc;
-  for (std::uint32_t j = 0; j < e; ++j) acc.push_back(std::make_unique<Accumulator>(b));
+  for (std::uint32_t j = 0; j < e; ++j)
+    acc.push_back(std::make_unique<Accumulator>(b));
 
   Var<U32> pos = b.var<U32>(b.mul_lo(warp, b.imm<U32>(kPair)), "pos");
   Label loop = b.new_label("seq_loop");
@@ -161,8 +163,8 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
   }
   auto my_acc = sm_acc + b.mad_lo(warp, head_dim, lane_elem);
   if (e == 4) {
-    b.st_v4(my_acc, {acc[0]->var.read(), acc[1]->var.read(), acc[2]->var.read(),
-                     acc[3]->var.read()});
+    b.st_v4(my_acc,
+            {acc[0]->var.read(), acc[1]->var.read(), acc[2]->var.read(), acc[3]->var.read()});
   } else if (e == 2) {
     b.st_v2(my_acc, {acc[0]->var.read(), acc[1]->var.read()});
   } else {
@@ -174,7 +176,8 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
   Label finished = b.new_label("finished");
   b.bra_if(!b.setp(cmp::lt, tid, head_dim), finished);
   Reg<F32> big = b.ld(sm_max + 0);
-  for (std::uint32_t w = 1; w < kWarps; ++w) big = b.max(big, b.ld(sm_max + w));
+  for (std::uint32_t w = 1; w < kWarps; ++w)
+    big = b.max(big, b.ld(sm_max + w));
   Reg<F32> total = b.mov(b.imm<F32>(0.0f));
   Reg<F32> o = b.mov(b.imm<F32>(0.0f));
   auto acc_col = sm_acc + tid;
@@ -200,4 +203,4 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
 
 PTXKIT_REGISTER_KERNEL(IncrementalAttention);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -5,9 +5,8 @@
 // snapshot taken before each update -- the kernel's algorithm in exact-enough arithmetic. It is
 // checked against the two-pass softmax of batched_incremental_attention (which shares no
 // structure with it) and against chunk + reduce of flash decoding.
-#include "incremental_attention.h"
-
 #include "error_p.h"
+#include "incremental_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,11 +22,8 @@ float IncrementalAttentionConfig::effective_scale() const {
 std::vector<NamedConfig<IncrementalAttentionConfig>> IncrementalAttention::reference_configs() {
   return {
       {"qwen05b", "Qwen2.5-0.5B: head_dim 64, 14 heads, 2 KV heads, 2048 context",
-       Config{.head_dim = 64,
-              .num_heads = 14,
-              .num_kv_heads = 2,
-              .max_seq_len = 2048,
-              .scale = 0.0f}},
+       Config{
+           .head_dim = 64, .num_heads = 14, .num_kv_heads = 2, .max_seq_len = 2048, .scale = 0.0f}},
       {"qwen15b_coder", "Qwen2.5-Coder-1.5B: head_dim 128, 12 heads, 2 KV heads, 2048 context",
        Config{.head_dim = 128,
               .num_heads = 12,
@@ -57,7 +53,7 @@ LaunchDims IncrementalAttention::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.num_heads;
   d.block[0] = kThreads;
-  d.dynamic_smem_bytes = 0;  // the warps' states live in static shared memory
+  d.dynamic_smem_bytes = 0; // the warps' states live in static shared memory
   return d;
 }
 
@@ -108,17 +104,20 @@ std::vector<float> incremental_attention_reference(const IncrementalAttentionCon
     std::fill(acc.begin(), acc.end(), 0.0);
     for (std::size_t p = 0; p < seq_len; ++p) {
       double s = 0.0;
-      for (std::size_t d = 0; d < hd; ++d) s += double{qh[d]} * double{kh[p * hd + d]};
+      for (std::size_t d = 0; d < hd; ++d)
+        s += double{qh[d]} * double{kh[p * hd + d]};
       s *= scale;
-      const double old_max = running_max;  // the snapshot, taken before the update
+      const double old_max = running_max; // the snapshot, taken before the update
       running_max = std::max(old_max, s);
       const double corr = std::exp(old_max - running_max);
       const double w = std::exp(s - running_max);
       sum = sum * corr + w;
-      for (std::size_t d = 0; d < hd; ++d) acc[d] = acc[d] * corr + w * double{vh[p * hd + d]};
+      for (std::size_t d = 0; d < hd; ++d)
+        acc[d] = acc[d] * corr + w * double{vh[p * hd + d]};
     }
     if (seq_len == 0) continue;
-    for (std::size_t d = 0; d < hd; ++d) out[h * hd + d] = static_cast<float>(acc[d] / sum);
+    for (std::size_t d = 0; d < hd; ++d)
+      out[h * hd + d] = static_cast<float>(acc[d] / sum);
   }
   return out;
 }
@@ -148,4 +147,4 @@ ptxkit::Expected<HostTensors> IncrementalAttention::reference(const Config& c,
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

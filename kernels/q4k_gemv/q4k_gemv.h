@@ -32,11 +32,10 @@
 // from cols - 4 (in bounds) and zeroed; the super-block is clamped to the row's last.
 #pragma once
 
-#include <ptxkit/kernels/kernel.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
 
@@ -77,7 +76,7 @@ struct Q4kGemvConfig {
   // steps (x is reloaded per step, so more rows share it), else 4.
   [[nodiscard]] std::uint32_t rows_per_warp() const { return steps() > 1 ? 8 : 4; }
   [[nodiscard]] std::uint32_t rows_per_block() const { return rows_per_warp() * 8 / step_split(); }
-  [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; }  // u32 words
+  [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; } // u32 words
 };
 
 struct Q4kGemv {
@@ -123,4 +122,4 @@ std::vector<float> q4k_gemv_reference(const Q4kGemvConfig& c,
                                       const std::vector<std::uint32_t>& w_words,
                                       const std::vector<float>& x);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -25,15 +25,14 @@
 // so no broadcast is needed.
 #include "q4k_gemv.h"
 
-#include <ptxkit/kernels/build_support.h>
-#include <ptxkit/kernels/registry.h>
-#include <ptxkit/ptxgen/ptxgen.h>
-
 #include <array>
 #include <bit>
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -41,11 +40,10 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-
 struct RowState {
   RowState(KernelBuilder& b, Ptr<Global, const U32> w)
       : row(w), acc(b.var<F32>(b.imm<F32>(0.0f), "row_acc")) {}
-  Ptr<Global, const U32> row;  // first word of the row
+  Ptr<Global, const U32> row; // first word of the row
   Var<F32> acc;
 };
 
@@ -62,7 +60,7 @@ Reg<F32> small_int_to_f32(KernelBuilder& b, Reg<U32> v) {
 struct NibbleSlot {
   std::size_t word;
   bool shifted;
-  int bit;  // in the (possibly shifted) word
+  int bit; // in the (possibly shifted) word
 };
 NibbleSlot nibble_slot(int half, int t) {
   const int bit = 8 * (t % 4) + 4 * half;
@@ -72,11 +70,13 @@ NibbleSlot nibble_slot(int half, int t) {
 // The product of the denormal nibble and x * 2^(85 - bit) is q * x * 2^-64, exact in the fma;
 // the row sums are scaled back by 2^64 with the sub-block scale.
 constexpr int kSumExp = 64;
-float x_scale_for(int bit) { return std::ldexp(1.0f, 149 - bit - kSumExp); }
+float x_scale_for(int bit) {
+  return std::ldexp(1.0f, 149 - bit - kSumExp);
+}
 
 struct LaneConsts {
   Reg<U32> group, shift, x_off, q_word, src_lo, src_hi;
-  Reg<Pred> upper;  // this lane decodes sub-block part >= 4: the split 6-bit encoding
+  Reg<Pred> upper; // this lane decodes sub-block part >= 4: the split 6-bit encoding
 };
 
 // The lane's x values of one step: per half (low/high nibbles), -sum x and the 16 values scaled
@@ -101,10 +101,12 @@ XSlice load_x(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
         Reg<U32> k_in = b.min(k, b.baked<U32>("cols", c.cols - 4));
         std::array<Reg<F32>, 4> raw = b.ld_nc_v4(x + k_in);
         Reg<Pred> inside = b.setp(cmp::lt, k, b.baked<U32>("cols", c.cols));
-        for (auto& r : raw) r = b.selp(r, b.imm<F32>(0.0f), inside);
+        for (auto& r : raw)
+          r = b.selp(r, b.imm<F32>(0.0f), inside);
         return raw;
       }();
-      for (auto& r : v) xv[half].push_back(r);
+      for (auto& r : v)
+        xv[half].push_back(r);
     }
   }
   // Per sub-block: -X = -(sum x) for the mins, and x scaled for the denormal nibbles.
@@ -115,7 +117,8 @@ XSlice load_x(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
   for (int half = 0; half < 2; ++half) {
     const auto& v = xv[half];
     Reg<F32> s = v[0];
-    for (std::size_t i = 1; i < v.size(); ++i) s = b.add(s, v[i]);
+    for (std::size_t i = 1; i < v.size(); ++i)
+      s = b.add(s, v[i]);
     neg_xsum.push_back(b.neg(s));
     for (int t = 0; t < 16; ++t)
       xs[static_cast<std::size_t>(half)].push_back(
@@ -143,8 +146,8 @@ void rows_step(KernelBuilder& b, const LaneConsts& lc, const XSlice& xsl, Reg<U3
     Reg<U32> a = b.shr(hdr[1], lc.shift);
     Reg<U32> bq = b.shr(hdr[2], lc.shift);
     Reg<U32> cq = b.shr(hdr[3], lc.shift);
-    Reg<U32> sc_split = b.or_(b.and_(cq, b.imm<U32>(15)),
-                              b.and_(b.shr(a, b.imm<U32>(2)), b.imm<U32>(0x30)));
+    Reg<U32> sc_split =
+        b.or_(b.and_(cq, b.imm<U32>(15)), b.and_(b.shr(a, b.imm<U32>(2)), b.imm<U32>(0x30)));
     Reg<U32> m_split = b.or_(b.and_(b.shr(cq, b.imm<U32>(4)), b.imm<U32>(15)),
                              b.and_(b.shr(bq, b.imm<U32>(2)), b.imm<U32>(0x30)));
     Reg<U32> sc = b.selp(sc_split, b.and_(a, b.imm<U32>(63)), lc.upper);
@@ -175,12 +178,12 @@ void rows_step(KernelBuilder& b, const LaneConsts& lc, const XSlice& xsl, Reg<U3
   }
 }
 
-}  // namespace
+} // namespace
 
 ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Target& target,
                                               const GenOptions& options) {
   const std::uint32_t nblk = c.blocks_per_row();
-  const std::uint32_t full_steps = (c.cols / 256) / 4;  // steps of four whole super-blocks
+  const std::uint32_t full_steps = (c.cols / 256) / 4; // steps of four whole super-blocks
   const bool tail_step = full_steps * 4 < nblk;
   KernelBuilder b(std::string(kName), target);
   b.reqntid(kThreads);
@@ -194,7 +197,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
   Reg<U32> group = b.shr(lane, b.imm<U32>(3));
   Reg<U32> part = b.and_(lane, b.imm<U32>(7));
-  Reg<U32> pair = b.shr(part, b.imm<U32>(1));  // 64-value group of the quants: 0..3
+  Reg<U32> pair = b.shr(part, b.imm<U32>(1)); // 64-value group of the quants: 0..3
   const LaneConsts lc{
       .group = group,
       .shift = b.shl(b.and_(part, b.imm<U32>(3)), b.imm<U32>(3)),
@@ -213,7 +216,9 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   const std::uint32_t split = c.step_split();
   const std::uint32_t rows_per_warp = c.rows_per_warp();
   const std::uint32_t rows_per_block = rows_per_warp * (kWarps / split);
-  const auto log2_of = [](std::uint32_t v) { return static_cast<std::uint32_t>(std::countr_zero(v)); };
+  const auto log2_of = [](std::uint32_t v) {
+    return static_cast<std::uint32_t>(std::countr_zero(v));
+  };
   std::optional<Ptr<Shared, F32>> partials;
   if (split > 1) partials = b.shared_array<F32>("row_partials", kWarps * rows_per_warp, 4);
   // This warp's place: row group `wrows`, step offset `wstep` inside it (S = 1: every warp is its
@@ -244,7 +249,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   Label batch_loop = b.new_label("row_batch_loop");
   b.place(batch_loop);
   Reg<U32> first = block_row0.read();
-  b.bra_if(!b.setp(cmp::lt, first, num_rows), finished);  // the whole block is past the matrix
+  b.bra_if(!b.setp(cmp::lt, first, num_rows), finished); // the whole block is past the matrix
   // This warp's rows; one past the matrix is clamped to the last row for loading (its store is
   // skipped).
   Reg<U32> row0 = b.mad_lo(wrows, b.imm<U32>(rows_per_warp), first);
@@ -252,7 +257,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   std::vector<Reg<Pred>> row_exists;
   for (std::uint32_t r = 0; r < rows_per_warp; ++r) {
     Reg<U32> row = r == 0 ? row0 : b.add(row0, b.imm<U32>(r));
-    if (split == 1) row_exists.push_back(b.setp(cmp::lt, row, num_rows));  // guards its store
+    if (split == 1) row_exists.push_back(b.setp(cmp::lt, row, num_rows)); // guards its store
     row_in.push_back(b.min(row, b.baked<U32>("rows", c.rows - 1)));
   }
   std::vector<std::unique_ptr<RowState>> rows;
@@ -281,15 +286,16 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
       not_mine = b.new_label("tail_not_mine");
       b.bra_if(!b.setp(cmp::eq, *wstep, b.imm<U32>(full_steps % split)), *not_mine);
     }
-    rows_step(b, lc, x_once ? *x_once : load_x(b, c, lc, x, *tail_sb, /*guard_x=*/true),
-              *tail_sb_w, rows);
+    rows_step(b, lc, x_once ? *x_once : load_x(b, c, lc, x, *tail_sb, /*guard_x=*/true), *tail_sb_w,
+              rows);
     if (not_mine) b.place(*not_mine);
   }
 
   // Row sums: shfl.down tree; only lane 0 uses the total (stores it, or parks it for the split).
   for (std::uint32_t r = 0; r < rows_per_warp; ++r) {
     Reg<F32> t = rows[r]->acc.read();
-    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) t = b.add(t, b.shfl_down(t, b.imm<U32>(delta)));
+    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
+      t = b.add(t, b.shfl_down(t, b.imm<U32>(delta)));
     if (split == 1) {
       auto y_row = y + row_in[r];
       auto only_lane0 = b.guard(b.and_(lane0, row_exists[r]));
@@ -318,7 +324,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
       b.st(y_row, total);
     }
     b.place(no_row);
-    b.bar_sync(0);  // the partials are reused by the next batch
+    b.bar_sync(0); // the partials are reused by the next batch
   }
   block_row0.assign(b.add(first, stride));
   b.bra(batch_loop);
@@ -329,4 +335,4 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
 
 PTXKIT_REGISTER_KERNEL(Q4kGemv);
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

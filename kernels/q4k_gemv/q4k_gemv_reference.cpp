@@ -4,9 +4,8 @@
 // The reference dequantizes exactly as ggml's dequantize_row_q4_K (value = d*sc*q - dmin*m) and
 // sums in double over k < cols only, so a kernel that lets padding or x past cols into a row sum
 // disagrees with it. It shares nothing with the kernel's denormal-nibble arithmetic.
-#include "q4k_gemv.h"
-
 #include "error_p.h"
+#include "q4k_gemv.h"
 
 #include <algorithm>
 #include <bit>
@@ -29,14 +28,14 @@ std::uint16_t q4k_float_to_half(float f) {
   const auto sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
   const std::uint32_t u = bits & 0x7fffffffu;
   if (u >= 0x7f800000u) return sign | (u > 0x7f800000u ? 0x7e00u : 0x7c00u);
-  if (u >= 0x477ff000u) return sign | 0x7c00u;  // rounds to infinity (>= 65520)
-  if (u < 0x38800000u) {                         // below 2^-14: a subnormal half (or zero)
-    const float scaled = std::bit_cast<float>(u) * 16777216.0f;  // exact: units of 2^-24
+  if (u >= 0x477ff000u) return sign | 0x7c00u; // rounds to infinity (>= 65520)
+  if (u < 0x38800000u) {                       // below 2^-14: a subnormal half (or zero)
+    const float scaled = std::bit_cast<float>(u) * 16777216.0f; // exact: units of 2^-24
     return sign | static_cast<std::uint16_t>(std::nearbyint(scaled));
   }
   std::uint32_t h = ((((u >> 23) - 127 + 15) << 10) | ((u & 0x7fffffu) >> 13));
   const std::uint32_t rest = u & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) != 0)) ++h;  // nearest, ties to even
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) != 0)) ++h; // nearest, ties to even
   return sign | static_cast<std::uint16_t>(h);
 }
 
@@ -157,11 +156,11 @@ ptxkit::Expected<HostTensors> Q4kGemv::reference(const Config& c, const HostTens
   if (w->second.size() != words || x->second.size() != c.cols)
     return fail("q4k_gemv reference: w_q4k has " + std::to_string(w->second.size()) +
                 " words and x " + std::to_string(x->second.size()) + " elements; expected rows * " +
-                "ceil(cols/256) * 36 = " + std::to_string(words) + " and cols = " +
-                std::to_string(c.cols));
+                "ceil(cols/256) * 36 = " + std::to_string(words) +
+                " and cols = " + std::to_string(c.cols));
   HostTensors out;
   out.f32["y"] = q4k_gemv_reference(c, w->second, x->second);
   return out;
 }
 
-}  // namespace ptxkit::kernels
+} // namespace ptxkit::kernels

@@ -7,25 +7,29 @@
 #include "flash_decode_reduce/flash_decode_reduce.h"
 #include "incremental_attention/incremental_attention.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
+#include <limits>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
-#include <limits>
 
 namespace ptxkit::kernels {
 namespace {
 
 FlashDecodeChunkConfig chunk_config() {
-  return FlashDecodeChunkConfig{.head_dim = 32, .num_heads = 6, .num_kv_heads = 2,
-                                .max_seq_len = 100, .scale = 0.0f, .chunk_size = 32,
+  return FlashDecodeChunkConfig{.head_dim = 32,
+                                .num_heads = 6,
+                                .num_kv_heads = 2,
+                                .max_seq_len = 100,
+                                .scale = 0.0f,
+                                .chunk_size = 32,
                                 .batch_size = 5};
 }
 FlashDecodeReduceConfig reduce_config(const FlashDecodeChunkConfig& c) {
-  return FlashDecodeReduceConfig{.head_dim = c.head_dim, .num_heads = c.num_heads,
-                                 .max_seq_len = c.max_seq_len, .chunk_size = c.chunk_size,
+  return FlashDecodeReduceConfig{.head_dim = c.head_dim,
+                                 .num_heads = c.num_heads,
+                                 .max_seq_len = c.max_seq_len,
+                                 .chunk_size = c.chunk_size,
                                  .batch_size = c.batch_size};
 }
 
@@ -46,29 +50,33 @@ TEST(FlashDecodeReference, ChunkPlusReduceEqualsOnePassAttention) {
   // Lengths: one position, inside the first chunk, a chunk boundary, a ragged last chunk, full.
   in.u32["seq_lens"] = {1, 20, 64, 65, 100};
   auto got = flash(c, in);
-  BatchedIncrementalAttentionConfig bc{.head_dim = c.head_dim, .num_heads = c.num_heads,
+  BatchedIncrementalAttentionConfig bc{.head_dim = c.head_dim,
+                                       .num_heads = c.num_heads,
                                        .num_kv_heads = c.num_kv_heads,
-                                       .max_seq_len = c.max_seq_len, .scale = 0.0f,
+                                       .max_seq_len = c.max_seq_len,
+                                       .scale = 0.0f,
                                        .batch_size = c.batch_size};
   auto two_pass = attention_reference(bc, in.f32["q"], in.f32["k_cache"], in.f32["v_cache"],
                                       in.u32["seq_lens"]);
   ASSERT_EQ(got.size(), two_pass.size());
-  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], two_pass[i], 1e-6) << i;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], two_pass[i], 1e-6) << i;
   // ...and the online softmax of incremental_attention, slot by slot.
   const std::size_t slot_q = std::size_t{c.num_heads} * c.head_dim;
   const std::size_t slot_kv = std::size_t{c.num_kv_heads} * c.max_seq_len * c.head_dim;
-  IncrementalAttentionConfig ic{.head_dim = c.head_dim, .num_heads = c.num_heads,
-                                .num_kv_heads = c.num_kv_heads, .max_seq_len = c.max_seq_len,
+  IncrementalAttentionConfig ic{.head_dim = c.head_dim,
+                                .num_heads = c.num_heads,
+                                .num_kv_heads = c.num_kv_heads,
+                                .max_seq_len = c.max_seq_len,
                                 .scale = 0.0f};
   for (std::size_t s = 0; s < c.batch_size; ++s) {
     auto sl = [&](const std::vector<float>& v, std::size_t n) {
       return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(s * n),
                                 v.begin() + static_cast<std::ptrdiff_t>((s + 1) * n));
     };
-    auto online = incremental_attention_reference(ic, sl(in.f32["q"], slot_q),
-                                                  sl(in.f32["k_cache"], slot_kv),
-                                                  sl(in.f32["v_cache"], slot_kv),
-                                                  in.u32["seq_lens"][s]);
+    auto online =
+        incremental_attention_reference(ic, sl(in.f32["q"], slot_q), sl(in.f32["k_cache"], slot_kv),
+                                        sl(in.f32["v_cache"], slot_kv), in.u32["seq_lens"][s]);
     for (std::size_t i = 0; i < slot_q; ++i)
       EXPECT_NEAR(got[s * slot_q + i], online[i], 1e-6) << "slot " << s << " element " << i;
   }
@@ -90,15 +98,18 @@ TEST(FlashDecodeReference, PartialsHoldTheChunkMaxSumAndUnnormalizedOutput) {
   for (std::size_t h = 0; h < c.num_heads; ++h) {
     const std::size_t kv_row = (h / 3) * c.max_seq_len + 32;
     double dot = 0;
-    for (std::size_t d = 0; d < hd; ++d) dot += double{q[h * hd + d]} * k[kv_row * hd + d];
+    for (std::size_t d = 0; d < hd; ++d)
+      dot += double{q[h * hd + d]} * k[kv_row * hd + d];
     const std::size_t row = h * nc + 1;
     EXPECT_NEAR(p.max[row], dot / std::sqrt(32.0) * 1.4426950408889634, 1e-6);
     EXPECT_FLOAT_EQ(p.sum[row], 1.0f);
-    for (std::size_t d = 0; d < hd; ++d) EXPECT_FLOAT_EQ(p.out[row * hd + d], v[kv_row * hd + d]);
+    for (std::size_t d = 0; d < hd; ++d)
+      EXPECT_FLOAT_EQ(p.out[row * hd + d], v[kv_row * hd + d]);
     for (std::size_t empty : {h * nc + 2, h * nc + 3}) {
       EXPECT_EQ(p.max[empty], -std::numeric_limits<float>::infinity());
       EXPECT_EQ(p.sum[empty], 0.0f);
-      for (std::size_t d = 0; d < hd; ++d) EXPECT_EQ(p.out[empty * hd + d], 0.0f);
+      for (std::size_t d = 0; d < hd; ++d)
+        EXPECT_EQ(p.out[empty * hd + d], 0.0f);
     }
     // A full chunk's sum is in [1, chunk_size] (its max position contributes exactly 1).
     EXPECT_GE(p.sum[h * nc], 1.0f);
@@ -109,8 +120,12 @@ TEST(FlashDecodeReference, PartialsHoldTheChunkMaxSumAndUnnormalizedOutput) {
 TEST(FlashDecodeReference, TheRescaleIsInvariantToAConstantShiftOfTheChunkMaxima) {
   // Adding c to every m_i of a (slot, head) multiplies each 2^(m_i - M) by nothing: M moves by
   // the same c. The output must not change, even for shifts far beyond exp's range.
-  FlashDecodeChunkConfig cc{.head_dim = 32, .num_heads = 3, .num_kv_heads = 1,
-                            .max_seq_len = 256, .scale = 0.0f, .chunk_size = 32,
+  FlashDecodeChunkConfig cc{.head_dim = 32,
+                            .num_heads = 3,
+                            .num_kv_heads = 1,
+                            .max_seq_len = 256,
+                            .scale = 0.0f,
+                            .chunk_size = 32,
                             .batch_size = 2};
   const FlashDecodeReduceConfig rc = reduce_config(cc);
   HostTensors att = FlashDecodeChunk::make_inputs(cc, 8);
@@ -126,28 +141,32 @@ TEST(FlashDecodeReference, TheRescaleIsInvariantToAConstantShiftOfTheChunkMaxima
     for (float& m : moved.f32["partial_max"])
       if (std::isfinite(m)) m += shift;
     auto got = FlashDecodeReduce::reference(rc, moved)->f32.at("out");
-    for (std::size_t i = 0; i < base.size(); ++i) EXPECT_NEAR(got[i], base[i], 1e-6) << i;
+    for (std::size_t i = 0; i < base.size(); ++i)
+      EXPECT_NEAR(got[i], base[i], 1e-6) << i;
   }
   // Shifting one chunk only does change it (the test can fail).
   HostTensors one = in;
   one.f32["partial_max"][1] += 3.0f;
   auto changed = FlashDecodeReduce::reference(rc, one)->f32.at("out");
   double diff = 0;
-  for (std::size_t i = 0; i < 32; ++i) diff += std::fabs(changed[i] - base[i]);
+  for (std::size_t i = 0; i < 32; ++i)
+    diff += std::fabs(changed[i] - base[i]);
   EXPECT_GT(diff, 1e-3);
 }
 
 TEST(FlashDecodeReference, ReduceOfOneChunkIsItsNormalizedOutputAndEmptySlotsGiveZeros) {
-  FlashDecodeReduceConfig rc{.head_dim = 32, .num_heads = 2, .max_seq_len = 64,
-                             .chunk_size = 32, .batch_size = 2};
+  FlashDecodeReduceConfig rc{
+      .head_dim = 32, .num_heads = 2, .max_seq_len = 64, .chunk_size = 32, .batch_size = 2};
   HostTensors in = FlashDecodeReduce::make_inputs(rc, 3);
-  in.u32["seq_lens"] = {32, 0};  // slot 0: chunk 0 only (chunk 1's state must be ignored)
-  in.f32["partial_max"][1] = 50.0f;  // a stale, larger max in chunk 1 of slot 0, head 0
+  in.u32["seq_lens"] = {32, 0};     // slot 0: chunk 0 only (chunk 1's state must be ignored)
+  in.f32["partial_max"][1] = 50.0f; // a stale, larger max in chunk 1 of slot 0, head 0
   auto out = FlashDecodeReduce::reference(rc, in)->f32.at("out");
   const auto& po = in.f32["partial_out"];
   const float l = in.f32["partial_sum"][0];
-  for (std::size_t d = 0; d < 32; ++d) EXPECT_NEAR(out[d], po[d] / l, 1e-6);
-  for (std::size_t i = 2 * 32; i < out.size(); ++i) EXPECT_EQ(out[i], 0.0f);
+  for (std::size_t d = 0; d < 32; ++d)
+    EXPECT_NEAR(out[d], po[d] / l, 1e-6);
+  for (std::size_t i = 2 * 32; i < out.size(); ++i)
+    EXPECT_EQ(out[i], 0.0f);
 }
 
 TEST(FlashDecodeReference, RefusesMismatchedBuffersAndLengthsBeyondTheCache) {
@@ -167,8 +186,7 @@ TEST(FlashDecodeLimits, SharedMemoryHeadDimAndChunkSizeAreValidated) {
   ASSERT_NE(k, nullptr);
   auto smem = config_from_assignments(*k, {"num_heads=32", "num_kv_heads=1", "chunk_size=256"});
   ASSERT_FALSE(smem);
-  EXPECT_NE(smem.error().message.find("exceeds 49152"), std::string::npos)
-      << smem.error().message;
+  EXPECT_NE(smem.error().message.find("exceeds 49152"), std::string::npos) << smem.error().message;
   auto hd = config_from_assignments(*k, {"head_dim=96"});
   ASSERT_FALSE(hd);
   EXPECT_NE(hd.error().message.find("must be 32, 64 or 128"), std::string::npos);
@@ -187,7 +205,7 @@ TEST(FlashDecodeLimits, SharedMemoryHeadDimAndChunkSizeAreValidated) {
 TEST(FlashDecodeContract, GridsAndParamsMatchBatchedAttentionsLayout) {
   FlashDecodeChunkConfig c = chunk_config();
   auto d = FlashDecodeChunk::launch(c);
-  EXPECT_EQ(d.grid[0], 4u);  // ceil(100 / 32)
+  EXPECT_EQ(d.grid[0], 4u); // ceil(100 / 32)
   EXPECT_EQ(d.grid[1], 2u);
   EXPECT_EQ(d.grid[2], 5u);
   EXPECT_EQ(d.block[0], 128u);
@@ -195,9 +213,11 @@ TEST(FlashDecodeContract, GridsAndParamsMatchBatchedAttentionsLayout) {
   EXPECT_EQ(rd.grid[0], 6u);
   EXPECT_EQ(rd.grid[1], 5u);
   // The chunk kernel's inputs are batched attention's, buffer for buffer.
-  BatchedIncrementalAttentionConfig bc{.head_dim = c.head_dim, .num_heads = c.num_heads,
+  BatchedIncrementalAttentionConfig bc{.head_dim = c.head_dim,
+                                       .num_heads = c.num_heads,
                                        .num_kv_heads = c.num_kv_heads,
-                                       .max_seq_len = c.max_seq_len, .scale = 0.0f,
+                                       .max_seq_len = c.max_seq_len,
+                                       .scale = 0.0f,
                                        .batch_size = c.batch_size};
   auto bp = BatchedIncrementalAttention::params(bc);
   auto cp = FlashDecodeChunk::params(c);
@@ -211,10 +231,9 @@ TEST(FlashDecodeContract, GridsAndParamsMatchBatchedAttentionsLayout) {
     EXPECT_EQ(find(cp, n).elems, find(bp, n).elems) << n;
     EXPECT_EQ(find(cp, n).stride_elems, find(bp, n).stride_elems) << n;
   }
-  EXPECT_EQ(find(FlashDecodeReduce::params(reduce_config(c)), "out").elems,
-            find(bp, "out").elems);
+  EXPECT_EQ(find(FlashDecodeReduce::params(reduce_config(c)), "out").elems, find(bp, "out").elems);
   EXPECT_EQ(find(cp, "partial_out").elems, 5u * 6u * 4u * 32u);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

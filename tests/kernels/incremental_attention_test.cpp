@@ -4,12 +4,10 @@
 #include "batched_incremental_attention/batched_incremental_attention.h"
 #include "incremental_attention/incremental_attention.h"
 
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
-#include <cmath>
 
 namespace ptxkit::kernels {
 namespace {
@@ -17,8 +15,8 @@ namespace {
 using Config = IncrementalAttentionConfig;
 
 Config small() {
-  return Config{.head_dim = 32, .num_heads = 6, .num_kv_heads = 2, .max_seq_len = 40,
-                .scale = 0.0f};
+  return Config{
+      .head_dim = 32, .num_heads = 6, .num_kv_heads = 2, .max_seq_len = 40, .scale = 0.0f};
 }
 
 std::vector<float> run(const Config& c, const HostTensors& in) {
@@ -33,12 +31,14 @@ TEST(IncrementalAttentionReference, EqualsTheTwoPassSoftmaxOfBatchedAttention) {
     HostTensors in = IncrementalAttention::make_inputs(c, 100 + len);
     in.u32["seq_len"] = {len};
     auto online = run(c, in);
-    BatchedIncrementalAttentionConfig bc{.head_dim = c.head_dim, .num_heads = c.num_heads,
+    BatchedIncrementalAttentionConfig bc{.head_dim = c.head_dim,
+                                         .num_heads = c.num_heads,
                                          .num_kv_heads = c.num_kv_heads,
-                                         .max_seq_len = c.max_seq_len, .scale = c.scale,
+                                         .max_seq_len = c.max_seq_len,
+                                         .scale = c.scale,
                                          .batch_size = 1};
-    auto two_pass = attention_reference(bc, in.f32["q"], in.f32["k_cache"], in.f32["v_cache"],
-                                        {len});
+    auto two_pass =
+        attention_reference(bc, in.f32["q"], in.f32["k_cache"], in.f32["v_cache"], {len});
     ASSERT_EQ(online.size(), two_pass.size());
     for (std::size_t i = 0; i < online.size(); ++i)
       EXPECT_NEAR(online[i], two_pass[i], 1e-6) << "len " << len << " element " << i;
@@ -52,7 +52,7 @@ TEST(IncrementalAttentionReference, OnePositionReturnsTheValueRowOfTheHeadsKvGro
   auto y = run(c, in);
   const auto& v = in.f32["v_cache"];
   for (std::size_t h = 0; h < c.num_heads; ++h) {
-    const std::size_t kv = h / 3;  // 6 heads over 2 KV heads
+    const std::size_t kv = h / 3; // 6 heads over 2 KV heads
     for (std::size_t d = 0; d < c.head_dim; ++d)
       EXPECT_FLOAT_EQ(y[h * c.head_dim + d], v[kv * c.max_seq_len * c.head_dim + d])
           << "head " << h;
@@ -68,23 +68,27 @@ TEST(IncrementalAttentionReference, AConstantShiftOfEveryScoreLeavesTheOutputUnc
   HostTensors in = IncrementalAttention::make_inputs(c, 21);
   in.u32["seq_len"] = {37};
   auto& q = in.f32["q"];
-  for (std::size_t h = 0; h < c.num_heads; ++h) q[h * c.head_dim] = (h % 2 == 0) ? 0.8f : -0.8f;
+  for (std::size_t h = 0; h < c.num_heads; ++h)
+    q[h * c.head_dim] = (h % 2 == 0) ? 0.8f : -0.8f;
   // Element 0 of each K row on a 1/64 grid, so k + 512 is exact in f32 and the shift is exactly
   // the same for every position.
   auto& k = in.f32["k_cache"];
-  for (std::size_t i = 0; i < k.size(); i += c.head_dim) k[i] = std::round(k[i] * 64.0f) / 64.0f;
+  for (std::size_t i = 0; i < k.size(); i += c.head_dim)
+    k[i] = std::round(k[i] * 64.0f) / 64.0f;
   auto base = run(c, in);
   HostTensors shifted = in;
   for (std::size_t i = 0; i < shifted.f32["k_cache"].size(); i += c.head_dim)
     shifted.f32["k_cache"][i] += 512.0f;
   auto moved = run(c, shifted);
-  for (std::size_t i = 0; i < base.size(); ++i) EXPECT_NEAR(moved[i], base[i], 1e-6) << i;
+  for (std::size_t i = 0; i < base.size(); ++i)
+    EXPECT_NEAR(moved[i], base[i], 1e-6) << i;
   // ...and it is not a vacuous test: the same shift on one position only changes the output.
   HostTensors one = in;
   one.f32["k_cache"][5 * c.head_dim] += 512.0f;
   auto changed = run(c, one);
   double diff = 0;
-  for (std::size_t i = 0; i < base.size(); ++i) diff += std::fabs(changed[i] - base[i]);
+  for (std::size_t i = 0; i < base.size(); ++i)
+    diff += std::fabs(changed[i] - base[i]);
   EXPECT_GT(diff, 1.0);
 }
 
@@ -111,7 +115,8 @@ TEST(IncrementalAttentionReference, AnEmptySequenceGivesZerosAndTooLongIsRefused
   Config c = small();
   HostTensors in = IncrementalAttention::make_inputs(c, 4);
   in.u32["seq_len"] = {0};
-  for (float v : run(c, in)) EXPECT_EQ(v, 0.0f);
+  for (float v : run(c, in))
+    EXPECT_EQ(v, 0.0f);
   in.u32["seq_len"] = {41};
   auto out = IncrementalAttention::reference(c, in);
   ASSERT_FALSE(out);
@@ -133,8 +138,8 @@ TEST(IncrementalAttentionLimits, HeadDimOutsideTheLaneMappingAndBadGqaAreRefused
   auto gqa = config_from_assignments(*k, {"num_kv_heads=3"});
   ASSERT_FALSE(gqa);
   EXPECT_NE(gqa.error().message.find("must divide num_heads"), std::string::npos);
-  auto huge = config_from_assignments(*k, {"num_heads=28", "num_kv_heads=28",
-                                           "max_seq_len=1048576", "head_dim=128"});
+  auto huge = config_from_assignments(
+      *k, {"num_heads=28", "num_kv_heads=28", "max_seq_len=1048576", "head_dim=128"});
   ASSERT_FALSE(huge);
   EXPECT_NE(huge.error().message.find("2^31"), std::string::npos);
   EXPECT_TRUE(config_from_assignments(*k, {"head_dim=128", "num_heads=12"}));
@@ -155,5 +160,5 @@ TEST(IncrementalAttentionContract, OneBlockOf32WarpsPerHeadAndAOneElementLength)
   EXPECT_EQ(p[4].elems, 1u);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels

@@ -3,14 +3,12 @@
 // (cols not a multiple of 256, seed 001 GH-215), limits and launch contract.
 #include "q4k_gemv/q4k_gemv.h"
 
-#include <ptxkit/kernels/assign.h>
-#include <ptxkit/kernels/registry.h>
-
-#include <gtest/gtest.h>
-
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <gtest/gtest.h>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
 namespace {
@@ -36,8 +34,8 @@ struct HandBlock {
   std::array<std::uint8_t, 144> bytes{};
   static int q(int v) { return (v * 7 + 3) % 16; }
   HandBlock() {
-    bytes[0] = 0x00, bytes[1] = 0x38;  // d = 0.5 (f16 0x3800)
-    bytes[2] = 0x00, bytes[3] = 0x34;  // dmin = 0.25 (f16 0x3400)
+    bytes[0] = 0x00, bytes[1] = 0x38; // d = 0.5 (f16 0x3800)
+    bytes[2] = 0x00, bytes[3] = 0x34; // dmin = 0.25 (f16 0x3400)
     auto s = pack_scales(sc, m);
     std::memcpy(bytes.data() + 4, s.data(), 12);
     for (int g = 0; g < 4; ++g)
@@ -52,10 +50,10 @@ TEST(Q4kCodec, HalfConversionsAreExact) {
   EXPECT_EQ(q4k_half_to_float(0x3800), 0.5f);
   EXPECT_EQ(q4k_half_to_float(0xC000), -2.0f);
   EXPECT_EQ(q4k_half_to_float(0x7BFF), 65504.0f);
-  EXPECT_EQ(q4k_half_to_float(0x0001), std::ldexp(1.0f, -24));  // smallest subnormal
+  EXPECT_EQ(q4k_half_to_float(0x0001), std::ldexp(1.0f, -24)); // smallest subnormal
   EXPECT_EQ(q4k_float_to_half(1.0f), 0x3C00);
-  EXPECT_EQ(q4k_float_to_half(0.1f), 0x2E66);                   // nearest
-  EXPECT_EQ(q4k_float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3C00);  // tie to even
+  EXPECT_EQ(q4k_float_to_half(0.1f), 0x2E66);                         // nearest
+  EXPECT_EQ(q4k_float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3C00); // tie to even
   EXPECT_EQ(q4k_float_to_half(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);
   EXPECT_EQ(q4k_float_to_half(std::ldexp(1.0f, -24)), 0x0001);
   EXPECT_EQ(q4k_float_to_half(70000.0f), 0x7C00);
@@ -77,19 +75,19 @@ TEST(Q4kCodec, DequantizingAHandBuiltBlockGivesTheHandComputedValues) {
   HandBlock hb;
   auto y = q4k_dequantize_block(hb.bytes.data());
   // Spot values worked out by hand: value = 0.5 * sc * q - 0.25 * m.
-  EXPECT_DOUBLE_EQ(y[0], 0.5 * 1 * 3 - 0.25 * 2);       // sub-block 0, q(0) = 3
-  EXPECT_DOUBLE_EQ(y[1], 0.5 * 1 * 10 - 0.25 * 2);      // q(1) = 10
-  EXPECT_DOUBLE_EQ(y[32], 0.5 * 2 * 3 - 0.25 * 0);      // sub-block 1 (high nibbles), q(32) = 3
-  EXPECT_DOUBLE_EQ(y[100], 0.5 * 4 * 15 - 0.25 * 63);   // sub-block 3, q(100) = 703 % 16 = 15
-  EXPECT_DOUBLE_EQ(y[200], 0.5 * 60 * 11 - 0.25 * 1);   // sub-block 6, q(200) = 1403 % 16 = 11
-  EXPECT_DOUBLE_EQ(y[255], 0.5 * 63 * 12 - 0.25 * 48);  // sub-block 7, q(255) = 1788 % 16 = 12
+  EXPECT_DOUBLE_EQ(y[0], 0.5 * 1 * 3 - 0.25 * 2);      // sub-block 0, q(0) = 3
+  EXPECT_DOUBLE_EQ(y[1], 0.5 * 1 * 10 - 0.25 * 2);     // q(1) = 10
+  EXPECT_DOUBLE_EQ(y[32], 0.5 * 2 * 3 - 0.25 * 0);     // sub-block 1 (high nibbles), q(32) = 3
+  EXPECT_DOUBLE_EQ(y[100], 0.5 * 4 * 15 - 0.25 * 63);  // sub-block 3, q(100) = 703 % 16 = 15
+  EXPECT_DOUBLE_EQ(y[200], 0.5 * 60 * 11 - 0.25 * 1);  // sub-block 6, q(200) = 1403 % 16 = 11
+  EXPECT_DOUBLE_EQ(y[255], 0.5 * 63 * 12 - 0.25 * 48); // sub-block 7, q(255) = 1788 % 16 = 12
 }
 
 TEST(Q4kCodec, EveryValueFollowsGgmlsNibbleOrder) {
   HandBlock hb;
   auto y = q4k_dequantize_block(hb.bytes.data());
   for (int v = 0; v < 256; ++v) {
-    const int sub = v / 32;  // 0..7: low nibbles of group v/64 are sub-block 2g, high 2g+1
+    const int sub = v / 32; // 0..7: low nibbles of group v/64 are sub-block 2g, high 2g+1
     const double want = 0.5 * hb.sc[static_cast<std::size_t>(sub)] * HandBlock::q(v) -
                         0.25 * hb.m[static_cast<std::size_t>(sub)];
     EXPECT_DOUBLE_EQ(y[static_cast<std::size_t>(v)], want) << "value " << v;
@@ -106,25 +104,28 @@ TEST(Q4kGemvReference, ColsNotAMultipleOf256IgnoresThePadding) {
   HostTensors scrambled = in;
   auto* bytes = reinterpret_cast<std::uint8_t*>(scrambled.u32["w_q4k"].data());
   for (std::size_t r = 0; r < c.rows; ++r)
-    for (int v = 300 - 256; v < 256; ++v) {  // values of super-block 1 at or past cols
+    for (int v = 300 - 256; v < 256; ++v) { // values of super-block 1 at or past cols
       const int g = v / 64, l = v % 32;
       std::uint8_t& b = bytes[r * 288 + 144 + 16 + static_cast<std::size_t>(32 * g + l)];
       b = (v % 64) < 32 ? static_cast<std::uint8_t>((b & 0xF0) | 0x0F)
                         : static_cast<std::uint8_t>((b & 0x0F) | 0xF0);
     }
   auto y2 = Q4kGemv::reference(c, scrambled)->f32.at("y");
-  for (std::size_t r = 0; r < c.rows; ++r) EXPECT_EQ(y[r], y2[r]);
+  for (std::size_t r = 0; r < c.rows; ++r)
+    EXPECT_EQ(y[r], y2[r]);
   // And it equals the 512-column GEMV (same packed rows) on x padded with zeros.
   Q4kGemvConfig wide{.rows = 3, .cols = 512};
   HostTensors padded = in;
   padded.f32["x"].resize(512, 0.0f);
   auto y3 = Q4kGemv::reference(wide, padded)->f32.at("y");
-  for (std::size_t r = 0; r < c.rows; ++r) EXPECT_NEAR(y[r], y3[r], 1e-5);
+  for (std::size_t r = 0; r < c.rows; ++r)
+    EXPECT_NEAR(y[r], y3[r], 1e-5);
   // ...while a nonzero x past cols would have changed it (the padding is not all zero).
   padded.f32["x"][400] = 1.0f;
   auto y4 = Q4kGemv::reference(wide, padded)->f32.at("y");
   bool moved = false;
-  for (std::size_t r = 0; r < c.rows; ++r) moved |= std::fabs(y4[r] - y3[r]) > 1e-6;
+  for (std::size_t r = 0; r < c.rows; ++r)
+    moved |= std::fabs(y4[r] - y3[r]) > 1e-6;
   EXPECT_TRUE(moved);
 }
 
@@ -158,15 +159,15 @@ TEST(Q4kGemvLimits, ColsMustBeAMultipleOfFourAndBuffersMatch) {
 
 TEST(Q4kGemvContract, RowBatchesPerWarpGridCapAndPaddedRowStride) {
   Q4kGemvConfig c{.rows = 4864, .cols = 896};
-  EXPECT_EQ(c.rows_per_warp(), 4u);  // one step per row: x stays in registers, 4 rows a batch
+  EXPECT_EQ(c.rows_per_warp(), 4u); // one step per row: x stays in registers, 4 rows a batch
   auto d = Q4kGemv::launch(c);
-  EXPECT_EQ(d.grid[0], 152u);  // 4864 / (8 warps * 4 rows)
+  EXPECT_EQ(d.grid[0], 152u); // 4864 / (8 warps * 4 rows)
   EXPECT_EQ(d.block[0], 256u);
   auto p = Q4kGemv::params(c);
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].elem, ElemType::kU32);
-  EXPECT_EQ(p[0].elems, 4864u * 4u * 36u);  // 4 super-blocks (1024 values) of 144 bytes per row
-  EXPECT_EQ(p[1].elems, 896u);              // x: its logical size, never padded
+  EXPECT_EQ(p[0].elems, 4864u * 4u * 36u); // 4 super-blocks (1024 values) of 144 bytes per row
+  EXPECT_EQ(p[1].elems, 896u);             // x: its logical size, never padded
   EXPECT_EQ(p[2].kind, ParamKind::kOutput);
   EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 33, .cols = 4}).grid[0], 2u);
   // Several steps per row: 8 rows share each x slice, and the steps are split over 2 warps when
@@ -174,15 +175,15 @@ TEST(Q4kGemvContract, RowBatchesPerWarpGridCapAndPaddedRowStride) {
   Q4kGemvConfig ffn{.rows = 14336, .cols = 4096};
   EXPECT_EQ(ffn.rows_per_warp(), 8u);
   EXPECT_EQ(ffn.step_split(), 2u);
-  EXPECT_EQ(Q4kGemv::launch(ffn).grid[0], 448u);  // 14336 / (8 rows * 8 warps / 2)
+  EXPECT_EQ(Q4kGemv::launch(ffn).grid[0], 448u); // 14336 / (8 rows * 8 warps / 2)
   // A short, wide matrix splits its 14 steps over all 8 warps; a tall one does not split.
   EXPECT_EQ((Q4kGemvConfig{.rows = 4096, .cols = 14336}).step_split(), 8u);
   EXPECT_EQ((Q4kGemvConfig{.rows = 32000, .cols = 4096}).step_split(), 1u);
-  EXPECT_EQ((Q4kGemvConfig{.rows = 896, .cols = 896}).step_split(), 1u);  // one step
+  EXPECT_EQ((Q4kGemvConfig{.rows = 896, .cols = 896}).step_split(), 1u); // one step
   // Blocks stride over row batches: the grid is capped.
   EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 151936, .cols = 896}).grid[0],
             Q4kGemv::kMaxBlocks);
 }
 
-}  // namespace
-}  // namespace ptxkit::kernels
+} // namespace
+} // namespace ptxkit::kernels
