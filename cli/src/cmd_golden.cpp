@@ -99,6 +99,10 @@ const CommandRegistration reg{
           "golden", "Check, show or update the golden PTX files (KERNEL.CONFIGTAG.sm_XX.ptx, for "
                     "sm_80 and sm_90)");
       golden->require_subcommand(1);
+      golden->footer(
+          "Golden files are generated, never edited by hand. After an intended generator "
+          "change:\n  ptxkit golden check --dir golden    # review the diffs\n"
+          "  ptxkit golden update --dir golden   # then commit golden/");
       add_mode(golden, "check",
                "Regenerate in memory and compare; print a unified diff per drifted file; exit 1 on "
                "drift",

@@ -54,6 +54,11 @@ const CommandRegistration reg{
                       std::string("Target GPU (default ") + kDefaultTarget + ")");
       sub->add_flag("--explain", o->explain,
                     "Also print the hashed key material and each field left out with its reason");
+      sub->footer(
+          "Examples:\n  ptxkit key rmsnorm --set eps=1e-6         # Qwen2.5 eps\n"
+          "  ptxkit key rmsnorm --set eps=1e-5         # a different key: eps is baked\n"
+          "  ptxkit key rmsnorm --set rows=64          # the same key: rows is launch shape only\n"
+          "  ptxkit key batched_incremental_attention --explain");
       sub->callback([o, &result] { result.exit_code = run_key(*o); });
     }};
 

@@ -59,12 +59,13 @@ std::vector<Edit> diff_edits(const std::vector<std::string_view>& a,
     if (i < n && j < m && a[pre + i] == b[pre + j]) {
       edits.push_back({' ', a[pre + i], pre + i, pre + j});
       ++i, ++j;
-    } else if (j < m && (i == n || at(i, j + 1) >= at(i + 1, j))) {
-      edits.push_back({'+', b[pre + j], pre + i, pre + j});
-      ++j;
-    } else {
+    } else if (i < n && (j == m || at(i + 1, j) >= at(i, j + 1))) {
+      // Removals before additions, as diff -u prints them.
       edits.push_back({'-', a[pre + i], pre + i, pre + j});
       ++i;
+    } else {
+      edits.push_back({'+', b[pre + j], pre + i, pre + j});
+      ++j;
     }
   }
   for (std::size_t k = 0; k < suf; ++k)
