@@ -305,3 +305,37 @@ TEST(AnalysisUniformity, SharedBroadcastAfterBarrierIsUniform) {
 
 }  // namespace
 }  // namespace ptxkit::verifier::testing
+
+namespace ptxkit::verifier::testing {
+namespace {
+
+TEST(AnalysisUniformity, WarpLevelFunctionsOfTidXAreUniform) {
+  const std::string body = "\tmov.u32 %r1, %tid.x;\n"
+                           "\tshr.u32 %r2, %r1, 5;\n"
+                           "\tshr.u32 %r3, %r1, 4;\n"
+                           "\tand.b32 %r4, %r1, -32;\n"
+                           "\tand.b32 %r5, %r1, 31;\n"
+                           "\tsetp.gt.u32 %p1, %r1, 31;\n"
+                           "\tsetp.lt.u32 %p2, %r1, 64;\n"
+                           "\tsetp.lt.u32 %p3, %r1, 16;\n"
+                           "\tsetp.eq.u32 %p4, %r5, 0;\n"
+                           "\tret;\n";
+  U u = run(body);
+  EXPECT_TRUE(u.def_uniform("shr.u32 %r2"));
+  EXPECT_FALSE(u.def_uniform("shr.u32 %r3"));
+  EXPECT_TRUE(u.def_uniform("and.b32 %r4"));
+  EXPECT_FALSE(u.def_uniform("and.b32 %r5"));
+  EXPECT_TRUE(u.def_uniform("setp.gt.u32 %p1"));
+  EXPECT_TRUE(u.def_uniform("setp.lt.u32 %p2"));
+  EXPECT_FALSE(u.def_uniform("setp.lt.u32 %p3"));
+  EXPECT_FALSE(u.def_uniform("setp.eq.u32 %p4"));
+  // A 2-D block whose rows are 48 threads wide puts two rows in one warp: no longer uniform.
+  std::string wide = uk(body);
+  wide.replace(wide.find("\n{"), 2, "\n.reqntid 48, 4, 1\n{");
+  Analyzed t = analyze(wide);
+  EXPECT_FALSE(t.a->uniformity.is_uniform(
+      t.a->values.defined_value(inst_at(*t.a, line_of(wide, "shr.u32 %r2")))));
+}
+
+}  // namespace
+}  // namespace ptxkit::verifier::testing

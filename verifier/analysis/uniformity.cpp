@@ -200,6 +200,48 @@ struct UniformityBuilder {
     return mask;
   }
 
+  // Warps are formed from consecutive %tid.x (1-D blocks, or ntid.x a multiple of 32): false
+  // only when .reqntid/.maxntid prove a 2-D/3-D block whose x extent is not a multiple of 32.
+  bool warps_are_tid_x_aligned() const {
+    auto dims = ir.function().reqntid();
+    if (!dims) dims = ir.function().maxntid();
+    if (!dims) return true;
+    return (*dims)[0] % 32 == 0 || ((*dims)[1] == 1 && (*dims)[2] == 1);
+  }
+
+  // Value v is exactly %tid.x (moved, or widened by cvt).
+  bool is_tid_x(ValueId v, int depth = 0) const {
+    if (v == kNoId || depth > 4) return false;
+    InstId d = vn.defining_instruction(v);
+    if (d == kNoId || vn.info(v).kind != ValueKind::kDef) return false;
+    const Instruction& in = ir.inst(d);
+    if (in.opcode == "mov" && in.operands.size() == 2)
+      return in.operands[1].kind == OperandKind::kSpecialReg && in.operands[1].text() == "%tid.x";
+    if (in.opcode == "cvt" && in.operands.size() == 2) return is_tid_x(vn.value_of(d, 1), depth + 1);
+    return false;
+  }
+
+  // The instruction computes something of %tid.x that is the same in every lane of a warp:
+  // tid.x >> k (k >= 5), tid.x / (32m), tid.x & mask with mask's low 5 bits clear, or a
+  // comparison of tid.x with a constant on a 32-lane boundary (tid.x < 32m, tid.x > 32m - 1).
+  bool warp_id_of_tid(InstId i) const {
+    const Instruction& in = ir.inst(i);
+    if (in.operands.size() != 3 || !warps_are_tid_x_aligned()) return false;
+    const Operand& c = in.operands[2];
+    if (c.kind != OperandKind::kImmInt || !is_tid_x(vn.value_of(i, 1))) return false;
+    std::int64_t k = c.int_value();
+    std::string_view op = in.opcode;
+    if (op == "shr") return k >= 5;
+    if (op == "div") return k > 0 && k % 32 == 0;
+    if (op == "and") return (static_cast<std::uint64_t>(k) & 31) == 0;
+    if (op == "setp" || op == "set") {
+      if (k < 0) return false;
+      if (in.has_modifier("lt") || in.has_modifier("ge")) return k % 32 == 0;
+      if (in.has_modifier("le") || in.has_modifier("gt")) return (k + 1) % 32 == 0;
+    }
+    return false;
+  }
+
   bool load_varying(InstId i) {
     const Instruction& inst = ir.inst(i);
     std::string_view space = access_space(inst);
@@ -248,6 +290,7 @@ struct UniformityBuilder {
     }
     if (op == "ld" || op == "ldu") return load_varying(i);
     if (butterfly(vn.leader(v)) == 31) return false;
+    if (warp_id_of_tid(i)) return false;
     return any_operand_varying(i);
   }
 

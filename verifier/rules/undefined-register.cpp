@@ -168,6 +168,84 @@ private:
   std::unordered_set<std::uint64_t> seen_;
 };
 
+// The address operand k of i points into the thread's local stack (`.local`, or a generic
+// address from cvta.local / __local_depot through add/sub/mov).
+bool local_stack_address(const FunctionAnalysis& a, InstId i, std::uint32_t k) {
+  const Instruction& inst = a.ir.inst(i);
+  if (inst.has_modifier("local")) return true;
+  if (k >= inst.operands.size() || inst.operands[k].kind != OperandKind::kAddress) return false;
+  if (inst.operands[k].text().starts_with("__local_depot")) return true;
+  ValueId v = a.values.value_of(i, k);
+  for (int depth = 0; depth < 8 && v != kNoId; ++depth) {
+    InstId d = a.values.defining_instruction(v);
+    if (d == kNoId) return false;
+    const Instruction& di = a.ir.inst(d);
+    if (di.opcode == "cvta" && di.has_modifier("local")) return true;
+    if (di.opcode == "mov" && di.operands.size() == 2 &&
+        di.operands[1].text().starts_with("__local_depot"))
+      return true;
+    if (di.opcode != "add" && di.opcode != "sub" && di.opcode != "mov") return false;
+    v = a.values.value_of(d, 1);
+  }
+  return false;
+}
+
+// Instructions that only move bits (no arithmetic, no comparison, no effect but the copy):
+// an undefined word passing through them is not yet observed.
+bool moves_data(const FunctionAnalysis& a, InstId i) {
+  const Instruction& inst = a.ir.inst(i);
+  std::string_view op = inst.opcode;
+  if (op == "mov" || op == "shfl" || op == "prmt" || op == "selp") return true;
+  if (op == "st") {
+    // A spill of the word to the thread's own stack (its value operand, not its address).
+    return local_stack_address(a, i, 0);
+  }
+  return false;
+}
+
+// Whether the value read at instruction i (undefined on some path) reaches a computation, a
+// branch, an address or a store outside the local stack, following it through data moves.
+bool undefined_value_observed(const FunctionAnalysis& a, InstId i, ValueId read) {
+  const ValueNumbering& vn = a.values;
+  std::vector<InstId> insts{i};
+  std::vector<char> seen_inst(a.ir.size(), 0), seen_val(vn.size(), 0);
+  seen_inst[i] = 1;
+  std::uint32_t budget = 20000;
+  while (!insts.empty()) {
+    if (--budget == 0) return true;
+    InstId x = insts.back();
+    insts.pop_back();
+    if (!moves_data(a, x)) return true;
+    // A store to the local stack of the undefined word: is the word the stored value, not the
+    // address? (Its address operand reading it would be observation.)
+    const InstInfo& info = a.ir.info(x);
+    if (vn.ssa_guard(x) == read) return true;
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+      const Mention& mm = a.ir.mention(m);
+      if (!mm.is_def) {
+        if (a.ir.inst(x).opcode == "st" && mm.operand == 0 && vn.ssa_use(m) == read) return true;
+        continue;
+      }
+      std::vector<ValueId> vals{vn.ssa_def(m)};
+      while (!vals.empty()) {
+        ValueId v = vals.back();
+        vals.pop_back();
+        if (v == kNoId || seen_val[v]) continue;
+        seen_val[v] = 1;
+        for (const ValueUse& u : vn.uses(v)) {
+          if (u.inst == kNoId) {
+            vals.push_back(u.phi);
+          } else if (!seen_inst[u.inst]) {
+            seen_inst[u.inst] = 1;
+            insts.push_back(u.inst);
+          }
+        }
+      }
+    }
+  }
+  return false;
+}
+
 void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
   const FunctionAnalysis& a = ctx.analysis();
   std::string name = a.ir.reg_name(reg);
@@ -192,7 +270,12 @@ void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
   bool debug = std::find(targets.begin(), targets.end(), "debug") != targets.end();
   std::string msg = sites.empty() ? name + " is read but nothing writes it before this instruction"
                                   : name + " is read on a path where nothing defined it";
-  Severity severity = sites.empty() && !debug ? Severity::kError : Severity::kWarning;
+  // An error needs a lost definition (nothing writes the register on any path) whose value is
+  // observed: compilers shuffle and spill never-initialised words of partly-initialised
+  // structs (CUB's ShuffleUp of padding words), which only moves undefined bits around.
+  Severity severity = sites.empty() && !debug && undefined_value_observed(a, i, v)
+                          ? Severity::kError
+                          : Severity::kWarning;
   Finding& f = ctx.report(i, msg, severity);
   for (InstId s : sites) {
     const InstInfo& info = a.ir.info(s);

@@ -13,7 +13,11 @@
 // that a cross-iteration argument would prove defined; a walk that exceeds its step budget is
 // not reported (no finding without a witness path). Calls do not write caller registers.
 // Severity: error when no write of the register reaches the read on any path (the value is
-// always unspecified: a lost definition). Warning when the register is written on some paths
+// always unspecified: a lost definition) and the undefined value is observed: it reaches a
+// computation, comparison, branch, address or a store outside the thread's local stack,
+// following it through pure data moves (mov, shfl, prmt, selp, spills to the local stack).
+// nvcc shuffles and spills never-initialised words of partly-initialised structs (CUB's
+// ShuffleUp/ShuffleDown of padding words in thrust algorithms): those reads are warnings. Warning when the register is written on some paths
 // only: optimizing compilers legitimately emit such reads when the undefined path is infeasible
 // by a correlated condition (CUB's partial tiles load `if (i < n)` and use under a recomputed
 // `i < n`), which a path analysis without arithmetic cannot prove; and warning in debug builds

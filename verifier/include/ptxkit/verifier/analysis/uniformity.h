@@ -27,6 +27,11 @@
 //       * a complete butterfly reduction: `op x, a, b` (add, mul, min, max, and, or, xor) where
 //         b is `shfl.sync.bfly` of a with a full member mask and clamp 31, and the bfly offsets of
 //         the chain leading to a, together with this one, cover lanes 1|2|4|8|16.
+//       * warp-level functions of %tid.x: `shr tid.x, k>=5`, `div tid.x, 32m`, `and tid.x,
+//         mask` with the mask's low 5 bits clear, `setp.lt/ge tid.x, 32m` and `setp.le/gt
+//         tid.x, 32m-1` are uniform (warp id, "only warp 0"). Assumption: warps are formed
+//         from consecutive %tid.x, i.e. 1-D blocks or ntid.x a multiple of 32; it is dropped
+//         when .reqntid/.maxntid prove a 2-D/3-D block with another x extent.
 //       * atom results, `.local` loads, texture/surface reads: varying.
 //       * loads through a uniform address: uniform from .const, from .param in an .entry, with
 //         `ldu`, and from .global with `.nc` (read-only for the kernel's lifetime). From .shared
