@@ -1,0 +1,172 @@
+// cmd_lint_keys.cpp: `ptxkit lint-keys [KERNEL...]`: proves, per kernel, that the cache key covers
+// every config field that can change the PTX (provenance, differential, golden; key_lint.h).
+//
+// Kernels are linted on a few threads (each kernel's proof is independent and generation is
+// pure), and the reports are printed in registry order afterwards, so output is deterministic.
+// Exit codes follow CLI.md: 0 clean (warnings allowed), 1 violations, 2 unknown kernel or target.
+#include "command_registry.h"
+#include "diagnostics.h"
+#include "kernel_args.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <ptxkit/kernels/key_lint.h>
+#include <ptxkit/kernels/registry.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ptxkit::cli {
+namespace {
+
+struct LintKeysOptions {
+  std::vector<std::string> kernels;
+  std::vector<std::string> targets;
+  std::string golden_dir = "golden";
+  bool golden_dir_given = false;
+  bool every_target = false;
+  bool quiet = false;
+  unsigned jobs = 0;
+};
+
+const char* severity_name(kernels::KeyFinding::Severity s) {
+  return s == kernels::KeyFinding::Severity::kViolation ? "violation" : "warning";
+}
+
+void print_report(const kernels::KernelKeyReport& r, bool quiet) {
+  std::cout << r.kernel << ": " << r.fields_checked << " fields checked (" << r.fields_in_key
+            << " in the key), " << r.immediates_checked << " immediates checked, "
+            << r.configs_tried << " configs tried (" << r.configs_refused
+            << " refused by validation), " << r.instances << " PTX instances; " << r.violations()
+            << " violations, " << r.warnings() << " warnings\n";
+  if (!quiet) {
+    std::cout << "  provenance at " << r.provenance_config << " (" << r.provenance.size()
+              << " baked immediates):\n";
+    for (const auto& line : r.provenance)
+      std::cout << "    " << line << "\n";
+  }
+  for (const auto& f : r.findings)
+    std::cout << "  " << r.kernel << ": " << severity_name(f.severity) << ": [" << f.proof << "] "
+              << f.message << "\n";
+}
+
+int run_lint_keys(const LintKeysOptions& o) {
+  std::vector<const kernels::Kernel*> selected;
+  if (o.kernels.empty()) {
+    selected = kernels::KernelRegistry::all();
+  } else {
+    for (const auto& name : o.kernels) {
+      auto k = find_kernel(name);
+      if (!k) return usage_error(k.error().to_string());
+      if (std::find(selected.begin(), selected.end(), *k) == selected.end()) selected.push_back(*k);
+    }
+  }
+  kernels::KeyLintOptions lint;
+  lint.every_target = o.every_target;
+  if (o.targets.empty()) {
+    // The default target first: it sees every perturbation; the others take turns.
+    auto def = target_from_cli(kDefaultTarget);
+    if (def) lint.targets.push_back(*def);
+    for (const auto& t : all_targets())
+      if (!def || !(t == *def)) lint.targets.push_back(t);
+  } else {
+    for (const auto& name : o.targets) {
+      auto t = target_from_cli(name);
+      if (!t) return usage_error(t.error().to_string());
+      lint.targets.push_back(*t);
+    }
+  }
+
+  std::vector<ptxkit::Expected<kernels::KernelKeyReport>> reports(
+      selected.size(), ptxkit::Error{"not linted", {}, 0, 0});
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < selected.size(); i = next++)
+      reports[i] = kernels::lint_kernel_keys(*selected[i], lint);
+  };
+  unsigned jobs =
+      o.jobs != 0 ? o.jobs : std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+  jobs = std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(1, selected.size())));
+  std::vector<std::thread> threads;
+  for (unsigned j = 1; j < jobs; ++j)
+    threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads)
+    t.join();
+
+  std::size_t violations = 0, warnings = 0, fields = 0, immediates = 0, configs = 0, refused = 0,
+              instances = 0;
+  for (const auto& r : reports) {
+    if (!r) {
+      std::cerr << "ptxkit: error: " << r.error().to_string() << "\n";
+      ++violations;
+      continue;
+    }
+    print_report(*r, o.quiet);
+    violations += r->violations();
+    warnings += r->warnings();
+    fields += r->fields_checked;
+    immediates += r->immediates_checked;
+    configs += r->configs_tried;
+    refused += r->configs_refused;
+    instances += r->instances;
+  }
+
+  std::vector<std::string> names;
+  if (!o.kernels.empty())
+    for (const auto* k : selected)
+      names.emplace_back(k->name());
+  std::error_code ec;
+  if (o.golden_dir_given || std::filesystem::is_directory(o.golden_dir, ec)) {
+    auto golden = kernels::lint_golden_keys(o.golden_dir, names);
+    if (!golden) return usage_error(golden.error().to_string());
+    std::cout << "golden " << o.golden_dir << ": " << golden->files << " files, " << golden->keys
+              << " distinct keys, " << golden->shared_key_sets
+              << " keys shared by several files (compared byte for byte)\n";
+    for (const auto& f : golden->findings)
+      std::cout << "  golden: " << severity_name(f.severity) << ": [golden] " << f.message << "\n";
+    violations += golden->findings.size();
+  } else {
+    std::cout << "golden: no directory '" << o.golden_dir
+              << "' here: the golden proof did not run (pass --golden-dir)\n";
+  }
+
+  std::cout << "lint-keys: " << selected.size() << " kernels, " << lint.targets.size()
+            << " targets, " << fields << " fields, " << immediates << " immediates, " << configs
+            << " configs tried (" << refused << " refused), " << instances
+            << " PTX instances: " << violations << " violations, " << warnings << " warnings\n";
+  return violations == 0 ? kExitOk : kExitFindings;
+}
+
+const CommandRegistration reg{
+    "lint-keys", [](CLI::App& app, CommandResult& result) {
+      auto o = std::make_shared<LintKeysOptions>();
+      auto* sub = app.add_subcommand(
+          "lint-keys", "Prove that each kernel's cache key covers every config field that can "
+                       "change its PTX (provenance, differential and golden proofs)");
+      sub->add_option("KERNEL", o->kernels, "Kernels to check (default: the whole library)");
+      sub->add_option("--target", o->targets,
+                      "Targets to generate at (repeatable; default: every supported target)")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      sub->add_flag("--every-target", o->every_target,
+                    "Generate every perturbation at every target (default: the first target "
+                    "plus one that rotates through the others)");
+      auto* golden = sub->add_option("--golden-dir", o->golden_dir,
+                                     "Golden directory for the golden proof (default: golden)");
+      sub->add_flag("--quiet", o->quiet, "Leave out the per-kernel list of baked immediates");
+      sub->add_option("-j,--jobs", o->jobs, "Kernels linted in parallel (default: up to 4)");
+      sub->footer("Examples:\n  ptxkit lint-keys                      # the whole library\n"
+                  "  ptxkit lint-keys rmsnorm rope_neox    # two kernels\n"
+                  "  ptxkit lint-keys --every-target --golden-dir golden");
+      sub->callback([o, golden, &result] {
+        o->golden_dir_given = golden->count() > 0;
+        result.exit_code = run_lint_keys(*o);
+      });
+    }};
+
+} // namespace
+} // namespace ptxkit::cli
