@@ -9,6 +9,7 @@
 //
 // Usage: ptxkit-parse-bench [--ptxas PATH] [--runs N] [--scale FILE] [FILE...]
 //   with no FILE: every corpus file of at least 256 KiB, largest first.
+#include "bench_process.h"
 #include "ptxkit/verifier/parser.h"
 
 #include <algorithm>
@@ -29,22 +30,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-  bool ok = false;
-  double seconds = 0;
-  long max_rss_kb = 0;
-};
-
-std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ptxkit::bench::best_of;
+using ptxkit::bench::read_file;
+using ptxkit::bench::Run;
+using ptxkit::bench::target_of;
 
 // Child mode: parse one file, print the parse time in seconds on stdout.
 int child_parse(const std::string& path) {
-  std::string text = read(path);
+  std::string text = read_file(path);
   timespec t0{}, t1{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
   auto r = ptxkit::verifier::parse_owned(std::move(text), path);
@@ -56,70 +49,6 @@ int child_parse(const std::string& path) {
   std::printf("%.9f\n", static_cast<double>(t1.tv_sec - t0.tv_sec) +
                             static_cast<double>(t1.tv_nsec - t0.tv_nsec) * 1e-9);
   return 0;
-}
-
-// Runs argv; returns its CPU time (user + system; or the parse CPU time the child printed when
-// `child_reports`) and peak RSS. CPU time, not wall time: the machines this runs on are shared,
-// and both sides are measured the same way.
-Run spawn(const std::vector<std::string>& args, bool child_reports) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0) return {};
-  pid_t pid = fork();
-  if (pid < 0) return {};
-  if (pid == 0) {
-    dup2(pipefd[1], STDOUT_FILENO);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    std::vector<char*> argv;
-    for (const auto& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(pipefd[1]);
-  std::string out;
-  char buf[256];
-  ssize_t n;
-  while ((n = ::read(pipefd[0], buf, sizeof buf)) > 0)
-    out.append(buf, static_cast<std::size_t>(n));
-  close(pipefd[0]);
-  int status = 0;
-  rusage ru{};
-  wait4(pid, &status, 0, &ru);
-  Run r;
-  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  r.max_rss_kb = ru.ru_maxrss;
-  auto secs = [](const timeval& tv) {
-    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;
-  };
-  r.seconds = child_reports ? std::atof(out.c_str()) : secs(ru.ru_utime) + secs(ru.ru_stime);
-  return r;
-}
-
-Run best_of(const std::vector<std::string>& args, bool child_reports, int runs) {
-  Run best;
-  for (int i = 0; i < runs; ++i) {
-    Run r = spawn(args, child_reports);
-    if (!r.ok) return r;
-    if (!best.ok || r.seconds < best.seconds) best.seconds = r.seconds;
-    best.max_rss_kb = std::max(best.max_rss_kb, r.max_rss_kb);
-    best.ok = true;
-  }
-  return best;
-}
-
-std::string target_of(const std::string& text) {
-  auto pos = text.find(".target");
-  if (pos == std::string::npos) return "sm_80";
-  pos += 7;
-  while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t'))
-    ++pos;
-  std::size_t end = pos;
-  while (end < text.size() &&
-         (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'))
-    ++end;
-  return text.substr(pos, end - pos);
 }
 
 // Header (up to and including .address_size) once, then `copies` copies of the rest.
@@ -157,12 +86,7 @@ int main(int argc, char** argv) {
       files.push_back(a);
   }
   if (files.empty()) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(PTXKIT_CORPUS_DIR, ec))
-      if (e.path().extension() == ".ptx" && fs::file_size(e.path()) >= 256 * 1024)
-        files.push_back(e.path().string());
-    std::sort(files.begin(), files.end(),
-              [](const auto& a, const auto& b) { return fs::file_size(a) > fs::file_size(b); });
+    files = ptxkit::bench::ptx_files_at_least(PTXKIT_CORPUS_DIR, 256 * 1024);
   }
   if (files.empty()) {
     std::fprintf(stderr, "ptxkit-parse-bench: no input files (corpus dir %s)\n", PTXKIT_CORPUS_DIR);
@@ -177,7 +101,7 @@ int main(int argc, char** argv) {
       "ptxas peak RSS MB | ptxas/parse |\n|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& f : files) {
     double mb = static_cast<double>(fs::file_size(f)) / 1e6;
-    std::string arch = target_of(read(f));
+    std::string arch = target_of(read_file(f));
     Run p = best_of({self, "--child-parse", f}, true, runs);
     Run x = best_of({ptxas, "-arch=" + arch, f, "-o", "/dev/null"}, false, 1);
     if (!p.ok || !x.ok) {
@@ -201,7 +125,7 @@ int main(int argc, char** argv) {
               fs::path(scale_file).filename().c_str());
   std::printf("| copies | MB | parse CPU ms | MB/s | peak RSS MB | RSS/size "
               "|\n|---|---|---|---|---|---|\n");
-  std::string base = read(scale_file);
+  std::string base = read_file(scale_file);
   for (int copies : {1, 4, 16, 32}) { // 32x of the largest corpus file is > 100 MB
     std::string path = (fs::temp_directory_path() / ("ptxkit-scale-" + std::to_string(getpid()) +
                                                      "-" + std::to_string(copies) + ".ptx"))
