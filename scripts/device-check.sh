@@ -154,5 +154,4 @@ if [ -s "$OUT/table.md.tmp" ]; then
 else
   note "(no table: see pytorch.log and bench.log)"
 fi
-cat "$SUMMARY"
 exit $status
