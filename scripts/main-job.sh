@@ -51,6 +51,7 @@ count_instructions() {
 }
 
 failures=0
+failed_logs=()
 rows=()
 for f in "${files[@]}"; do
   base="$(basename "$f" .ptx)"           # KERNEL.CONFIGTAG.sm_XX
@@ -67,6 +68,7 @@ for f in "${files[@]}"; do
     else
       verify="FAILED"
       failures=$((failures + 1))
+      failed_logs+=("$out/log/$base.verify.txt")
     fi
   fi
 
@@ -80,6 +82,7 @@ for f in "${files[@]}"; do
     else
       result="FAILED"
       failures=$((failures + 1))
+      failed_logs+=("$out/log/$base.ptxas.txt")
     fi
     rm -f "$out/log/$base.cubin"
   fi
@@ -100,11 +103,12 @@ echo "main-job: ${#files[@]} PTX files in $out/ptx; logs in $out/log"
 
 if [ "$failures" -gt 0 ]; then
   echo "main-job: FAILED: $failures check(s) failed; see the logs above" >&2
-  for f in "$out"/log/*.txt; do
-    if grep -qiE 'error|fatal' "$f" 2>/dev/null; then
-      echo "== $f" >&2
-      head -20 "$f" >&2
-    fi
+  shown=0
+  for f in "${failed_logs[@]}"; do
+    [ "$shown" -lt 5 ] || { echo "(${#failed_logs[@]} failing logs in all; first 5 shown)" >&2; break; }
+    echo "== $f" >&2
+    head -12 "$f" >&2
+    shown=$((shown + 1))
   done
   exit 1
 fi
