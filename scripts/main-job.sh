@@ -40,6 +40,8 @@ fi
 ptxas="${PTXAS:-}"
 [ -n "$ptxas" ] || ptxas="$(command -v ptxas 2>/dev/null || true)"
 [ -n "$ptxas" ] || { [ -x /usr/local/cuda/bin/ptxas ] && ptxas=/usr/local/cuda/bin/ptxas; }
+# scripts/env.sh decided there is no ptxas (PTXKIT_HAVE_PTXAS=0): skip, as every other check does.
+[ "${PTXKIT_HAVE_PTXAS:-1}" != 0 ] || ptxas=""
 if [ -z "$ptxas" ]; then
   echo "main-job: NOTE: ptxas not found (PATH, \$PTXAS, /usr/local/cuda/bin): the ptxas and" \
        "registers columns are SKIPPED"
