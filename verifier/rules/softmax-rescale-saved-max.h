@@ -21,10 +21,13 @@
 //     are `sub a, b`, `add a, n` and `fma a, c, n` where n = neg(b), neg(mul(b, c)) or
 //     mul(b, −c) (the fma-folded (a−b)·c = fma(a, c, −b·c)).
 //   - At each site: if a is the update u itself (the seed's `sub x, m', m'`, a `mov` copy of
-//     m', or a register the loop overwrote with m' before the read) or a later update that
-//     contains u, it reports an error at the difference. If a is a maximum from before u, the
-//     site is a correct rescale. If a is no running maximum (a score: exp(s − m')), the site is
-//     the current score's exponent, not a rescale: examined, never reported.
+//     m', or a register the loop overwrote with m' before the read), it reports an error at the
+//     difference. If a is another running maximum, the site is a rescale (a later maximum than
+//     u is not reported: exp(new − old) is a valid rescale when divided by). If a is no running
+//     maximum (a score: exp(s − m')), the site is the current score's exponent: examined, never
+//     reported.
+//   - Missing rescale: if score exponents of the loop feed a loop-carried value (an accumulator)
+//     and no difference has a running maximum as its minuend, it reports an error at the update.
 // Sites: every difference against a running-maximum update that reaches an ex2. A kernel with no
 // loop-carried maximum, or whose maximum feeds no exponent, is not-applicable.
 //
