@@ -1,6 +1,7 @@
 // verify_speed_gbench.cpp: `bench_verify`, the Google Benchmark of verifier throughput (MB/s)
 // on the largest corpus files: the full verify (parse + analyses + every rule), the analyses
-// alone on an already parsed module, and the rules alone on already built analyses.
+// alone on an already parsed module, the rules alone on already built analyses, and each rule
+// alone on the largest file.
 //
 // Why the three: ptxkit-verify-bench gives the one ratio the issue asks for (verify vs ptxas);
 // this splits the time so a regression points at its phase. Run after building the corpus
@@ -58,8 +59,10 @@ void BM_Analyses(benchmark::State& state, const std::string& text, const std::st
   set_bytes(state, text);
 }
 
-// Every registered rule on analyses built once, outside the timed loop.
-void BM_Rules(benchmark::State& state, const std::string& text, const std::string& name) {
+// Every registered rule (or only `only`, when not empty) on analyses built once, outside the
+// timed loop.
+void BM_Rules(benchmark::State& state, const std::string& text, const std::string& name,
+              const std::string& only) {
   auto parsed = v::parse(text, name);
   if (!parsed.ok()) {
     state.SkipWithError(parsed.error().message.c_str());
@@ -72,6 +75,7 @@ void BM_Rules(benchmark::State& state, const std::string& text, const std::strin
   for (auto _ : state) {
     std::vector<v::Finding> findings;
     for (const auto& rule : v::all_rules()) {
+      if (!only.empty() && rule->id() != only) continue;
       std::uint32_t sites = 0;
       for (const auto& [fn, a] : fns) {
         v::RuleContext ctx(module, *fn, *a, rule->id(), rule->default_severity(), findings, sites);
@@ -101,9 +105,15 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("analyses/" + name).c_str(), BM_Analyses, text, name)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("rules/" + name).c_str(), BM_Rules, text, name)
+    benchmark::RegisterBenchmark(("rules/" + name).c_str(), BM_Rules, text, name, "")
         ->Unit(benchmark::kMillisecond);
   }
+  // Each rule alone on the largest file: where the rules' share of the time goes.
+  const auto& [name, text] = inputs.front();
+  for (const auto& rule : v::all_rules())
+    benchmark::RegisterBenchmark(("rule/" + std::string(rule->id()) + "/" + name).c_str(), BM_Rules,
+                                 text, name, std::string(rule->id()))
+        ->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
