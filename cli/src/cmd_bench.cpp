@@ -12,13 +12,11 @@
 #include "device_harness.h"
 #include "diagnostics.h"
 
-#include <ptxkit/kernels/registry.h>
-
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <ptxkit/kernels/registry.h>
 #include <string>
 #include <vector>
 
@@ -39,20 +37,23 @@ nlohmann::json to_json(const device::BenchReport& r) {
   j["copy"] = {{"bytes", r.copy_bytes}, {"gbps", r.copy_gbps}};
   j["cases"] = nlohmann::json::array();
   for (const auto& c : r.results) {
-    nlohmann::json e = {{"name", c.name},       {"kernels", c.kernels},
-                        {"shape", c.shape},     {"median_us", c.median_us},
-                        {"min_us", c.min_us},   {"bytes", c.bytes},
-                        {"gbps", c.gbps},       {"pct_of_copy", c.pct_of_copy},
-                        {"gflops", c.gflops},   {"target", c.target},
+    nlohmann::json e = {{"name", c.name},     {"kernels", c.kernels},
+                        {"shape", c.shape},   {"median_us", c.median_us},
+                        {"min_us", c.min_us}, {"bytes", c.bytes},
+                        {"gbps", c.gbps},     {"pct_of_copy", c.pct_of_copy},
+                        {"gflops", c.gflops}, {"target", c.target},
                         {"note", c.note}};
     e["met"] = c.met ? nlohmann::json(*c.met) : nlohmann::json(nullptr);
     j["cases"].push_back(std::move(e));
   }
   if (r.overhead) {
     const auto& o = *r.overhead;
-    j["launch_overhead"] = {{"launches", o.launches},   {"rounds", o.rounds},
-                            {"raw_us", o.raw_us},       {"checked_us", o.checked_us},
-                            {"diff_pct", o.diff_pct},   {"target", "within 10% of raw"},
+    j["launch_overhead"] = {{"launches", o.launches},
+                            {"rounds", o.rounds},
+                            {"raw_us", o.raw_us},
+                            {"checked_us", o.checked_us},
+                            {"diff_pct", o.diff_pct},
+                            {"target", "within 10% of raw"},
                             {"met", o.met}};
   }
   return j;
@@ -74,8 +75,7 @@ void print_table(const device::BenchReport& r) {
     const auto& o = *r.overhead;
     std::printf("\nlaunch path, %d launches x %d rounds (median): raw cuLaunchKernel %.3f us, "
                 "checked Function::launch %.3f us: %+.1f%% (%s: within 10%%)\n",
-                o.launches, o.rounds, o.raw_us, o.checked_us, o.diff_pct,
-                o.met ? "met" : "MISSED");
+                o.launches, o.rounds, o.raw_us, o.checked_us, o.diff_pct, o.met ? "met" : "MISSED");
   }
 }
 

@@ -12,14 +12,13 @@
 #include "diagnostics.h"
 #include "kernel_args.h"
 
-#include <ptxkit/kernels/assign.h>
-#include <ptxkit/kernels/registry.h>
-#include <ptxkit/runtime/timing.h>
-
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/runtime/timing.h>
 #include <string>
 #include <vector>
 
@@ -119,8 +118,8 @@ rt::Expected<int> run_job(device::Session& session, const Job& job, std::uint64_
   rt::TimingOptions topt;
   topt.warmup = 3;
   topt.iterations = 20;
-  auto timing =
-      rt::time_on_stream(session.ctx, session.stream, [&] { return inst->launch(session); }, topt);
+  auto timing = rt::time_on_stream(
+      session.ctx, session.stream, [&] { return inst->launch(session); }, topt);
   if (!timing) return rt::fail(std::move(timing).error());
 
   int status = 0;
@@ -132,8 +131,8 @@ rt::Expected<int> run_job(device::Session& session, const Job& job, std::uint64_
     std::printf("  %s %-14s max abs err %.3g, max rel err %.3g (tolerance abs %.3g rel %.3g): "
                 "%zu of %zu out of tolerance, %zu NaN/inf\n",
                 ok ? "ok  " : "FAIL", c.buffer.c_str(), c.comparison.max_abs_error,
-                c.comparison.max_rel_error, c.tolerance.abs, c.tolerance.rel,
-                c.comparison.failures, c.comparison.elements, c.comparison.nan_count);
+                c.comparison.max_rel_error, c.tolerance.abs, c.tolerance.rel, c.comparison.failures,
+                c.comparison.elements, c.comparison.nan_count);
     if (!ok) std::printf("       %s\n", c.comparison.summary().c_str());
   }
   for (const auto& g : *guards) {

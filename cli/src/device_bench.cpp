@@ -4,15 +4,14 @@
 
 #include "device_tolerance.h"
 
-#include <ptxkit/kernels/assign.h>
-#include <ptxkit/kernels/registry.h>
-#include <ptxkit/runtime/timing.h>
-
 #include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <ostream>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/runtime/timing.h>
 #include <set>
 
 namespace ptxkit::cli::device {
@@ -90,8 +89,8 @@ rt::Expected<void> check_output(const kernels::Kernel& kernel, const kernels::Co
   if (!tol) return bad_argument(tol.error().to_string());
   const auto c = rt::compare(got, want, *tol);
   if (!c.ok())
-    return rt::fail(rt::ErrorKind::kDriver, r.name + ": output differs from the CPU reference: " +
-                                                c.summary());
+    return rt::fail(rt::ErrorKind::kDriver,
+                    r.name + ": output differs from the CPU reference: " + c.summary());
   char buf[96];
   std::snprintf(buf, sizeof buf, "output checked against the CPU reference (max abs err %.2g)",
                 c.max_abs_error);
@@ -190,8 +189,8 @@ rt::Expected<BenchResult> rmsnorm_large(Session& s, double copy_gbps) {
     if (!w) return bad_argument(w.error().to_string());
     want.insert(want.end(), w->f32.at("out").begin(), w->f32.at("out").end());
   }
-  PTXKIT_RT_TRY(check_output(*half->kernel, half->values, inputs, "out", got->f32.at("out"), want,
-                             r));
+  PTXKIT_RT_TRY(
+      check_output(*half->kernel, half->values, inputs, "out", got->f32.at("out"), want, r));
   return r;
 }
 
@@ -365,9 +364,8 @@ const std::vector<Case>& cases() {
     };
     auto norm = [&](std::string name, std::string kernel, std::string tag,
                     std::vector<std::string> sets, std::string shape, Judge j) {
-      add(name, {kernel}, [=](Session& s, double g) {
-        return single(s, g, name, kernel, tag, sets, shape, j);
-      });
+      add(name, {kernel},
+          [=](Session& s, double g) { return single(s, g, name, kernel, tag, sets, shape, j); });
     };
     norm("layernorm_65536x896", "layernorm", "qwen05b", {"rows=65536"}, "65536 x 896 f32", p80);
     norm("fused_residual_rmsnorm_65536x896", "fused_residual_rmsnorm", "qwen05b", {"rows=65536"},
@@ -378,10 +376,10 @@ const std::vector<Case>& cases() {
          "67108864 f32 (a + b)", p80);
     norm("swiglu_64M", "swiglu", "qwen05b", {"n=" + str(1u << 26)}, "67108864 f32 (silu(g) * u)",
          p80);
-    norm("rope_neox_batched_65535x14x64", "rope_neox_batched", "qwen05b_q",
-         {"num_tokens=65535"}, "65535 tokens x 14 heads x 64", p80);
-    norm("rope_neox_backward_65535x14x64", "rope_neox_backward", "qwen05b_q",
-         {"num_tokens=65535"}, "65535 tokens x 14 heads x 64", p80);
+    norm("rope_neox_batched_65535x14x64", "rope_neox_batched", "qwen05b_q", {"num_tokens=65535"},
+         "65535 tokens x 14 heads x 64", p80);
+    norm("rope_neox_backward_65535x14x64", "rope_neox_backward", "qwen05b_q", {"num_tokens=65535"},
+         "65535 tokens x 14 heads x 64", p80);
     add("embedding_gather_65536x896", {"embedding_gather"}, [p80](Session& s, double g) {
       // Only the gathered rows are read: tokens x hidden read + written, plus the ids.
       const double bytes = 2.0 * 4 * 65536 * 896 + 4.0 * 65536;
@@ -462,9 +460,8 @@ rt::Expected<BenchReport> run_benchmarks(Session& s, const std::vector<std::stri
       report.results.push_back(std::move(failed));
       continue;
     }
-    log << r->name << ": " << r->median_us << " us, " << r->gbps << " GB/s ("
-        << r->pct_of_copy << "% of copy)"
-        << (r->met ? (*r->met ? " target met" : " target MISSED") : "") << "\n";
+    log << r->name << ": " << r->median_us << " us, " << r->gbps << " GB/s (" << r->pct_of_copy
+        << "% of copy)" << (r->met ? (*r->met ? " target met" : " target MISSED") : "") << "\n";
     report.results.push_back(std::move(*r));
   }
   return report;

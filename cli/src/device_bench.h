@@ -22,10 +22,10 @@ struct BenchResult {
   std::string shape;                // prose
   double median_us = 0;
   double min_us = 0;
-  double bytes = 0;  // fewest bytes the job moves
-  double gbps = 0;   // bytes / median
+  double bytes = 0; // fewest bytes the job moves
+  double gbps = 0;  // bytes / median
   double pct_of_copy = 0;
-  double gflops = 0; // 0 where arithmetic does not matter
+  double gflops = 0;  // 0 where arithmetic does not matter
   std::string target; // the target in words, empty when informative only
   std::optional<bool> met;
   std::string note; // how the figure was judged

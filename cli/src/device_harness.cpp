@@ -4,11 +4,10 @@
 
 #include "device_tolerance.h"
 
-#include <ptxkit/kernels/key.h>
-#include <ptxkit/verifier/verified_ptx.h>
-
 #include <chrono>
 #include <cstring>
+#include <ptxkit/kernels/key.h>
+#include <ptxkit/verifier/verified_ptx.h>
 #include <random>
 #include <utility>
 
@@ -43,9 +42,10 @@ rt::Expected<Session> Session::open() {
 
 std::string Session::describe() const {
   const auto& d = ctx.device();
-  return d.name + ", cc " + d.cc.str() + ", driver CUDA " + std::to_string(d.driver_version / 1000) +
-         "." + std::to_string(d.driver_version % 1000 / 10) + ", " +
-         std::to_string(d.multiprocessors) + " SMs, PTX " + std::string(target.name());
+  return d.name + ", cc " + d.cc.str() + ", driver CUDA " +
+         std::to_string(d.driver_version / 1000) + "." +
+         std::to_string(d.driver_version % 1000 / 10) + ", " + std::to_string(d.multiprocessors) +
+         " SMs, PTX " + std::string(target.name());
 }
 
 rt::LaunchDims to_runtime(const kernels::LaunchDims& d) {
@@ -64,8 +64,8 @@ rt::Expected<Prepared> prepare(Session& session, const kernels::Kernel& kernel,
   std::string key = kernels::cache_key(kernel, values, tname);
   auto verified = verifier::verify_for_load(std::move(ptx->text), key + ".ptx");
   if (!verified) {
-    std::string message = "the verifier refused " + std::string(kernel.name()) + ": " +
-                          verified.error().message;
+    std::string message =
+        "the verifier refused " + std::string(kernel.name()) + ": " + verified.error().message;
     for (const auto& d : verified.error().diagnostics)
       message += "\n" + d;
     return rt::fail(rt::ErrorKind::kBadArgument, message);
@@ -75,7 +75,11 @@ rt::Expected<Prepared> prepare(Session& session, const kernels::Kernel& kernel,
   auto function = module->function(kernel.name());
   if (!function) return rt::fail(std::move(function).error());
 
-  Prepared p{&kernel, values, std::move(key), std::move(*function), kernel.launch(values),
+  Prepared p{&kernel,
+             values,
+             std::move(key),
+             std::move(*function),
+             kernel.launch(values),
              kernel.params(values)};
   const rt::LaunchDims dims = to_runtime(p.dims);
   rt::LaunchContract contract;
@@ -206,8 +210,7 @@ rt::Expected<void> Instance::reset(const kernels::HostTensors& inputs) {
   return {};
 }
 
-rt::Expected<kernels::HostTensors>
-Instance::download(const std::vector<std::string>& names) const {
+rt::Expected<kernels::HostTensors> Instance::download(const std::vector<std::string>& names) const {
   PTXKIT_RT_TRY(session_->stream.synchronize());
   kernels::HostTensors out;
   for (const auto& name : names) {

@@ -8,6 +8,10 @@
 // tolerance. This is that path, once.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/ptxgen/target.h>
 #include <ptxkit/runtime/arg_pack.h>
@@ -16,11 +20,6 @@
 #include <ptxkit/runtime/context.h>
 #include <ptxkit/runtime/kernel_cache.h>
 #include <ptxkit/runtime/module.h>
-
-#include <cstddef>
-#include <cstdint>
-#include <map>
-#include <memory>
 #include <string>
 #include <vector>
 

@@ -32,8 +32,9 @@ const std::map<std::string_view, Entry>& table() {
       {"embedding_gather", {0, 0, "a copy: bit-exact"}},
       {"kv_scatter", {0, 0, "a copy into the caches: bit-exact, whole caches compared"}},
       {"rope_neox",
-       {0, 0, "(1e-5 + 1.5e-7 * max position) * sqrt(2): f32 inv_freq, sin/cos.approx after an "
-              "exact mod-2pi reduction (docs/kernels.md)"}},
+       {0, 0,
+        "(1e-5 + 1.5e-7 * max position) * sqrt(2): f32 inv_freq, sin/cos.approx after an "
+        "exact mod-2pi reduction (docs/kernels.md)"}},
       {"rope_neox_batched", {0, 0, "as rope_neox"}},
       {"rope_neox_backward", {0, 0, "as rope_neox"}},
       {"softmax_rows",
@@ -72,7 +73,9 @@ ptxkit::Expected<runtime::Tolerance> tolerance_for(const kernels::Kernel& kernel
   if (it == table().end())
     return ptxkit::Error{"no device tolerance is stated for kernel '" + std::string(kernel.name()) +
                              "' (cli/src/device_tolerance.cpp)",
-                         {}, 0, 0};
+                         {},
+                         0,
+                         0};
   runtime::Tolerance t{it->second.abs, it->second.rel};
   const std::string_view name = kernel.name();
   if (name.starts_with("rope_neox")) {

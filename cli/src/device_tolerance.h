@@ -9,7 +9,6 @@
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/ptxgen/expected.h>
 #include <ptxkit/runtime/compare.h>
-
 #include <string>
 #include <string_view>
 

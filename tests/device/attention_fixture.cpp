@@ -67,7 +67,8 @@ std::vector<float> stuck_rescale_attention(const AttentionShape& sh,
         const double w = std::exp(scores[p] - m);
         l = (p == 0 ? 0 : l * alpha) + w;
         for (std::size_t d = 0; d < dim; ++d)
-          acc[d] = (p == 0 ? 0 : acc[d] * alpha) + w * v[((s * sh.num_kv_heads + g) * len + p) * dim + d];
+          acc[d] = (p == 0 ? 0 : acc[d] * alpha) +
+                   w * v[((s * sh.num_kv_heads + g) * len + p) * dim + d];
       }
       for (std::size_t d = 0; d < dim && l > 0; ++d)
         out[(std::size_t{s} * sh.num_heads + h) * dim + d] = static_cast<float>(acc[d] / l);

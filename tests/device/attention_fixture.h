@@ -7,9 +7,8 @@
 // the wrong data). Also a CPU model of the stuck rescale, to prove the fixture catches it.
 #pragma once
 
-#include <ptxkit/kernels/host_tensors.h>
-
 #include <cstdint>
+#include <ptxkit/kernels/host_tensors.h>
 #include <vector>
 
 namespace ptxkit::device_tests {

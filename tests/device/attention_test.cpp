@@ -7,9 +7,8 @@
 #include "device_check.h"
 #include "device_env.h"
 
-#include <ptxkit/runtime/compare.h>
-
 #include <gtest/gtest.h>
+#include <ptxkit/runtime/compare.h>
 
 namespace ptxkit::device_tests {
 namespace {
@@ -36,7 +35,8 @@ TEST(AttentionFixture, BatchedIncreasingScoresPerSlotLengths) {
 TEST(AttentionFixture, IncrementalSingleSequence) {
   PTXKIT_REQUIRE_DEVICE();
   const auto& k = kernel_named("incremental_attention");
-  for (auto [tag, shape] : {std::pair{"qwen15b_coder", qwen15b()}, std::pair{"qwen05b", qwen05b()}}) {
+  for (auto [tag, shape] :
+       {std::pair{"qwen15b_coder", qwen15b()}, std::pair{"qwen05b", qwen05b()}}) {
     for (std::uint32_t len : {2048u, 1u, 1337u}) {
       shape.batch = 1;
       shape.seq_lens = {len};

@@ -3,11 +3,10 @@
 
 #include "device_env.h"
 
-#include <ptxkit/kernels/assign.h>
-#include <ptxkit/kernels/registry.h>
-
 #include <cassert>
 #include <cstring>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::device_tests {
 

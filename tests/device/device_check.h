@@ -7,7 +7,6 @@
 #pragma once
 
 #include <ptxkit/kernels/kernel.h>
-
 #include <string>
 
 namespace ptxkit::device_tests {

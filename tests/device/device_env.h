@@ -8,9 +8,8 @@
 
 #include "device_harness.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdint>
+#include <gtest/gtest.h>
 #include <string>
 
 namespace ptxkit::device_tests {

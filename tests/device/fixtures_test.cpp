@@ -6,14 +6,12 @@
 #include "device_harness.h"
 #include "device_tolerance.h"
 
+#include <bit>
+#include <cmath>
+#include <gtest/gtest.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/runtime/compare.h>
 #include <ptxkit/verifier/verified_ptx.h>
-
-#include <gtest/gtest.h>
-
-#include <bit>
-#include <cmath>
 #include <set>
 
 namespace ptxkit::device_tests {
@@ -22,7 +20,9 @@ namespace {
 TEST(Tolerances, StatedForEveryKernel) {
   for (const auto* k : kernels::KernelRegistry::all()) {
     const auto values = k->reference_configs().front().values;
-    const auto inputs = k->make_inputs(values, 1);
+    // Only RoPE's tolerance reads the inputs; skip building the others' (a 544 MB table).
+    const auto inputs =
+        k->name().starts_with("rope") ? k->make_inputs(values, 1) : kernels::HostTensors{};
     for (const auto& p : k->params(values)) {
       if (p.kind != kernels::ParamKind::kOutput) continue;
       auto t = cli::device::tolerance_for(*k, values, inputs, p.buffer);
@@ -40,7 +40,8 @@ TEST(Tolerances, RopeGrowsWithPositionGemvWithK) {
   const auto& rope = kernel_named("rope_neox_batched");
   const auto v = rope.reference_configs().front().values;
   auto in = rope.make_inputs(v, 3);
-  for (auto& p : in.u32["positions"]) p = 0;
+  for (auto& p : in.u32["positions"])
+    p = 0;
   const double at0 = cli::device::tolerance_for(rope, v, in, "out")->abs;
   in.u32["positions"][0] = 100000;
   const double far = cli::device::tolerance_for(rope, v, in, "out")->abs;
@@ -72,8 +73,8 @@ TEST(LoadPath, EveryReferenceInstanceVerifiesForLoadAtSm90) {
       auto ptx = k->generate(rc.values, *target);
       ASSERT_TRUE(ptx.has_value()) << k->name() << "[" << rc.tag << "]";
       auto v = verifier::verify_for_load(ptx->text, std::string(k->name()) + ".ptx");
-      EXPECT_TRUE(v.ok()) << k->name() << "[" << rc.tag << "]: "
-                          << (v.ok() ? "" : v.error().message);
+      EXPECT_TRUE(v.ok()) << k->name() << "[" << rc.tag
+                          << "]: " << (v.ok() ? "" : v.error().message);
       verified += v.ok();
     }
   EXPECT_GE(verified, 19u);
@@ -113,9 +114,9 @@ TEST(AttentionFixture, LengthsHeadsSlotsAndGroupsAllDiffer) {
     return std::vector<float>(b.begin() + static_cast<std::ptrdiff_t>(i * d),
                               b.begin() + static_cast<std::ptrdiff_t>((i + 1) * d));
   };
-  EXPECT_NE(row(q, 0), row(q, 1));               // heads 0 and 1 of slot 0
-  EXPECT_NE(row(k, 0), row(k, len));             // slot 0: group 0 vs group 1, position 0
-  EXPECT_NE(row(k, 0), row(k, 2 * len));         // group 0: slot 0 vs slot 1
+  EXPECT_NE(row(q, 0), row(q, 1));       // heads 0 and 1 of slot 0
+  EXPECT_NE(row(k, 0), row(k, len));     // slot 0: group 0 vs group 1, position 0
+  EXPECT_NE(row(k, 0), row(k, 2 * len)); // group 0: slot 0 vs slot 1
   EXPECT_NE(row(v, 5), row(v, len + 5));
   EXPECT_NE(row(v, 5), row(v, 2 * len + 5));
 }

@@ -5,10 +5,8 @@
 #include "device_check.h"
 #include "device_env.h"
 
-#include <ptxkit/kernels/registry.h>
-
 #include <gtest/gtest.h>
-
+#include <ptxkit/kernels/registry.h>
 #include <string>
 #include <vector>
 
