@@ -339,3 +339,45 @@ TEST(AnalysisUniformity, WarpLevelFunctionsOfTidXAreUniform) {
 
 }  // namespace
 }  // namespace ptxkit::verifier::testing
+
+namespace ptxkit::verifier::testing {
+namespace {
+
+TEST(AnalysisUniformity, BlockScopeTreatsWarpLevelResultsAsVarying) {
+  const std::string body = "\t.shared .align 4 .b8 s[16];\n"
+                           "\tmov.u32 %r1, %tid.x;\n"
+                           "\tsetp.lt.u32 %p1, %r1, 32;\n"
+                           "\tvote.sync.ballot.b32 %r2, %p1, -1;\n"
+                           "\tmov.u32 %r3, %warpid;\n"
+                           "\tmov.u32 %r4, %ctaid.x;\n"
+                           "\tbar.red.popc.u32 %r5, 0, %p1;\n"
+                           "\tst.shared.u32 [s], %r1;\n"
+                           "\tbar.sync 0;\n"
+                           "\tld.shared.u32 %r6, [s];\n"
+                           "\t@%p1 bra $L_w0;\n"
+                           "\tadd.u32 %r7, %r4, 1;\n"
+                           "$L_w0:\n"
+                           "\tret;\n";
+  U u = run(body);
+  const auto& a = *u.t.a;
+  auto block_uniform = [&](const char* needle) {
+    return a.block_uniformity.is_uniform(
+        a.values.defined_value(inst_at(a, line_of(u.text, needle))));
+  };
+  EXPECT_EQ(a.block_uniformity.scope(), UniformityScope::kBlock);
+  EXPECT_TRUE(u.def_uniform("setp.lt.u32 %p1"));  // warp-uniform: only warp 0
+  EXPECT_FALSE(block_uniform("setp.lt.u32 %p1"));
+  EXPECT_TRUE(u.def_uniform("vote.sync"));
+  EXPECT_FALSE(block_uniform("vote.sync"));
+  EXPECT_TRUE(u.def_uniform("%warpid"));
+  EXPECT_FALSE(block_uniform("%warpid"));
+  EXPECT_TRUE(block_uniform("%ctaid.x"));
+  EXPECT_TRUE(block_uniform("bar.red"));
+  EXPECT_TRUE(block_uniform("ld.shared.u32 %r6"));
+  BlockId then_block = a.cfg.block_of(inst_at(a, line_of(u.text, "add.u32 %r7")));
+  EXPECT_FALSE(a.uniformity.partial_warp(then_block));
+  EXPECT_TRUE(a.block_uniformity.partial_warp(then_block));
+}
+
+}  // namespace
+}  // namespace ptxkit::verifier::testing

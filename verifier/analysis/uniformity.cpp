@@ -38,11 +38,12 @@ bool is_pow2(std::int64_t k) {
 
 } // namespace
 
-bool Uniformity::special_register_uniform(std::string_view name) {
+bool Uniformity::special_register_uniform(std::string_view name, UniformityScope scope) {
   static constexpr std::string_view kVarying[] = {"%tid",   "%laneid",      "%lanemask",
                                                   "%clock", "%globaltimer", "%pm"};
   for (std::string_view v : kVarying)
     if (name.starts_with(v)) return false;
+  if (scope == UniformityScope::kBlock && name.starts_with("%warpid")) return false;
   return true;
 }
 
@@ -144,7 +145,7 @@ struct UniformityBuilder {
       if (!mm.is_def && mm.operand == operand && varying_use(vn.ssa_use(m), i)) return true;
     }
     const Operand& op = ir.inst(i).operands[operand];
-    if (op.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(op.text()))
+    if (op.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(op.text(), u.scope_))
       return true;
     return false;
   }
@@ -152,11 +153,11 @@ struct UniformityBuilder {
     const Instruction& inst = ir.inst(i);
     for (std::uint32_t k = 0; k < inst.operands.size(); ++k) {
       const Operand& op = inst.operands[k];
-      if (op.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(op.text()))
+      if (op.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(op.text(), u.scope_))
         return true;
       if (op.kind == OperandKind::kVector || op.kind == OperandKind::kParenList)
         for (const Operand& e : op.elements())
-          if (e.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(e.text()))
+          if (e.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(e.text(), u.scope_))
             return true;
     }
     const InstInfo& info = ir.info(i);
@@ -277,18 +278,23 @@ struct UniformityBuilder {
     const Instruction& inst = ir.inst(i);
     std::string_view op = inst.opcode;
     const Mention& dm = ir.mention(x.mention);
-    if (op == "vote" || op == "redux" || op == "activemask") return false;
     if ((op == "bar" || op == "barrier") && inst.has_modifier("red")) return false;
+    if (op == "atom" || op == "tex" || op == "tld4" || op == "suld") return true;
+    if (op == "ld" || op == "ldu") return load_varying(i);
+    if (u.scope_ == UniformityScope::kBlock) {
+      // Warp-level results differ between warps; same-everywhere inputs give same results.
+      if (op == "activemask" || op == "elect") return true;
+      return any_operand_varying(i);
+    }
+    if (op == "vote" || op == "redux" || op == "activemask") return false;
     if (op == "match") return !inst.has_modifier("all");
     if (op == "elect") return dm.element != 0;
-    if (op == "atom" || op == "tex" || op == "tld4" || op == "suld") return true;
     if (op == "shfl") {
       if (inst.has_modifier("idx") && inst.operands.size() >= 4)
         return operand_varying(i, 2) || operand_varying(i, 3) ||
                (inst.operands.size() > 4 && operand_varying(i, 4));
       return true;
     }
-    if (op == "ld" || op == "ldu") return load_varying(i);
     if (butterfly(vn.leader(v)) == 31) return false;
     if (warp_id_of_tid(i)) return false;
     return any_operand_varying(i);
@@ -411,8 +417,9 @@ struct UniformityBuilder {
   std::uint32_t generation = 0;
 };
 
-Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, const LoopInfo& loops)
-    : vn_(&vn), loops_(&loops) {
+Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, const LoopInfo& loops,
+                       UniformityScope scope)
+    : vn_(&vn), loops_(&loops), scope_(scope) {
   const Cfg& cfg = vn.cfg();
   const FunctionIR& ir = vn.ir();
   varying_.assign(vn.size(), 0);
@@ -469,7 +476,7 @@ bool Uniformity::operand_uniform(InstId inst, std::uint32_t operand, std::uint32
   if ((op.kind == OperandKind::kVector || op.kind == OperandKind::kPair) &&
       element < op.elements().size())
     e = &op.elements()[element];
-  if (e->kind == OperandKind::kSpecialReg) return special_register_uniform(e->text());
+  if (e->kind == OperandKind::kSpecialReg) return special_register_uniform(e->text(), scope_);
   BlockId ub = vn_->cfg().block_of(inst);
   const InstInfo& info = ir.info(inst);
   for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {

@@ -18,7 +18,8 @@ namespace ptxkit::verifier::analysis {
 struct FunctionAnalysis {
   explicit FunctionAnalysis(const Function& fn)
       : ir(fn), cfg(ir), dom(dominators(cfg)), pdom(post_dominators(cfg)), live(cfg),
-        loops(cfg, dom), values(cfg, dom, live), uniformity(values, pdom, loops) {}
+        loops(cfg, dom), values(cfg, dom, live), uniformity(values, pdom, loops),
+        block_uniformity(values, pdom, loops, UniformityScope::kBlock) {}
   FunctionAnalysis(const FunctionAnalysis&) = delete;
   FunctionAnalysis& operator=(const FunctionAnalysis&) = delete;
 
@@ -29,7 +30,8 @@ struct FunctionAnalysis {
   Liveness live;
   LoopInfo loops;
   ValueNumbering values;
-  Uniformity uniformity;
+  Uniformity uniformity;        // across the lanes of a warp (shuffles, votes, warp collectives)
+  Uniformity block_uniformity;  // across the threads of a CTA (bar.sync and CTA barriers)
 };
 
 } // namespace ptxkit::verifier::analysis

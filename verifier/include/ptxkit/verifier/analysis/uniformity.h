@@ -67,9 +67,18 @@
 
 namespace ptxkit::verifier::analysis {
 
+// Which threads "the same" is about. kWarp: the lanes of one warp (shuffles, votes,
+// full-mask collectives). kBlock: every thread of the CTA (bar.sync and other CTA barriers): at
+// this scope warp-level results (vote, redux, shfl, activemask, match, elect, butterflies,
+// %warpid, warp-level functions of %tid.x) are varying unless computed from block-uniform
+// values; bar.red results and broadcasts through shared memory after a barrier stay uniform.
+enum class UniformityScope : std::uint8_t { kWarp, kBlock };
+
 class Uniformity {
 public:
-  Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, const LoopInfo& loops);
+  Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, const LoopInfo& loops,
+             UniformityScope scope = UniformityScope::kWarp);
+  UniformityScope scope() const { return scope_; }
 
   // Raw SSA value (any id, leaders included) is the same in every active lane.
   bool is_uniform(ValueId v) const { return v == kNoId || !varying_[v]; }
@@ -80,6 +89,7 @@ public:
   // The block ends in a branch whose direction varies across lanes, or in a guarded ret/exit
   // whose predicate varies (some lanes leave).
   bool divergent_terminator(BlockId b) const { return divergent_branch_[b] != 0; }
+  // (At UniformityScope::kBlock read "warp" as "CTA" in these four.)
   // Only part of the warp that entered some divergent terminator reaches b before that
   // terminator's reconvergence point (its immediate post-dominator).
   bool partial_warp(BlockId b) const { return partial_[b] != 0; }
@@ -91,13 +101,15 @@ public:
   bool loop_divergent(LoopId l) const { return loop_divergent_[l] != 0; }
 
   // Whether a special register (e.g. "%tid.x") is uniform across a warp.
-  static bool special_register_uniform(std::string_view name);
+  static bool special_register_uniform(std::string_view name,
+                                      UniformityScope scope = UniformityScope::kWarp);
 
 private:
   friend struct UniformityBuilder;
   bool varying_at(ValueId v, BlockId use_block) const;
   const ValueNumbering* vn_;
   const LoopInfo* loops_;
+  UniformityScope scope_;
   std::vector<char> varying_;
   std::vector<char> divergent_branch_, partial_, after_exit_, join_, loop_divergent_;
 };
