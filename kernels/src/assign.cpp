@@ -17,9 +17,13 @@ std::string describe_fields(const Kernel& kernel) {
 ptxkit::Expected<void> apply_assignment(const Kernel& kernel, ConfigValues& values,
                                         std::string_view assignment) {
   auto eq = assignment.find('=');
-  if (eq == std::string_view::npos || eq == 0)
-    return fail("'" + std::string(assignment) + "' is not FIELD=VALUE; fields of '" +
-                std::string(kernel.name()) + "': " + describe_fields(kernel));
+  if (eq == std::string_view::npos || eq == 0) {
+    // Appended, not `"'" + std::string(..)`: that trips a g++ 12 -O3 -Wrestrict false positive.
+    std::string message = "'";
+    message.append(assignment).append("' is not FIELD=VALUE; fields of '");
+    message.append(kernel.name()).append("': ").append(describe_fields(kernel));
+    return fail(std::move(message));
+  }
   std::string_view name = assignment.substr(0, eq);
   std::string_view text = assignment.substr(eq + 1);
   int index = kernel.field_index(name);
