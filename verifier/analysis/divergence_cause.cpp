@@ -1,0 +1,315 @@
+// divergence_cause.cpp: the divergent terminator behind a partial-warp block (a bounded forward
+// walk from each divergent block to its reconvergence point), member-mask operands of warp
+// collectives, and constant operands through copies.
+#include "ptxkit/verifier/analysis/divergence_cause.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace ptxkit::verifier::analysis {
+
+namespace {
+
+bool operand_warp_uniform(const WarpDivergence& w, const FunctionAnalysis& a, InstId i,
+                          std::uint32_t k, int depth) {
+  const Operand& o = a.ir.inst(i).operands[k];
+  switch (o.kind) {
+  case OperandKind::kImmInt:
+  case OperandKind::kImmFloat:
+  case OperandKind::kSymbol:
+    return true;
+  case OperandKind::kSpecialReg:
+    return Uniformity::special_register_uniform(o.text());
+  case OperandKind::kRegister: {
+    ValueId v = a.values.value_of(i, k);
+    return v == kNoId || w.warp_uniform(v, depth + 1);
+  }
+  default:
+    return false;
+  }
+}
+
+// %tid.x read directly (mov/cvt of the special register).
+bool is_tid_x(const FunctionAnalysis& a, ValueId v) {
+  InstId d = a.values.defining_instruction(v);
+  if (d == kNoId || a.values.info(v).kind != ValueKind::kDef) return false;
+  const Instruction& di = a.ir.inst(d);
+  return (di.opcode == "mov" || di.opcode == "cvt") && di.operands.size() == 2 &&
+         di.operands[1].kind == OperandKind::kSpecialReg && di.operands[1].text() == "%tid.x";
+}
+
+} // namespace
+
+WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level)
+    : a_(&a), ranges_(m, a), thread_level_(thread_level), divergent_(a.cfg.size(), 0), partial_(a.cfg.size(), 0),
+      after_exit_(a.cfg.size(), 0) {
+  const Function& fn = a.ir.function();
+  auto req = fn.reqntid();
+  auto bound = req ? req : fn.maxntid();
+  x_multiple_of_32_ = req && (*req)[0] % 32 == 0 && !thread_level;
+  // Warps are runs of 32 consecutive linear thread ids: tid.x / 32 is the same in a warp when
+  // ntid.x is a multiple of 32 or the block is 1-D (assumed when no launch bound says otherwise).
+  warp_index_ok_ = !thread_level && (x_multiple_of_32_ || !bound || ((*bound)[1] == 1 && (*bound)[2] == 1));
+  // Optimistic start (phis uniform when their inputs are), then grow: a phi at a block inside a
+  // divergent region is varying (control dependence), which may make more terminators divergent.
+  tid_memo_.assign(a.values.size(), -1);
+  for (int round = 0; round < 16; ++round) {
+    memo_.assign(a.values.size(), -1);
+    visiting_.assign(a.values.size(), 0);
+    std::vector<char> before = divergent_;
+    compute_divergent();
+    compute_regions();
+    if (divergent_ == before && round > 0) break;
+  }
+}
+
+void WarpDivergence::compute_divergent() {
+  const FunctionAnalysis& a = *a_;
+  const Cfg& cfg = a.cfg;
+  for (BlockId d = 0; d < cfg.size(); ++d) {
+    if (!cfg.reachable(d)) continue;
+    InstId t = cfg.terminator(d);
+    ValueId g = t == kNoId ? kNoId : a.values.guard_value(t);
+    bool lane_divergent = a.uniformity.divergent_terminator(d);
+    if (!lane_divergent) {
+      // Thread level: a branch or exit on a value computed from %tid, even one lane uniformity
+      // calls uniform (tid < 32 keeps warps whole but splits the block).
+      bool control = t != kNoId && a.ir.info(t).control != ControlKind::kNone;
+      divergent_[d] = divergent_[d] || (thread_level_ && control && g != kNoId &&
+                                        cfg.block(d).succs.size() + (cfg.block(d).exits ? 1 : 0) > 1 &&
+                                        tid_dependent(g, 0));
+      continue;
+    }
+    bool indirect = t != kNoId && a.ir.info(t).control == ControlKind::kIndirect;
+    divergent_[d] = divergent_[d] || indirect || g == kNoId || !warp_uniform(g);
+  }
+}
+
+void WarpDivergence::compute_regions() {
+  const Cfg& cfg = a_->cfg;
+  std::fill(partial_.begin(), partial_.end(), 0);
+  std::fill(after_exit_.begin(), after_exit_.end(), 0);
+  std::vector<char> seen;
+  std::vector<BlockId> work;
+  for (BlockId d = 0; d < cfg.size(); ++d) {
+    if (!divergent_[d]) continue;
+    std::uint32_t stop = a_->pdom.idom(d);
+    bool never = stop == kNoId || stop >= cfg.size();
+    seen.assign(cfg.size(), 0);
+    work.assign(cfg.block(d).succs.begin(), cfg.block(d).succs.end());
+    while (!work.empty()) {
+      BlockId x = work.back();
+      work.pop_back();
+      if (x == stop || seen[x]) continue;
+      seen[x] = 1;
+      (never ? after_exit_ : partial_)[x] = 1;
+      for (BlockId s : cfg.block(x).succs)
+        work.push_back(s);
+    }
+  }
+}
+
+bool WarpDivergence::tid_dependent(ValueId v, int depth) const {
+  const FunctionAnalysis& a = *a_;
+  if (v == kNoId || depth > 64) return false;
+  v = a.values.leader(v);
+  if (tid_memo_[v] >= 0) return tid_memo_[v] != 0;
+  tid_memo_[v] = 0; // cycles through phis add nothing
+  const ValueInfo& info = a.values.info(v);
+  bool r = false;
+  if (info.kind == ValueKind::kPhi) {
+    for (const PhiIncoming& in : a.values.phi_incoming(v))
+      r = r || tid_dependent(in.value, depth + 1);
+  } else if (info.kind == ValueKind::kDef || info.kind == ValueKind::kGuarded) {
+    InstId d = info.inst;
+    const Instruction& di = a.ir.inst(d);
+    // bar.red/barrier.red: the same result in every thread of the CTA.
+    bool cta_reduction = (di.opcode == "bar" || di.opcode == "barrier") && di.has_modifier("red");
+    for (std::uint32_t k = writes_first_operand(di) ? 1 : 0;
+         !cta_reduction && k < di.operands.size() && !r; ++k) {
+      const Operand& o = di.operands[k];
+      if (o.kind == OperandKind::kSpecialReg)
+        r = o.text().starts_with("%tid") || o.text().starts_with("%laneid") ||
+            o.text().starts_with("%lanemask");
+      else if (o.kind == OperandKind::kRegister || o.kind == OperandKind::kAddress)
+        r = tid_dependent(a.values.value_of(d, k), depth + 1);
+    }
+    if (info.kind == ValueKind::kGuarded)
+      r = r || tid_dependent(info.prior, depth + 1) || tid_dependent(info.pred, depth + 1);
+  }
+  tid_memo_[v] = r ? 1 : 0;
+  return r;
+}
+
+bool WarpDivergence::warp_uniform(ValueId v, int depth) const {
+  const FunctionAnalysis& a = *a_;
+  // Thread level: lane uniformity may count warp-level functions of tid (tid < 32) as uniform;
+  // for a CTA barrier every dependence on the thread index is divergence.
+  if (thread_level_ && tid_dependent(v, 0)) return false;
+  if (a.uniformity.is_uniform(v)) return true;
+  if (depth > 64) return false;
+  v = a.values.leader(v);
+  if (memo_[v] >= 0) return memo_[v] != 0;
+  if (visiting_[v]) return true; // a cycle through phis: uniform unless something else varies
+  visiting_[v] = 1;
+  bool r = compute_warp_uniform(v, depth);
+  visiting_[v] = 0;
+  memo_[v] = r ? 1 : 0;
+  return r;
+}
+
+bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
+  const FunctionAnalysis& a = *a_;
+  const ValueInfo& info = a.values.info(v);
+  if (info.kind == ValueKind::kPhi) {
+    // A real merge inside a divergent region depends on which way each lane went.
+    if (partial_[info.block] || after_exit_[info.block]) return false;
+    for (const PhiIncoming& in : a.values.phi_incoming(v))
+      if (in.value != kNoId && !warp_uniform(in.value, depth + 1)) return false;
+    return true;
+  }
+  if (info.kind != ValueKind::kDef) return false;
+  InstId d = a.values.info(v).inst;
+  const Instruction& di = a.ir.inst(d);
+  std::string_view op = di.opcode;
+  const auto n = static_cast<std::uint32_t>(di.operands.size());
+  // tid.x / 32m, tid.x >> k (k >= 5), tid.x & ~31: the warp index (see the constructor).
+  if (warp_index_ok_ && n == 3 && (op == "shr" || op == "div" || op == "and") &&
+      di.operands[2].kind == OperandKind::kImmInt && di.operands[1].kind == OperandKind::kRegister) {
+    std::int64_t k = di.operands[2].int_value();
+    bool warp_index = op == "shr"   ? k >= 5
+                      : op == "div" ? (k > 0 && k % 32 == 0)
+                                    : (k & 31) == 0; // tid & ~31
+    ValueId x = a.values.value_of(d, 1);
+    if (warp_index && x != kNoId && is_tid_x(a, x)) return true;
+  }
+  // tid.x < 32m (and the other comparisons on a warp boundary): whole warps on each side.
+  if (warp_index_ok_ && op == "setp" && n == 3 && di.modifiers.size() == 2) {
+    std::string_view cmp = di.modifiers[0];
+    for (std::uint32_t side = 1; side <= 2; ++side) {
+      const Operand& c = di.operands[3 - side];
+      ValueId x = di.operands[side].kind == OperandKind::kRegister ? a.values.value_of(d, side)
+                                                                   : kNoId;
+      if (x == kNoId || c.kind != OperandKind::kImmInt || !is_tid_x(a, x)) continue;
+      std::int64_t k = c.int_value();
+      bool strict = cmp == "lt" || cmp == "ge" || cmp == "lo" || cmp == "hs";
+      bool loose = cmp == "le" || cmp == "gt" || cmp == "ls" || cmp == "hi";
+      if (side == 2) std::swap(strict, loose); // C < x is x > C
+      if ((strict && k % 32 == 0) || (loose && (k + 1) % 32 == 0)) return true;
+    }
+  }
+  if (x_multiple_of_32_ && (op == "mov" || op == "cvt") && n == 2 &&
+      di.operands[1].kind == OperandKind::kSpecialReg &&
+      (di.operands[1].text() == "%tid.y" || di.operands[1].text() == "%tid.z"))
+    return true;
+  // A shared load from an address the same for every thread (a symbol, or a uniform register):
+  // in a race-free kernel nobody writes that word in the barrier phase in which every thread
+  // executing the load reads it (the broadcast of a value stored before a barrier).
+  if (op == "ld" && n == 2 && di.has_modifier("shared") && !di.has_modifier("volatile") &&
+      di.operands[1].kind == OperandKind::kAddress && !di.operands[1].address_base_is_immediate()) {
+    ValueId base = a.values.value_of(d, 1, 0);
+    if (base == kNoId || warp_uniform(base, depth + 1)) return true;
+  }
+  if (op == "setp" && uniform_trip_count(d)) return true;
+  static constexpr std::string_view kPure[] = {"setp", "set", "and", "or",  "xor", "not",
+                                               "add",  "sub", "mul", "mad", "shl", "shr",
+                                               "div",  "min", "max", "selp", "cvt", "mov"};
+  if (std::find(std::begin(kPure), std::end(kPure), op) == std::end(kPure)) return false;
+  for (std::uint32_t k = 1; k < n; ++k)
+    if (!operand_warp_uniform(*this, a, d, k, depth)) return false;
+  return n >= 2;
+}
+
+bool WarpDivergence::uniform_trip_count(InstId s) const {
+  const FunctionAnalysis& a = *a_;
+  const ValueNumbering& vn = a.values;
+  const Instruction& si = a.ir.inst(s);
+  if (si.operands.size() != 3 || si.modifiers.size() != 2 ||
+      si.operands[2].kind != OperandKind::kImmInt || si.operands[1].kind != OperandKind::kRegister)
+    return false;
+  std::string_view cmp = si.modifiers[0];
+  std::int64_t c = si.operands[2].int_value();
+  if (cmp == "le" || cmp == "ls") ++c;
+  else if (cmp != "lt" && cmp != "lo") return false;
+  ValueId x = vn.value_of(s, 1);
+  if (x == kNoId || !vn.is_phi(x)) return false;
+  auto lc = vn.loop_carried(x, a.loops);
+  if (lc.initial.empty() || lc.updated.size() != 1) return false;
+  // The update: x + step with a positive constant step.
+  InstId u = vn.defining_instruction(lc.updated[0]);
+  if (u == kNoId) return false;
+  const Instruction& ui = a.ir.inst(u);
+  if (ui.opcode != "add" || ui.operands.size() != 3 || ui.operands[2].kind != OperandKind::kImmInt ||
+      vn.value_of(u, 1) != x)
+    return false;
+  std::int64_t step = ui.operands[2].int_value();
+  if (step <= 0) return false;
+  AbsValue start;
+  for (ValueId i : lc.initial) {
+    AbsValue v = ranges_.value(i);
+    if (v.kind != AbsValue::Kind::kInt || !v.has_range) return false;
+    start = start.kind == AbsValue::Kind::kTop ? v : start;
+    start.lo = std::min(start.lo, v.lo);
+    start.hi = std::max(start.hi, v.hi);
+  }
+  auto trips = [&](std::int64_t x0) { return x0 >= c ? 0 : (c - x0 + step - 1) / step; };
+  return trips(start.lo) == trips(start.hi);
+}
+
+InstId WarpDivergence::cause(BlockId b) const {
+  const FunctionAnalysis& a = *a_;
+  const Cfg& cfg = a.cfg;
+  BlockId best = kNoId;
+  std::vector<std::uint32_t> seen(cfg.size(), kNoId);
+  std::vector<BlockId> work;
+  for (BlockId d = 0; d < cfg.size(); ++d) {
+    if (!divergent_[d]) continue;
+    if (best != kNoId && cfg.rpo_index(d) <= cfg.rpo_index(best)) continue;
+    std::uint32_t stop = a.pdom.idom(d); // cfg.size() (virtual exit) or kNoId: walk everything
+    work.clear();
+    for (BlockId s : cfg.block(d).succs)
+      work.push_back(s);
+    bool found = false;
+    while (!work.empty() && !found) {
+      BlockId x = work.back();
+      work.pop_back();
+      if (x == stop || seen[x] == d) continue;
+      seen[x] = d;
+      if (x == b) found = true;
+      for (BlockId s : cfg.block(x).succs)
+        work.push_back(s);
+    }
+    // A guarded exit in d itself: the instructions after it in the fall-through block count.
+    if (found) best = d;
+  }
+  return best == kNoId ? kNoId : cfg.terminator(best);
+}
+
+std::uint32_t member_mask_operand(const Instruction& inst) {
+  const auto n = static_cast<std::uint32_t>(inst.operands.size());
+  if (n == 0 || !inst.has_modifier("sync")) return kNoId;
+  std::string_view op = inst.opcode;
+  if (op == "shfl" || op == "vote" || op == "match" || op == "redux") return n - 1;
+  if (op == "bar" && inst.has_modifier("warp")) return 0;
+  return kNoId;
+}
+
+std::optional<std::int64_t> constant_operand(const FunctionAnalysis& a, InstId i,
+                                             std::uint32_t operand) {
+  const Instruction& inst = a.ir.inst(i);
+  if (operand >= inst.operands.size()) return std::nullopt;
+  const Operand& o = inst.operands[operand];
+  if (o.kind == OperandKind::kImmInt) return o.int_value();
+  if (o.kind != OperandKind::kRegister) return std::nullopt;
+  ValueId v = a.values.value_of(i, operand);
+  if (v == kNoId) return std::nullopt;
+  InstId d = a.values.defining_instruction(v);
+  if (d == kNoId || a.values.info(v).kind != ValueKind::kDef) return std::nullopt;
+  const Instruction& di = a.ir.inst(d);
+  if (di.opcode == "mov" && di.operands.size() == 2 &&
+      di.operands[1].kind == OperandKind::kImmInt)
+    return di.operands[1].int_value();
+  return std::nullopt;
+}
+
+} // namespace ptxkit::verifier::analysis

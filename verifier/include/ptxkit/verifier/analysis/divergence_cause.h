@@ -1,0 +1,81 @@
+// divergence_cause.h: which lane-varying branch or exit puts a block in a partial-warp region,
+// and which instructions are warp/CTA collectives with a member mask.
+//
+// Why: rules about collectives (barrier-divergence, partial-warp-collective) report a
+// collective reached by part of a warp; the finding must show both sides of the problem — the
+// collective and the divergent terminator that split the warp — so the reader sees why.
+//
+// Cause: block d "causes" b when d ends in a divergent terminator (Uniformity) and b is
+// reachable from a successor of d without passing d's immediate post-dominator (for a
+// lane-varying exit or sides that never reconverge, the post-dominator is the virtual exit, so
+// every later block counts). Of several causes the one latest in reverse post-order (closest to
+// b) is returned.
+#pragma once
+
+#include "ptxkit/verifier/analysis/address_provenance.h"
+#include "ptxkit/verifier/analysis/function_analysis.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace ptxkit::verifier::analysis {
+
+// Warp divergence: Uniformity's lane-level facts, refined for conditions that vary across lanes
+// of a block but not within a warp. A divergent terminator whose predicate is warp-uniform is not
+// divergent: the predicate is computed (setp/and/or/not/add/shl/.../cvt/mov, through `kDef`
+// values only) from lane-uniform values, from the warp index `%tid.x >> k` (k >= 5),
+// `%tid.x / (32*m)`, `%tid.x & ~31` — when `.reqntid` makes ntid.x a multiple of 32, or the
+// block is 1-D (its .reqntid/.maxntid has y = z = 1; assumed without a launch bound, as CUB and
+// every `threadIdx.x / 32` warp id do) — and from %tid.y/%tid.z when ntid.x is a multiple of 32
+// (warps are runs of 32 consecutive linear thread ids). A phi is warp-uniform when its inputs
+// are and its block lies in no divergent region (solved optimistically, then grown to a
+// fixpoint: loop counters started from the warp index stay uniform). A loop test
+// `setp.lt x, C` on a header phi x = phi(start, x + s) (s > 0) is uniform when every start in
+// the range of `start` gives the same trip count ceil((C - start) / s): the lanes leave together
+// even though x differs between them (the generated q4k_gemv's one-iteration block loop). At both levels, a `.shared` load from
+// an address the same in every thread (a symbol, or a uniform register) is uniform: in a
+// race-free kernel nobody writes that word in the barrier phase in which the threads read it. Regions are then recomputed from the remaining
+// divergent terminators: partial(b) when b is reachable from one before its immediate
+// post-dominator, after_exit(b) when that post-dominator is the function's exit (a lane-varying
+// ret/exit, or sides that never reconverge).
+class WarpDivergence {
+public:
+  // `thread_level`: no warp-index refinement, and any value computed from %tid/%laneid is
+  // divergent (for CTA-wide barriers, where a branch that is uniform per warp but differs
+  // between warps is divergent too), whatever lane uniformity says.
+  WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level);
+  bool divergent(BlockId d) const { return divergent_[d] != 0; }
+  bool partial(BlockId b) const { return partial_[b] != 0; }
+  bool after_exit(BlockId b) const { return after_exit_[b] != 0; }
+  // The terminator of the divergent block that causes b (the latest in reverse post-order), or
+  // kNoId.
+  InstId cause(BlockId b) const;
+  bool warp_uniform(ValueId v, int depth = 0) const;
+
+private:
+  void compute_divergent();
+  void compute_regions();
+  bool compute_warp_uniform(ValueId v, int depth) const;
+  bool uniform_trip_count(InstId setp) const;
+  bool tid_dependent(ValueId v, int depth) const;
+  const FunctionAnalysis* a_;
+  AddressProvenance ranges_;
+  bool thread_level_ = false;
+  mutable std::vector<signed char> tid_memo_;
+  mutable std::vector<signed char> memo_;
+  mutable std::vector<char> visiting_;
+  bool x_multiple_of_32_ = false;
+  bool warp_index_ok_ = false;
+  std::vector<char> divergent_, partial_, after_exit_;
+};
+
+// The member-mask operand of a `.sync` warp collective (shfl.sync, vote.sync, match.sync,
+// redux.sync, bar.warp.sync), or kNoId when `inst` is none of these.
+std::uint32_t member_mask_operand(const Instruction& inst);
+
+// The constant value of operand `operand` of instruction `i`: an integer immediate, or a
+// register whose value (through copies) was set by `mov` of an immediate. nullopt otherwise.
+std::optional<std::int64_t> constant_operand(const FunctionAnalysis& a, InstId i,
+                                             std::uint32_t operand);
+
+} // namespace ptxkit::verifier::analysis

@@ -1,0 +1,87 @@
+// barrier-divergence.cpp: the `barrier-divergence` rule (see barrier-divergence.h): classifies
+// aligned collectives and checks their blocks against the uniformity analysis' partial-warp and
+// after-divergent-exit facts, naming the divergent terminator responsible.
+#include "barrier-divergence.h"
+
+#include "ptxkit/verifier/analysis/divergence_cause.h"
+
+#include <algorithm>
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using namespace analysis;
+
+enum class Collective { kNone, kAligned, kUnaligned };
+
+Collective classify(const Instruction& inst) {
+  if (inst.opcode == "bar") {
+    if (inst.has_modifier("warp")) return Collective::kNone; // bar.warp.sync: a member mask
+    return Collective::kAligned;                             // bar.sync/arrive/red: aligned
+  }
+  if (inst.has_modifier("aligned")) return Collective::kAligned;
+  if (inst.opcode == "barrier") {
+    for (std::string_view m : {"sync", "arrive", "red", "wait"})
+      if (inst.has_modifier(m)) return Collective::kUnaligned;
+  }
+  return Collective::kNone;
+}
+
+class BarrierDivergenceRule final : public Rule {
+public:
+  std::string_view id() const override { return "barrier-divergence"; }
+  std::string_view summary() const override {
+    return "a barrier or .aligned collective is reachable by only part of a warp";
+  }
+  Severity default_severity() const override { return Severity::kError; }
+  void check(RuleContext& ctx) const override;
+};
+
+void BarrierDivergenceRule::check(RuleContext& ctx) const {
+  const FunctionAnalysis& a = ctx.analysis();
+  // nvcc -G keeps every variable on the per-thread stack, and .local loads are lane-varying:
+  // debug builds get warnings (the same code optimized is the one that must be clean).
+  const auto& targets = ctx.module().targets;
+  const Severity severity = std::find(targets.begin(), targets.end(), "debug") != targets.end()
+                                ? Severity::kWarning
+                                : Severity::kError;
+  std::unique_ptr<WarpDivergence> threads, warps; // built at the first collective
+  for (InstId i = 0; i < a.ir.size(); ++i) {
+    BlockId b = a.cfg.block_of(i);
+    if (!a.cfg.reachable(b)) continue;
+    const Instruction& inst = a.ir.inst(i);
+    Collective c = classify(inst);
+    if (c == Collective::kNone) continue;
+    ctx.add_sites();
+    // CTA-wide barriers need every thread: any lane-varying branch counts. A named barrier with
+    // a thread count, and warp-wide .aligned operations, need whole warps only.
+    bool cta_wide = (inst.opcode == "bar" || inst.opcode == "barrier") && inst.operands.size() < 2;
+    auto& div = cta_wide ? threads : warps;
+    if (!div) div = std::make_unique<WarpDivergence>(ctx.module(), a, cta_wide);
+    bool after_exit = div->after_exit(b);
+    bool partial = div->partial(b);
+    if (!after_exit && !(partial && c == Collective::kAligned)) continue;
+    std::string what = inst.full_opcode();
+    InstId cause = div->cause(b);
+    const Instruction* ci = cause == kNoId ? nullptr : &a.ir.inst(cause);
+    bool cause_is_exit = ci && (ci->opcode == "ret" || ci->opcode == "exit");
+    std::string msg = after_exit && (cause_is_exit || !partial)
+                          ? what + " after a lane-varying exit: lanes that left never arrive"
+                          : what + " under lane-varying control flow: only part of the warp "
+                                   "reaches it";
+    Finding& f = ctx.report(i, msg, severity);
+    if (cause != kNoId)
+      ctx.relate(f, cause,
+                 cause_is_exit ? "some lanes exit here" : "the warp splits here (lane-varying "
+                                                          "condition)");
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Rule> make_barrier_divergence_rule() {
+  return std::make_unique<BarrierDivergenceRule>();
+}
+
+} // namespace ptxkit::verifier

@@ -1,0 +1,89 @@
+// state-space-mismatch.cpp: the `state-space-mismatch` rule (see state-space-mismatch.h): every
+// memory operand with a known provenance is compared with the space its instruction accesses;
+// the conversions address_provenance found wrong are reported at the cvta.
+#include "state-space-mismatch.h"
+
+#include "ptxkit/verifier/analysis/address_provenance.h"
+#include "ptxkit/verifier/analysis/memory_access.h"
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using namespace analysis;
+
+std::string describe(const AbsValue& v) {
+  std::string s = v.generic ? "a generic address into " + std::string(addr_space_name(v.space))
+                            : "a ." + std::string(addr_space_name(v.space)) + " address";
+  if (v.var) s += " (" + std::string(v.var->name) + ")";
+  return s;
+}
+
+// Empty when the address suits the access, else what is wrong.
+std::string mismatch(const AbsValue& v, AddrSpace acc) {
+  bool global = v.space == AddrSpace::kGlobal;
+  if (acc == AddrSpace::kNone) {
+    if (v.generic || global) return {};
+    return describe(v) + " used by a generic access without cvta." +
+           std::string(addr_space_name(v.space));
+  }
+  std::string where = "." + std::string(addr_space_name(acc)) + " access";
+  if (v.generic) {
+    if (global && acc == AddrSpace::kGlobal) return {};
+    if (v.space == acc)
+      return describe(v) + " used by a " + where + " without cvta.to." +
+             std::string(addr_space_name(acc));
+    return describe(v) + " used by a " + where;
+  }
+  if (v.space == acc) return {};
+  return describe(v) + " used by a " + where;
+}
+
+class StateSpaceMismatchRule final : public Rule {
+public:
+  std::string_view id() const override { return "state-space-mismatch"; }
+  std::string_view summary() const override {
+    return "an address of one state space is used by an access or cvta of another";
+  }
+  Severity default_severity() const override { return Severity::kError; }
+  void check(RuleContext& ctx) const override;
+};
+
+void StateSpaceMismatchRule::check(RuleContext& ctx) const {
+  const FunctionAnalysis& a = ctx.analysis();
+  AddressProvenance prov(ctx.module(), a);
+  for (InstId i = 0; i < a.ir.size(); ++i) {
+    if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
+    const Instruction& inst = a.ir.inst(i);
+    if (inst.opcode == "cvta") {
+      if (inst.operands.size() == 2 && prov.operand_value(i, 1).kind == AbsValue::Kind::kAddr)
+        ctx.add_sites();
+      continue;
+    }
+    for (const MemoryOperand& mo : memory_operands(inst)) {
+      AbsValue v = prov.operand_value(i, mo.operand);
+      if (v.kind != AbsValue::Kind::kAddr) continue;
+      ctx.add_sites();
+      std::string what = mismatch(v, mo.space);
+      if (what.empty()) continue;
+      Finding& f = ctx.report(i, what);
+      if (v.origin != kNoId && v.origin != i)
+        ctx.relate(f, v.origin, "the address gets its space here");
+    }
+  }
+  for (const BadConversion& bc : prov.bad_conversions()) {
+    const Instruction& inst = a.ir.inst(bc.inst);
+    std::string conv = inst.has_modifier("to") ? "cvta.to." : "cvta.";
+    conv += addr_space_name(explicit_space(inst));
+    Finding& f = ctx.report(bc.inst, conv + " of " + describe(bc.input));
+    if (bc.input.origin != kNoId) ctx.relate(f, bc.input.origin, "the address gets its space here");
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Rule> make_state_space_mismatch_rule() {
+  return std::make_unique<StateSpaceMismatchRule>();
+}
+
+} // namespace ptxkit::verifier
