@@ -35,22 +35,22 @@ const std::string kDownTree =
 std::string cases() {
   return ".version 8.0\n.target sm_90\n.address_size 64\n\n" +
          // PAR-118: the sum normalises every lane's element (the division is the first use).
-         warp_kernel("no_broadcast", kDownTree +
-                                         "\tdiv.rn.f32 %f12, %f1, %f11;  // [[reduction-broadcast]]\n"
-                                         "\tst.global.f32 [%rd2], %f12;\n") +
+         warp_kernel("no_broadcast",
+                     kDownTree + "\tdiv.rn.f32 %f12, %f1, %f11;  // [[reduction-broadcast]]\n"
+                                 "\tst.global.f32 [%rd2], %f12;\n") +
          // The fix (near miss): shfl.sync.idx from lane 0 first.
-         warp_kernel("idx_broadcast", kDownTree +
-                                          "\tshfl.sync.idx.b32 %f12, %f11, 0, 31, -1;\n"
-                                          "\tdiv.rn.f32 %f13, %f1, %f12;\n"
-                                          "\tst.global.f32 [%rd2], %f13;\n") +
+         warp_kernel("idx_broadcast", kDownTree + "\tshfl.sync.idx.b32 %f12, %f11, 0, 31, -1;\n"
+                                                  "\tdiv.rn.f32 %f13, %f1, %f12;\n"
+                                                  "\tst.global.f32 [%rd2], %f13;\n") +
          // Stores guarded to lane 0 (near miss), by predicate and by branch; a guard that lets
          // lanes 0, 8, 16, 24 through is not enough for a 32-lane tree.
          warp_kernel("lane_guards",
-                     kDownTree + "\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 st.global.f32 [%rd1], %f11;\n"
-                                 "\tand.b32 %r3, %r2, 31;\n\tsetp.ne.s32 %p2, %r3, 0;\n"
-                                 "\t@%p2 bra $L_skip;\n\tst.global.f32 [%rd1+4], %f11;\n"
-                                 "$L_skip:\n\tand.b32 %r4, %r2, 7;\n\tsetp.eq.u32 %p3, %r4, 0;\n"
-                                 "\t@%p3 st.global.f32 [%rd1+8], %f11;  // [[reduction-broadcast]]\n") +
+                     kDownTree +
+                         "\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 st.global.f32 [%rd1], %f11;\n"
+                         "\tand.b32 %r3, %r2, 31;\n\tsetp.ne.s32 %p2, %r3, 0;\n"
+                         "\t@%p2 bra $L_skip;\n\tst.global.f32 [%rd1+4], %f11;\n"
+                         "$L_skip:\n\tand.b32 %r4, %r2, 7;\n\tsetp.eq.u32 %p3, %r4, 0;\n"
+                         "\t@%p3 st.global.f32 [%rd1+8], %f11;  // [[reduction-broadcast]]\n") +
          // Shared-memory broadcast (near miss): lane 0 writes, bar.sync, every lane reads.
          warp_kernel("shared_broadcast",
                      kDownTree + "\tsetp.lt.u32 %p1, %r2, 1;\n\t@%p1 st.shared.f32 [total], %f11;\n"
@@ -66,16 +66,17 @@ std::string cases() {
                      "\tdiv.rn.f32 %f12, %f1, %f11;\n\tst.global.f32 [%rd2], %f12;\n") +
          // CUB's step `shfl.down r|p; @p add r, r, x` (offsets 1..16, in registers): every lane
          // adds its partial sum to the total.
-         warp_kernel("cub_steps_atomic",
-                     "\tmov.u32 %r5, 1;\n\tmov.u32 %r6, 31;\n\tmov.u32 %r7, -1;\n"
-                     "\tshfl.sync.down.b32 %f2|%p1, %f1, %r5, %r6, %r7;\n"
-                     "\t@%p1 add.f32 %f2, %f2, %f1;\n"
-                     "\tshfl.sync.down.b32 %f3|%p2, %f2, 2, %r6, %r7;\n\t@%p2 add.f32 %f3, %f3, %f2;\n"
-                     "\tshfl.sync.down.b32 %f4|%p3, %f3, 4, %r6, %r7;\n\t@%p3 add.f32 %f4, %f4, %f3;\n"
-                     "\tshfl.sync.down.b32 %f5|%p4, %f4, 8, %r6, %r7;\n\t@%p4 add.f32 %f5, %f5, %f4;\n"
-                     "\tshfl.sync.down.b32 %f6|%p5, %f5, 16, %r6, %r7;\n\t@%p5 add.f32 %f6, %f6, %f5;\n"
-                     "\tmov.f32 %f7, %f6;\n"
-                     "\tred.global.add.f32 [%rd1], %f7;  // [[reduction-broadcast]]\n") +
+         warp_kernel(
+             "cub_steps_atomic",
+             "\tmov.u32 %r5, 1;\n\tmov.u32 %r6, 31;\n\tmov.u32 %r7, -1;\n"
+             "\tshfl.sync.down.b32 %f2|%p1, %f1, %r5, %r6, %r7;\n"
+             "\t@%p1 add.f32 %f2, %f2, %f1;\n"
+             "\tshfl.sync.down.b32 %f3|%p2, %f2, 2, %r6, %r7;\n\t@%p2 add.f32 %f3, %f3, %f2;\n"
+             "\tshfl.sync.down.b32 %f4|%p3, %f3, 4, %r6, %r7;\n\t@%p3 add.f32 %f4, %f4, %f3;\n"
+             "\tshfl.sync.down.b32 %f5|%p4, %f4, 8, %r6, %r7;\n\t@%p4 add.f32 %f5, %f5, %f4;\n"
+             "\tshfl.sync.down.b32 %f6|%p5, %f5, 16, %r6, %r7;\n\t@%p5 add.f32 %f6, %f6, %f5;\n"
+             "\tmov.f32 %f7, %f6;\n"
+             "\tred.global.add.f32 [%rd1], %f7;  // [[reduction-broadcast]]\n") +
          // An inclusive scan with shfl.up (offsets 1, 2, 4, ...) is valid in every lane.
          warp_kernel("up_scan",
                      "\tshfl.sync.up.b32 %f2|%p1, %f1, 1, 0, -1;\n\t@%p1 add.f32 %f1, %f1, %f2;\n"
@@ -91,10 +92,10 @@ std::string cases() {
                      "\trem.u32 %r3, %r1, 8;\n\tsetp.eq.u32 %p1, %r3, 0;\n"
                      "\t@%p1 st.global.f32 [%rd1], %f7;\n"
                      "\tmov.f32 %f20, 0f00000000;\n\tmov.u32 %r4, 0;\n$L_acc:\n" +
-                     kDownTree +
-                     "\tfma.rn.f32 %f20, %f11, %f1, %f20;  // [[reduction-broadcast]]\n"
-                     "\tadd.u32 %r4, %r4, 1;\n\tsetp.lt.u32 %p2, %r4, 4;\n\t@%p2 bra $L_acc;\n"
-                     "\tst.global.f32 [%rd2], %f20;\n") +
+                         kDownTree +
+                         "\tfma.rn.f32 %f20, %f11, %f1, %f20;  // [[reduction-broadcast]]\n"
+                         "\tadd.u32 %r4, %r4, 1;\n\tsetp.lt.u32 %p2, %r4, 4;\n\t@%p2 bra $L_acc;\n"
+                         "\tst.global.f32 [%rd2], %f20;\n") +
          // A spill to the thread's own stack is no use in another lane (near miss).
          warp_kernel("local_spill", "\t.local .align 4 .b8 depot[4];\n" + kDownTree +
                                         "\tst.local.f32 [depot], %f11;\n");
@@ -137,13 +138,14 @@ TEST(RuleReductionBroadcast, NvccKernels) {
   ASSERT_FALSE(text.empty());
   FileReport r = verify_one(text, kRule, path);
   std::map<std::string, int> per_kernel;
-  for (const Finding& f : r.findings) ++per_kernel[f.kernel];
+  for (const Finding& f : r.findings)
+    ++per_kernel[f.kernel];
   std::set<std::string> bad;
   for (const auto& [k, n] : per_kernel) {
     EXPECT_NE(k.find("_bad"), std::string::npos) << k << ": " << n << " findings";
     bad.insert(k);
   }
-  EXPECT_EQ(bad.size(), 3u);  // every_lane_bad, atomic_every_lane_bad, accumulator_bad
+  EXPECT_EQ(bad.size(), 3u); // every_lane_bad, atomic_every_lane_bad, accumulator_bad
   ASSERT_EQ(r.rules.size(), 1u);
   EXPECT_GE(r.rules[0].sites, 8u);
   // every_lane_bad: the division by the sum is the first use in every lane.
@@ -155,5 +157,5 @@ TEST(RuleReductionBroadcast, NvccKernels) {
   }
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

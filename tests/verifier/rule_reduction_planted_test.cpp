@@ -33,7 +33,7 @@ bool is_down_sum(const FunctionAnalysis& a, ValueId v) {
 
 struct Mutant {
   std::string text;
-  std::uint32_t line;  // where the finding (or one of its related locations) must be
+  std::uint32_t line; // where the finding (or one of its related locations) must be
   std::string what;
 };
 
@@ -47,7 +47,8 @@ std::vector<Mutant> mutants(const std::string& text) {
     for (InstId i = 0; i < a.ir.size(); ++i) {
       const Instruction& inst = a.ir.inst(i);
       const std::uint32_t l = inst.loc.line;
-      if (inst.opcode == "shfl" && inst.has_modifier("idx") && is_down_sum(a, a.values.value_of(i, 1)) &&
+      if (inst.opcode == "shfl" && inst.has_modifier("idx") &&
+          is_down_sum(a, a.values.value_of(i, 1)) &&
           inst.operands[0].kind == OperandKind::kRegister) {
         // The broadcast becomes a copy; the next non-copy reader of its result is flagged.
         std::string d(inst.operands[0].text()), s(inst.operands[1].text());
@@ -60,7 +61,8 @@ std::vector<Mutant> mutants(const std::string& text) {
             expect = k + 1;
         if (expect) out.push_back({join_lines(mut), expect, "broadcast removed"});
       }
-      bool store = inst.opcode == "st" && !inst.has_modifier("local") && !inst.has_modifier("param");
+      bool store =
+          inst.opcode == "st" && !inst.has_modifier("local") && !inst.has_modifier("param");
       if (!store || !is_down_sum(a, a.values.value_of(i, 1))) continue;
       if (!inst.guard.empty()) {
         std::vector<std::string> mut = lines;
@@ -86,13 +88,12 @@ std::vector<Mutant> mutants(const std::string& text) {
 }
 
 TEST(RuleReductionBroadcastPlanted, BroadcastsAndLaneGuardsRemoved) {
-  std::vector<std::string> inputs = {
-      "golden/batched_incremental_attention.qwen15b_coder.sm_90.ptx",
-      "golden/rmsnorm.llama.sm_90.ptx",
-      "golden/layernorm.llama.sm_90.ptx",
-      "golden/fused_residual_rmsnorm.llama.sm_90.ptx",
-      "golden/qk_rmsnorm.llama_q.sm_90.ptx",
-      "tests/verifier/inputs/reduction_nvcc_warp.sm_90.ptx"};
+  std::vector<std::string> inputs = {"golden/batched_incremental_attention.qwen15b_coder.sm_90.ptx",
+                                     "golden/rmsnorm.llama.sm_90.ptx",
+                                     "golden/layernorm.llama.sm_90.ptx",
+                                     "golden/fused_residual_rmsnorm.llama.sm_90.ptx",
+                                     "golden/qk_rmsnorm.llama_q.sm_90.ptx",
+                                     "tests/verifier/inputs/reduction_nvcc_warp.sm_90.ptx"};
   std::uint32_t planted = 0, caught = 0, corpus_planted = 0;
   auto run = [&](const std::string& path, const std::string& text) {
     EXPECT_EQ(verify_one(text, kRule, path).error_count(),
@@ -100,14 +101,15 @@ TEST(RuleReductionBroadcastPlanted, BroadcastsAndLaneGuardsRemoved) {
         << path;
     std::vector<Mutant> ms = mutants(text);
     std::cout << "[ planted ] " << path << ": " << ms.size() << " mutants\n";
-    if (ms.size() > 6) ms.resize(6);  // the corpus files are large; six of each suffice
+    if (ms.size() > 6) ms.resize(6); // the corpus files are large; six of each suffice
     for (const Mutant& mu : ms) {
       ++planted;
       FileReport r = verify_one(mu.text, kRule, path);
       bool found = false;
       for (const Finding& f : r.findings) {
         found = found || f.location.line == mu.line;
-        for (const RelatedLocation& rl : f.related) found = found || rl.location.line == mu.line;
+        for (const RelatedLocation& rl : f.related)
+          found = found || rl.location.line == mu.line;
       }
       EXPECT_TRUE(found) << path << ": " << mu.what << ", expected at line " << mu.line;
       caught += found;
@@ -118,7 +120,8 @@ TEST(RuleReductionBroadcastPlanted, BroadcastsAndLaneGuardsRemoved) {
     ASSERT_FALSE(text.empty()) << input;
     run(input, text);
   }
-  for (const char* name : {"cub_reduce.sm_90.lineinfo.ptx", "cub_segmented_reduce.sm_90.lineinfo.ptx"}) {
+  for (const char* name :
+       {"cub_reduce.sm_90.lineinfo.ptx", "cub_segmented_reduce.sm_90.lineinfo.ptx"}) {
     std::filesystem::path p = std::filesystem::path(PTXKIT_CORPUS_DIR) / name;
     std::ifstream in(p, std::ios::binary);
     std::ostringstream ss;
@@ -134,5 +137,5 @@ TEST(RuleReductionBroadcastPlanted, BroadcastsAndLaneGuardsRemoved) {
   EXPECT_GE(corpus_planted, 2u);
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -17,7 +17,7 @@ using namespace analysis;
 const std::string kRule = "softmax-rescale-saved-max";
 
 struct Rescale {
-  std::uint32_t line;  // 1-based
+  std::uint32_t line; // 1-based
   std::string old_max, new_max;
 };
 
@@ -36,7 +36,8 @@ std::vector<Rescale> rescales(const std::string& text) {
       if (va == kNoId || vb == kNoId) continue;
       InstId db = a.values.defining_instruction(vb), da = a.values.defining_instruction(va);
       if (db == kNoId || a.ir.inst(db).opcode != "max") continue;
-      bool old_is_phi = a.values.is_phi(va) && a.loops.loop_with_header(a.values.info(va).block) != kNoId;
+      bool old_is_phi =
+          a.values.is_phi(va) && a.loops.loop_with_header(a.values.info(va).block) != kNoId;
       bool old_is_max = da != kNoId && a.ir.inst(da).opcode == "max";
       bool operand_of_update = a.values.value_of(db, 1) == va || a.values.value_of(db, 2) == va;
       if ((old_is_phi || old_is_max) && operand_of_update)
@@ -65,7 +66,7 @@ TEST(RuleSoftmaxRescalePlanted, ThreeCb008FormsInRealKernels) {
     const std::string text = read_source_file(input);
     ASSERT_FALSE(text.empty()) << input;
     FileReport clean = verify_one(text, kRule, input);
-    std::set<std::uint32_t> already = flagged_lines(clean, kRule);  // the inputs' own defects
+    std::set<std::uint32_t> already = flagged_lines(clean, kRule); // the inputs' own defects
     std::vector<Rescale> sites = rescales(text);
     EXPECT_GE(sites.size(), 1u) << input;
     for (const Rescale& s : sites) {
@@ -89,15 +90,16 @@ TEST(RuleSoftmaxRescalePlanted, ThreeCb008FormsInRealKernels) {
         ++planted;
         bool found = flagged_at(join_lines(mutant), input, line);
         EXPECT_TRUE(found) << input << ": rescale on line " << s.line << " mutated, expected at "
-                           << line << ":\n" << mutant[line - 1];
+                           << line << ":\n"
+                           << mutant[line - 1];
         caught += found;
       }
     }
   }
   std::cout << "[ planted ] softmax-rescale-saved-max: CB-008 forms planted " << planted
             << ", caught " << caught << "\n";
-  EXPECT_GE(planted, 30u);  // 10 rescales x 3 forms
+  EXPECT_GE(planted, 30u); // 10 rescales x 3 forms
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

@@ -32,19 +32,17 @@ const std::string kHeader = ".version 8.0\n.target sm_90\n.address_size 64\n\n";
 std::string cases() {
   return kHeader +
          // The seed's defect: in-place max, then `sub x, m', m'`; the score exponent is quiet.
-         loop_kernel("seed_defect",
-                     "\tmax.f32 %f8, %f8, %f23;\n\tsub.f32 %f24, %f23, %f8;\n"
-                     "\tmul.f32 %f25, %f24, %f10;\n\tex2.approx.f32 %f26, %f25;\n"
-                     "\tsub.f32 %f27, %f8, %f8;  // [[softmax-rescale-saved-max]]\n"
-                     "\tmul.f32 %f28, %f27, %f10;\n\tex2.approx.f32 %f29, %f28;\n"
-                     "\tfma.rn.f32 %f30, %f30, %f29, %f26;\n") +
+         loop_kernel("seed_defect", "\tmax.f32 %f8, %f8, %f23;\n\tsub.f32 %f24, %f23, %f8;\n"
+                                    "\tmul.f32 %f25, %f24, %f10;\n\tex2.approx.f32 %f26, %f25;\n"
+                                    "\tsub.f32 %f27, %f8, %f8;  // [[softmax-rescale-saved-max]]\n"
+                                    "\tmul.f32 %f28, %f27, %f10;\n\tex2.approx.f32 %f29, %f28;\n"
+                                    "\tfma.rn.f32 %f30, %f30, %f29, %f26;\n") +
          // The seed's fix (near miss): the old maximum is copied before the in-place update.
-         loop_kernel("seed_fixed",
-                     "\tmov.f32 %f24, %f8;\n\tmax.f32 %f8, %f8, %f23;\n"
-                     "\tsub.f32 %f25, %f23, %f8;\n\tmul.f32 %f26, %f25, %f10;\n"
-                     "\tex2.approx.f32 %f27, %f26;\n\tsub.f32 %f28, %f24, %f8;\n"
-                     "\tmul.f32 %f29, %f28, %f10;\n\tex2.approx.f32 %f31, %f29;\n"
-                     "\tfma.rn.f32 %f30, %f30, %f31, %f27;\n") +
+         loop_kernel("seed_fixed", "\tmov.f32 %f24, %f8;\n\tmax.f32 %f8, %f8, %f23;\n"
+                                   "\tsub.f32 %f25, %f23, %f8;\n\tmul.f32 %f26, %f25, %f10;\n"
+                                   "\tex2.approx.f32 %f27, %f26;\n\tsub.f32 %f28, %f24, %f8;\n"
+                                   "\tmul.f32 %f29, %f28, %f10;\n\tex2.approx.f32 %f31, %f29;\n"
+                                   "\tfma.rn.f32 %f30, %f30, %f31, %f27;\n") +
          // fma-folded (old - new) * c = fma(old, c, -(new * c)): correct (near miss) ...
          loop_kernel("fma_folded_ok",
                      "\tmax.f32 %f40, %f8, %f23;\n\tmul.f32 %f41, %f40, %f10;\n"
@@ -53,17 +51,18 @@ std::string cases() {
                      "\tex2.approx.ftz.f32 %f46, %f45;\n\tfma.rn.f32 %f30, %f30, %f44, %f46;\n"
                      "\tmov.f32 %f8, %f40;\n") +
          // ... and with the new maximum as the minuend; also -c folded into the product.
-         loop_kernel("fma_folded_defect",
-                     "\tmax.f32 %f40, %f8, %f23;\n\tmul.f32 %f41, %f40, %f10;\n"
-                     "\tneg.f32 %f42, %f41;\n"
-                     "\tfma.rn.f32 %f43, %f40, %f10, %f42;  // [[softmax-rescale-saved-max]]\n"
-                     "\tex2.approx.ftz.f32 %f44, %f43;\n"
-                     "\tmul.f32 %f47, %f40, 0fBFB8AA3B;\n"
-                     "\tfma.rn.f32 %f48, %f40, 0f3FB8AA3B, %f47;  // [[softmax-rescale-saved-max]]\n"
-                     "\tex2.approx.ftz.f32 %f49, %f48;\n\tmul.f32 %f50, %f44, %f49;\n"
-                     "\tfma.rn.f32 %f45, %f23, %f10, %f42;\n"
-                     "\tex2.approx.ftz.f32 %f46, %f45;\n\tfma.rn.f32 %f30, %f30, %f50, %f46;\n"
-                     "\tmov.f32 %f8, %f40;\n") +
+         loop_kernel(
+             "fma_folded_defect",
+             "\tmax.f32 %f40, %f8, %f23;\n\tmul.f32 %f41, %f40, %f10;\n"
+             "\tneg.f32 %f42, %f41;\n"
+             "\tfma.rn.f32 %f43, %f40, %f10, %f42;  // [[softmax-rescale-saved-max]]\n"
+             "\tex2.approx.ftz.f32 %f44, %f43;\n"
+             "\tmul.f32 %f47, %f40, 0fBFB8AA3B;\n"
+             "\tfma.rn.f32 %f48, %f40, 0f3FB8AA3B, %f47;  // [[softmax-rescale-saved-max]]\n"
+             "\tex2.approx.ftz.f32 %f49, %f48;\n\tmul.f32 %f50, %f44, %f49;\n"
+             "\tfma.rn.f32 %f45, %f23, %f10, %f42;\n"
+             "\tex2.approx.ftz.f32 %f46, %f45;\n\tfma.rn.f32 %f30, %f30, %f50, %f46;\n"
+             "\tmov.f32 %f8, %f40;\n") +
          // Two updates per iteration (an unrolled loop): each rescale reads the maximum from
          // before its own update (near miss); exp(later - earlier), a valid rescale when divided
          // by, is not reported (near miss); a rescale of m2 from itself is a defect.
@@ -185,8 +184,8 @@ TEST(RuleSoftmaxRescale, NvccDecodeLoops) {
   EXPECT_EQ(bug_lines, self_subs);
   EXPECT_EQ(missing, 2u);
   ASSERT_EQ(r.rules.size(), 1u);
-  EXPECT_GE(r.rules[0].sites, 25u);  // 5 rescales + 5 score exponents per kernel, 3 kernels, + 5
+  EXPECT_GE(r.rules[0].sites, 25u); // 5 rescales + 5 score exponents per kernel, 3 kernels, + 5
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

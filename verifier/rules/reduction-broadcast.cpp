@@ -47,10 +47,10 @@ bool is_reduce_op(const Instruction& inst) {
 }
 
 struct Step {
-  ValueId x = kNoId;  // the value reduced by this step
+  ValueId x = kNoId; // the value reduced by this step
   std::int64_t offset = 0;
   Mode mode = Mode::kNone;
-  std::uint32_t width = 32;  // segment width from the shuffle's c operand
+  std::uint32_t width = 32; // segment width from the shuffle's c operand
   InstId op = kNoId;
 };
 
@@ -91,7 +91,7 @@ struct Tree {
   ValueId result = kNoId;
   InstId last_op = kNoId;
   Mode mode = Mode::kNone;
-  std::uint32_t group = 32;  // lanes per owner
+  std::uint32_t group = 32; // lanes per owner
 };
 
 // Whether offsets (in execution order) form a tree over 2^k lanes, k >= 2; returns 2^k.
@@ -101,10 +101,10 @@ std::optional<std::uint32_t> tree_size(const std::vector<std::int64_t>& offsets,
     if (o <= 0 || o > 16 || (o & (o - 1)) != 0 || (seen & o) != 0) return std::nullopt;
     seen |= static_cast<std::uint32_t>(o);
   }
-  if (offsets.size() < 2 || (seen & (seen + 1)) != 0) return std::nullopt;  // {1..2^(k-1)}
+  if (offsets.size() < 2 || (seen & (seen + 1)) != 0) return std::nullopt; // {1..2^(k-1)}
   if (mode == Mode::kUp)
     for (std::size_t k = 1; k < offsets.size(); ++k)
-      if (offsets[k] > offsets[k - 1]) return std::nullopt;  // a scan, valid in every lane
+      if (offsets[k] > offsets[k - 1]) return std::nullopt; // a scan, valid in every lane
   return seen + 1;
 }
 
@@ -122,7 +122,7 @@ public:
   bool restricted_block(BlockId b) {
     auto it = block_memo_.find(b);
     if (it != block_memo_.end()) return it->second;
-    block_memo_[b] = false;  // a cycle through phis proves nothing
+    block_memo_[b] = false; // a cycle through phis proves nothing
     bool r = false;
     BlockId x = b;
     for (int steps = 0; steps < 64 && x != kNoId && !r; ++steps) {
@@ -151,7 +151,7 @@ public:
       return !holds && (operand_implies(1, false) || operand_implies(2, false));
     if (inst.opcode == "not" && inst.has_modifier("pred")) return operand_implies(1, !holds);
     if (inst.opcode != "setp" || inst.operands.size() < 3) return false;
-    if (a_.ir.mention(x.mention).element == 1) holds = !holds;  // q of `setp p|q`
+    if (a_.ir.mention(x.mention).element == 1) holds = !holds; // q of `setp p|q`
     // `setp.cmp.and p, a, b, q`: p implies both parts; `.or`: !p implies neither holds.
     if (inst.operands.size() >= 4) {
       bool combine_and = inst.has_modifier("and"), combine_or = inst.has_modifier("or");
@@ -172,8 +172,8 @@ private:
     bool jumps = false;
     for (const InstId* y = a_.ir.targets_begin(t); y != a_.ir.targets_end(t); ++y)
       jumps = jumps || (*y < a_.ir.size() && a_.cfg.block_of(*y) == to);
-    bool falls = a_.cfg.block(from).end < a_.ir.size() &&
-                 a_.cfg.block_of(a_.cfg.block(from).end) == to;
+    bool falls =
+        a_.cfg.block(from).end < a_.ir.size() && a_.cfg.block_of(a_.cfg.block(from).end) == to;
     if (jumps == falls) return false;
     bool branch = info.control == ControlKind::kBranch;
     if (!branch && info.control == ControlKind::kNone) return false;
@@ -195,12 +195,18 @@ private:
     }
     if (!c) return false;
     std::int64_t eq;
-    if ((cmp == "eq" && holds) || (cmp == "ne" && !holds)) eq = *c;
-    else if ((cmp == "lt" || cmp == "lo") && holds && *c == 1) eq = 0;
-    else if ((cmp == "le" || cmp == "ls") && holds && *c == 0) eq = 0;
-    else if ((cmp == "ge" || cmp == "hs") && !holds && *c == 1) eq = 0;
-    else if ((cmp == "gt" || cmp == "hi") && !holds && *c == 0) eq = 0;
-    else return false;
+    if ((cmp == "eq" && holds) || (cmp == "ne" && !holds))
+      eq = *c;
+    else if ((cmp == "lt" || cmp == "lo") && holds && *c == 1)
+      eq = 0;
+    else if ((cmp == "le" || cmp == "ls") && holds && *c == 0)
+      eq = 0;
+    else if ((cmp == "ge" || cmp == "hs") && !holds && *c == 1)
+      eq = 0;
+    else if ((cmp == "gt" || cmp == "hi") && !holds && *c == 0)
+      eq = 0;
+    else
+      return false;
     return equal_implies(a_.values.value_of(s, var), eq, 0);
   }
 
@@ -221,7 +227,7 @@ private:
     if (d != kNoId && a_.ir.info(d).guard == kNoId && a_.ir.inst(d).opcode == "mov" &&
         a_.ir.inst(d).operands.size() == 2 &&
         a_.ir.inst(d).operands[1].kind == OperandKind::kImmInt)
-      return a_.ir.inst(d).operands[1].int_value() != eq;  // never equal: vacuous
+      return a_.ir.inst(d).operands[1].int_value() != eq; // never equal: vacuous
     std::uint32_t need = t_.group - 1;
     if ((lane_bits(v, 0) & need) != need) return false;
     // Lane 0 is an owner of a down tree whatever the group; the last lane of an up tree.
@@ -244,7 +250,8 @@ private:
     if (inst.opcode == "and" && inst.operands.size() == 3) {
       for (std::uint32_t k : {1u, 2u})
         if (auto m = const_int(a_, d, k))
-          return lane_bits(a_.values.value_of(d, 3 - k), depth + 1) & static_cast<std::uint32_t>(*m);
+          return lane_bits(a_.values.value_of(d, 3 - k), depth + 1) &
+                 static_cast<std::uint32_t>(*m);
       return 0;
     }
     if (inst.opcode == "rem" && inst.operands.size() == 3) {
@@ -341,7 +348,8 @@ InstId flow_to_sink(const FunctionAnalysis& a, const Tree& t, OwnerFacts& facts,
     for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
       if (a.ir.mention(m).is_def) taint(vn.ssa_def(m));
   };
-  for (ValueId v : start) taint(v);
+  for (ValueId v : start)
+    taint(v);
   while (!work.empty()) {
     ValueId v = work.back();
     work.pop_back();
@@ -376,7 +384,7 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
   const ValueNumbering& vn = a.values;
   // Every reduction step, by its result value (leaders only).
   std::unordered_map<ValueId, Step> steps;
-  std::set<ValueId> continued;  // values reduced further by another step
+  std::set<ValueId> continued; // values reduced further by another step
   for (ValueId v = 0; v < vn.size(); ++v) {
     if (vn.leader(v) != v) continue;
     const ValueInfo& info = vn.info(v);
@@ -391,7 +399,7 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
   std::uint32_t butterflies = 0;
   for (const auto& [y, s] : steps) {
     if (continued.count(y)) continue;
-    std::vector<std::int64_t> offsets;  // execution order, built backwards
+    std::vector<std::int64_t> offsets; // execution order, built backwards
     ValueId x = y;
     std::uint32_t width = s.width;
     for (int k = 0; k < 8; ++k) {
@@ -452,8 +460,8 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
     if (t.group == 32) owner = t.mode == Mode::kDown ? "lane 0" : "lane 31";
     std::string msg = "the result of a shfl.sync." + std::string(dir) + " reduction (line " +
                       std::to_string(a.ir.inst(t.last_op).loc.line) + ") is complete only in " +
-                      owner + (t.group == 32 ? "" : " of each " + std::to_string(t.group) +
-                                                       "-lane group") +
+                      owner +
+                      (t.group == 32 ? "" : " of each " + std::to_string(t.group) + "-lane group") +
                       ", but every lane uses it here without a broadcast (shfl.sync.idx from " +
                       owner + ", or shared memory written by it)";
     Finding& f = ctx.report(at, msg);
@@ -462,10 +470,10 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
   }
 }
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<Rule> make_reduction_broadcast_rule() {
   return std::make_unique<ReductionBroadcastRule>();
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -47,4 +47,4 @@ namespace ptxkit::verifier {
 
 std::unique_ptr<Rule> make_reduction_broadcast_rule();
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -20,7 +20,9 @@ bool is_float(const Instruction& inst) {
   return false;
 }
 
-bool is_float_max(const Instruction& inst) { return inst.opcode == "max" && is_float(inst); }
+bool is_float_max(const Instruction& inst) {
+  return inst.opcode == "max" && is_float(inst);
+}
 
 // The running maximum of one loop-header phi: the values of the max chain that contain it.
 class RunningMax {
@@ -48,7 +50,7 @@ private:
     auto it = memo_.find(v);
     if (it != memo_.end()) return it->second == 1;
     if (depth > 64) return false;
-    memo_[v] = 0;  // visiting: a cycle that does not pass through φ is no running maximum
+    memo_[v] = 0; // visiting: a cycle that does not pass through φ is no running maximum
     const ValueNumbering& vn = a_.values;
     const ValueInfo& x = vn.info(v);
     bool yes = false;
@@ -89,13 +91,16 @@ struct Coeff {
 Coeff coeff_of(const FunctionAnalysis& a, InstId i, std::uint32_t k) {
   Coeff c;
   const Operand& op = a.ir.inst(i).operands[k];
-  if (op.kind == OperandKind::kImmFloat) c.imm = op.float_value();
-  else c.value = a.values.value_of(i, k);
+  if (op.kind == OperandKind::kImmFloat)
+    c.imm = op.float_value();
+  else
+    c.value = a.values.value_of(i, k);
   // A register holding an immediate (`mov.f32 %f44, 0f3BBB989D`) compares as the immediate.
   if (c.value != kNoId && !c.imm) {
     InstId d = a.values.defining_instruction(c.value);
     if (d != kNoId && a.ir.inst(d).opcode == "mov" && a.ir.info(d).guard == kNoId &&
-        a.ir.inst(d).operands.size() == 2 && a.ir.inst(d).operands[1].kind == OperandKind::kImmFloat)
+        a.ir.inst(d).operands.size() == 2 &&
+        a.ir.inst(d).operands[1].kind == OperandKind::kImmFloat)
       c.imm = a.ir.inst(d).operands[1].float_value();
   }
   return c;
@@ -106,7 +111,9 @@ bool same_coeff(const Coeff& x, const Coeff& y) {
   return x.value != kNoId && x.value == y.value;
 }
 
-bool negated_coeff(const Coeff& x, const Coeff& y) { return x.imm && y.imm && *x.imm == -*y.imm; }
+bool negated_coeff(const Coeff& x, const Coeff& y) {
+  return x.imm && y.imm && *x.imm == -*y.imm;
+}
 
 // The instruction defining operand k's value, with its opcode, or kNoId.
 InstId def_with(const FunctionAnalysis& a, InstId i, std::uint32_t k, std::string_view opcode) {
@@ -118,8 +125,8 @@ InstId def_with(const FunctionAnalysis& a, InstId i, std::uint32_t k, std::strin
 }
 
 struct Difference {
-  ValueId a = kNoId;  // minuend
-  ValueId b = kNoId;  // subtrahend
+  ValueId a = kNoId; // minuend
+  ValueId b = kNoId; // subtrahend
 };
 
 // The differences a − b that instruction i computes (possibly scaled: (a − b)·c).
@@ -166,8 +173,9 @@ std::vector<Difference> differences(const FunctionAnalysis& a, InstId i) {
       if (negated_coeff(m1, x)) out.push_back({vn.value_of(i, 2), vn.value_of(m, 2)});
     }
   }
-  out.erase(std::remove_if(out.begin(), out.end(), [](const Difference& d) { return d.b == kNoId; }),
-            out.end());
+  out.erase(
+      std::remove_if(out.begin(), out.end(), [](const Difference& d) { return d.b == kNoId; }),
+      out.end());
   return out;
 }
 
@@ -264,7 +272,7 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
     if (loop == kNoId) continue;
     RunningMax rm(a, loop, phi);
     if (!rm.has_update()) continue;
-    bool any_rescale = false;  // a difference whose minuend is a running maximum
+    bool any_rescale = false; // a difference whose minuend is a running maximum
     InstId score_ex2 = kNoId, score_update = kNoId;
     for (BlockId b : a.loops.loop(loop).blocks) {
       for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
@@ -328,7 +336,8 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
           score_update,
           "online-softmax running maximum is updated here, but nothing rescales the accumulators "
           "by exp(old maximum - new maximum): the exponents of the scores against the new "
-          "maximum (line " + std::to_string(a.ir.inst(score_ex2).loc.line) +
+          "maximum (line " +
+              std::to_string(a.ir.inst(score_ex2).loc.line) +
               ") are added to sums kept on the old maximum's scale");
       ctx.relate(f, score_ex2, "exponent against the new maximum, accumulated across iterations");
     }
@@ -336,10 +345,10 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
   ctx.add_sites(static_cast<std::uint32_t>(examined.size()));
 }
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<Rule> make_softmax_rescale_saved_max_rule() {
   return std::make_unique<SoftmaxRescaleRule>();
 }
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier

@@ -44,4 +44,4 @@ namespace ptxkit::verifier {
 
 std::unique_ptr<Rule> make_softmax_rescale_saved_max_rule();
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier
