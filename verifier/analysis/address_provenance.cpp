@@ -48,8 +48,7 @@ AbsValue join(const AbsValue& a, const AbsValue& b) {
   if (a.kind == Kind::kTop) return b;
   if (b.kind == Kind::kTop) return a;
   if (a.kind == Kind::kMixed || b.kind == Kind::kMixed || a.kind != b.kind) return mixed();
-  if (a.kind == Kind::kAddr &&
-      (a.space != b.space || a.generic != b.generic || a.var != b.var))
+  if (a.kind == Kind::kAddr && (a.space != b.space || a.generic != b.generic || a.var != b.var))
     return mixed();
   AbsValue r = a;
   r.exact = a.exact && b.exact;
@@ -108,24 +107,36 @@ AbsValue arith(std::string_view op, const AbsValue& x, const AbsValue& y) {
 
 std::string_view addr_space_name(AddrSpace s) {
   switch (s) {
-  case AddrSpace::kGlobal: return "global";
-  case AddrSpace::kShared: return "shared";
-  case AddrSpace::kLocal: return "local";
-  case AddrSpace::kConst: return "const";
-  case AddrSpace::kParam: return "param";
-  case AddrSpace::kNone: break;
+  case AddrSpace::kGlobal:
+    return "global";
+  case AddrSpace::kShared:
+    return "shared";
+  case AddrSpace::kLocal:
+    return "local";
+  case AddrSpace::kConst:
+    return "const";
+  case AddrSpace::kParam:
+    return "param";
+  case AddrSpace::kNone:
+    break;
   }
   return "generic";
 }
 
 AddrSpace addr_space_of(StateSpace s) {
   switch (s) {
-  case StateSpace::kGlobal: return AddrSpace::kGlobal;
-  case StateSpace::kShared: return AddrSpace::kShared;
-  case StateSpace::kLocal: return AddrSpace::kLocal;
-  case StateSpace::kConst: return AddrSpace::kConst;
-  case StateSpace::kParam: return AddrSpace::kParam;
-  default: return AddrSpace::kNone;
+  case StateSpace::kGlobal:
+    return AddrSpace::kGlobal;
+  case StateSpace::kShared:
+    return AddrSpace::kShared;
+  case StateSpace::kLocal:
+    return AddrSpace::kLocal;
+  case StateSpace::kConst:
+    return AddrSpace::kConst;
+  case StateSpace::kParam:
+    return AddrSpace::kParam;
+  default:
+    return AddrSpace::kNone;
   }
 }
 
@@ -138,9 +149,12 @@ AddrSpace explicit_space(const Instruction& inst, std::uint32_t nth) {
 std::uint32_t access_width(const Instruction& inst) {
   std::uint32_t vec = 1, elem = 0;
   for (std::string_view m : inst.modifiers) {
-    if (m == "v2") vec = 2;
-    else if (m == "v4") vec = 4;
-    else if (m == "v8") vec = 8;
+    if (m == "v2")
+      vec = 2;
+    else if (m == "v4")
+      vec = 4;
+    else if (m == "v8")
+      vec = 8;
     else if (ScalarType t = scalar_type_from_name(m); t != ScalarType::kUnknown)
       elem = scalar_type_size(t);
   }
@@ -150,13 +164,15 @@ std::uint32_t access_width(const Instruction& inst) {
 static void collect_vars(const Block& b,
                          std::vector<std::pair<std::string_view, const VarDecl*>>& out) {
   for (const Statement& s : b.statements) {
-    if (const auto* v = std::get_if<VarDecl>(&s.node)) out.emplace_back(v->name, v);
-    else if (const auto* nb = std::get_if<Block>(&s.node)) collect_vars(*nb, out);
+    if (const auto* v = std::get_if<VarDecl>(&s.node))
+      out.emplace_back(v->name, v);
+    else if (const auto* nb = std::get_if<Block>(&s.node))
+      collect_vars(*nb, out);
   }
 }
 
 AddressProvenance::AddressProvenance(const Module& m, const FunctionAnalysis& a)
-    : m_(&m), a_(&a), val_(a.values.size()), changes_(a.values.size(), 0) {
+    : a_(&a), val_(a.values.size()), changes_(a.values.size(), 0) {
   const Function& fn = a.ir.function();
   collect_vars(fn.body, vars_); // innermost first: body declarations shadow module ones
   for (const VarDecl& p : fn.params)
@@ -312,7 +328,8 @@ std::vector<AddressProvenance::Bound> AddressProvenance::constraints_at(BlockId 
 
 // Bounds implied by predicate value g being `holds`: a setp against a constant, and through
 // not.pred, and.pred (when true) and or.pred (when false).
-void AddressProvenance::pred_bounds(ValueId g, bool holds, int depth, std::vector<Bound>& out) const {
+void AddressProvenance::pred_bounds(ValueId g, bool holds, int depth,
+                                    std::vector<Bound>& out) const {
   const FunctionIR& ir = a_->ir;
   const ValueNumbering& vn = a_->values;
   if (g == kNoId || depth > 4) return;
@@ -366,12 +383,18 @@ void AddressProvenance::pred_bounds(ValueId g, bool holds, int depth, std::vecto
   bd.value = vn.value_of(s, var);
   if (bd.value == kNoId) return;
   bd.has_lo = is_unsigned;
-  if (cmp == "lt" || cmp == "lo") bd.has_hi = true, bd.hi = c - 1;
-  else if (cmp == "le" || cmp == "ls") bd.has_hi = true, bd.hi = c;
-  else if (cmp == "gt" || cmp == "hi") bd.has_lo = true, bd.lo = std::max<std::int64_t>(bd.lo, c + 1);
-  else if (cmp == "ge" || cmp == "hs") bd.has_lo = true, bd.lo = std::max<std::int64_t>(bd.lo, c);
-  else if (cmp == "eq") bd.has_lo = bd.has_hi = true, bd.lo = bd.hi = c;
-  else return;
+  if (cmp == "lt" || cmp == "lo")
+    bd.has_hi = true, bd.hi = c - 1;
+  else if (cmp == "le" || cmp == "ls")
+    bd.has_hi = true, bd.hi = c;
+  else if (cmp == "gt" || cmp == "hi")
+    bd.has_lo = true, bd.lo = std::max<std::int64_t>(bd.lo, c + 1);
+  else if (cmp == "ge" || cmp == "hs")
+    bd.has_lo = true, bd.lo = std::max<std::int64_t>(bd.lo, c);
+  else if (cmp == "eq")
+    bd.has_lo = bd.has_hi = true, bd.lo = bd.hi = c;
+  else
+    return;
   out.push_back(bd);
 }
 
@@ -453,7 +476,8 @@ AbsValue AddressProvenance::eval(InstId i, bool record) const {
     if (x.kind == Kind::kMixed || y.kind == Kind::kMixed) return mixed();
     if (x.kind == Kind::kAddr && y.kind == Kind::kInt) return addr_plus(x, y, op == "sub");
     if (op == "add" && y.kind == Kind::kAddr && x.kind == Kind::kInt) return addr_plus(y, x, false);
-    if (x.kind == Kind::kAddr && y.kind == Kind::kAddr) return op == "sub" ? int_unknown() : mixed();
+    if (x.kind == Kind::kAddr && y.kind == Kind::kAddr)
+      return op == "sub" ? int_unknown() : mixed();
     return arith(op, x, y);
   }
   if (op == "mad" && n == 4 && !inst.has_modifier("hi") && !inst.has_modifier("cc")) {
@@ -465,7 +489,8 @@ AbsValue AddressProvenance::eval(InstId i, bool record) const {
     if (c.kind == Kind::kMixed) return mixed();
     return arith("add", prod, c);
   }
-  if (op == "mul" && n == 3 && !inst.has_modifier("hi")) return arith("mul", leaf(i, 1), leaf(i, 2));
+  if (op == "mul" && n == 3 && !inst.has_modifier("hi"))
+    return arith("mul", leaf(i, 1), leaf(i, 2));
   if ((op == "shl" || op == "shr" || op == "min" || op == "max") && n == 3)
     return arith(op, leaf(i, 1), leaf(i, 2));
   if ((op == "and" || op == "or" || op == "xor") && n == 3) {

@@ -41,15 +41,16 @@ bool is_tid_x(const FunctionAnalysis& a, ValueId v) {
 } // namespace
 
 WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level)
-    : a_(&a), ranges_(m, a), thread_level_(thread_level), divergent_(a.cfg.size(), 0), partial_(a.cfg.size(), 0),
-      after_exit_(a.cfg.size(), 0) {
+    : a_(&a), ranges_(m, a), thread_level_(thread_level), divergent_(a.cfg.size(), 0),
+      partial_(a.cfg.size(), 0), after_exit_(a.cfg.size(), 0) {
   const Function& fn = a.ir.function();
   auto req = fn.reqntid();
   auto bound = req ? req : fn.maxntid();
   x_multiple_of_32_ = req && (*req)[0] % 32 == 0 && !thread_level;
   // Warps are runs of 32 consecutive linear thread ids: tid.x / 32 is the same in a warp when
   // ntid.x is a multiple of 32 or the block is 1-D (assumed when no launch bound says otherwise).
-  warp_index_ok_ = !thread_level && (x_multiple_of_32_ || !bound || ((*bound)[1] == 1 && (*bound)[2] == 1));
+  warp_index_ok_ =
+      !thread_level && (x_multiple_of_32_ || !bound || ((*bound)[1] == 1 && (*bound)[2] == 1));
   // Optimistic start (phis uniform when their inputs are), then grow: a phi at a block inside a
   // divergent region is varying (control dependence), which may make more terminators divergent.
   tid_memo_.assign(a.values.size(), -1);
@@ -75,9 +76,10 @@ void WarpDivergence::compute_divergent() {
       // Thread level: a branch or exit on a value computed from %tid, even one lane uniformity
       // calls uniform (tid < 32 keeps warps whole but splits the block).
       bool control = t != kNoId && a.ir.info(t).control != ControlKind::kNone;
-      divergent_[d] = divergent_[d] || (thread_level_ && control && g != kNoId &&
-                                        cfg.block(d).succs.size() + (cfg.block(d).exits ? 1 : 0) > 1 &&
-                                        tid_dependent(g, 0));
+      divergent_[d] =
+          divergent_[d] ||
+          (thread_level_ && control && g != kNoId &&
+           cfg.block(d).succs.size() + (cfg.block(d).exits ? 1 : 0) > 1 && tid_dependent(g, 0));
       continue;
     }
     bool indirect = t != kNoId && a.ir.info(t).control == ControlKind::kIndirect;
@@ -175,7 +177,8 @@ bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
   const auto n = static_cast<std::uint32_t>(di.operands.size());
   // tid.x / 32m, tid.x >> k (k >= 5), tid.x & ~31: the warp index (see the constructor).
   if (warp_index_ok_ && n == 3 && (op == "shr" || op == "div" || op == "and") &&
-      di.operands[2].kind == OperandKind::kImmInt && di.operands[1].kind == OperandKind::kRegister) {
+      di.operands[2].kind == OperandKind::kImmInt &&
+      di.operands[1].kind == OperandKind::kRegister) {
     std::int64_t k = di.operands[2].int_value();
     bool warp_index = op == "shr"   ? k >= 5
                       : op == "div" ? (k > 0 && k % 32 == 0)
@@ -188,8 +191,8 @@ bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
     std::string_view cmp = di.modifiers[0];
     for (std::uint32_t side = 1; side <= 2; ++side) {
       const Operand& c = di.operands[3 - side];
-      ValueId x = di.operands[side].kind == OperandKind::kRegister ? a.values.value_of(d, side)
-                                                                   : kNoId;
+      ValueId x =
+          di.operands[side].kind == OperandKind::kRegister ? a.values.value_of(d, side) : kNoId;
       if (x == kNoId || c.kind != OperandKind::kImmInt || !is_tid_x(a, x)) continue;
       std::int64_t k = c.int_value();
       bool strict = cmp == "lt" || cmp == "ge" || cmp == "lo" || cmp == "hs";
@@ -211,8 +214,8 @@ bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
     if (base == kNoId || warp_uniform(base, depth + 1)) return true;
   }
   if (op == "setp" && uniform_trip_count(d)) return true;
-  static constexpr std::string_view kPure[] = {"setp", "set", "and", "or",  "xor", "not",
-                                               "add",  "sub", "mul", "mad", "shl", "shr",
+  static constexpr std::string_view kPure[] = {"setp", "set", "and", "or",   "xor", "not",
+                                               "add",  "sub", "mul", "mad",  "shl", "shr",
                                                "div",  "min", "max", "selp", "cvt", "mov"};
   if (std::find(std::begin(kPure), std::end(kPure), op) == std::end(kPure)) return false;
   for (std::uint32_t k = 1; k < n; ++k)
@@ -229,8 +232,10 @@ bool WarpDivergence::uniform_trip_count(InstId s) const {
     return false;
   std::string_view cmp = si.modifiers[0];
   std::int64_t c = si.operands[2].int_value();
-  if (cmp == "le" || cmp == "ls") ++c;
-  else if (cmp != "lt" && cmp != "lo") return false;
+  if (cmp == "le" || cmp == "ls")
+    ++c;
+  else if (cmp != "lt" && cmp != "lo")
+    return false;
   ValueId x = vn.value_of(s, 1);
   if (x == kNoId || !vn.is_phi(x)) return false;
   auto lc = vn.loop_carried(x, a.loops);
@@ -239,8 +244,8 @@ bool WarpDivergence::uniform_trip_count(InstId s) const {
   InstId u = vn.defining_instruction(lc.updated[0]);
   if (u == kNoId) return false;
   const Instruction& ui = a.ir.inst(u);
-  if (ui.opcode != "add" || ui.operands.size() != 3 || ui.operands[2].kind != OperandKind::kImmInt ||
-      vn.value_of(u, 1) != x)
+  if (ui.opcode != "add" || ui.operands.size() != 3 ||
+      ui.operands[2].kind != OperandKind::kImmInt || vn.value_of(u, 1) != x)
     return false;
   std::int64_t step = ui.operands[2].int_value();
   if (step <= 0) return false;
@@ -306,8 +311,7 @@ std::optional<std::int64_t> constant_operand(const FunctionAnalysis& a, InstId i
   InstId d = a.values.defining_instruction(v);
   if (d == kNoId || a.values.info(v).kind != ValueKind::kDef) return std::nullopt;
   const Instruction& di = a.ir.inst(d);
-  if (di.opcode == "mov" && di.operands.size() == 2 &&
-      di.operands[1].kind == OperandKind::kImmInt)
+  if (di.opcode == "mov" && di.operands.size() == 2 && di.operands[1].kind == OperandKind::kImmInt)
     return di.operands[1].int_value();
   return std::nullopt;
 }

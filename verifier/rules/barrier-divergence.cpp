@@ -73,8 +73,9 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     Finding& f = ctx.report(i, msg, severity);
     if (cause != kNoId)
       ctx.relate(f, cause,
-                 cause_is_exit ? "some lanes exit here" : "the warp splits here (lane-varying "
-                                                          "condition)");
+                 cause_is_exit ? "some lanes exit here"
+                               : "the warp splits here (lane-varying "
+                                 "condition)");
   }
 }
 

@@ -11,8 +11,8 @@
 //
 // Assumptions and limits: divergence is lane uniformity (uniformity.h); a lane-varying branch
 // whose every side executes the same collective is still reported (each side's instance sees a
-// partial warp). `.func` bodies are analysed as if entered by a full warp. Severity: error; warning in debug builds (`.target
-// sm_XX, debug`), whose .local round trips make every value lane-varying.
+// partial warp). `.func` bodies are analysed as if entered by a full warp. Severity: error; warning
+// in debug builds (`.target sm_XX, debug`), whose .local round trips make every value lane-varying.
 #pragma once
 
 #include "ptxkit/verifier/rule.h"

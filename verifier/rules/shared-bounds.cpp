@@ -39,8 +39,8 @@ void SharedBoundsRule::check(RuleContext& ctx) const {
       if (v.kind != AbsValue::Kind::kAddr || v.space != AddrSpace::kShared || !v.var ||
           !v.has_range || !v.exact)
         continue;
-      bool right_form = mo.space == AddrSpace::kShared ? !v.generic
-                                                       : (mo.space == AddrSpace::kNone && v.generic);
+      bool right_form =
+          mo.space == AddrSpace::kShared ? !v.generic : (mo.space == AddrSpace::kNone && v.generic);
       if (!right_form || has_unknown_dim(*v.var)) continue;
       std::uint32_t width = access_width(inst);
       if (inst.opcode == "ldmatrix" || inst.opcode == "stmatrix") width = 16; // a row per lane
@@ -50,9 +50,9 @@ void SharedBoundsRule::check(RuleContext& ctx) const {
       ctx.add_sites();
       auto sz = static_cast<std::int64_t>(size);
       if (v.lo >= 0 && v.hi + width <= sz) continue;
-      std::string range = v.lo == v.hi ? "offset " + std::to_string(v.lo)
-                                       : "offsets " + std::to_string(v.lo) + ".." +
-                                             std::to_string(v.hi);
+      std::string range = v.lo == v.hi
+                              ? "offset " + std::to_string(v.lo)
+                              : "offsets " + std::to_string(v.lo) + ".." + std::to_string(v.hi);
       std::string msg = std::to_string(width) + "-byte access at " + range + " of " +
                         std::string(v.var->name) + " (" + std::to_string(size) +
                         " bytes declared) ";

@@ -97,7 +97,6 @@ private:
   void pred_bounds(ValueId g, bool holds, int depth, std::vector<Bound>& out) const;
   AbsValue operand_value_unrefined(InstId i, std::uint32_t operand) const;
   AbsValue special(std::string_view name) const;
-  const Module* m_;
   const FunctionAnalysis* a_;
   std::vector<AbsValue> val_;
   std::vector<std::uint8_t> changes_;

@@ -32,12 +32,13 @@ namespace ptxkit::verifier::analysis {
 // fixpoint: loop counters started from the warp index stay uniform). A loop test
 // `setp.lt x, C` on a header phi x = phi(start, x + s) (s > 0) is uniform when every start in
 // the range of `start` gives the same trip count ceil((C - start) / s): the lanes leave together
-// even though x differs between them (the generated q4k_gemv's one-iteration block loop). At both levels, a `.shared` load from
-// an address the same in every thread (a symbol, or a uniform register) is uniform: in a
-// race-free kernel nobody writes that word in the barrier phase in which the threads read it. Regions are then recomputed from the remaining
-// divergent terminators: partial(b) when b is reachable from one before its immediate
-// post-dominator, after_exit(b) when that post-dominator is the function's exit (a lane-varying
-// ret/exit, or sides that never reconverge).
+// even though x differs between them (the generated q4k_gemv's one-iteration block loop). At both
+// levels, a `.shared` load from an address the same in every thread (a symbol, or a uniform
+// register) is uniform: in a race-free kernel nobody writes that word in the barrier phase in which
+// the threads read it. Regions are then recomputed from the remaining divergent terminators:
+// partial(b) when b is reachable from one before its immediate post-dominator, after_exit(b) when
+// that post-dominator is the function's exit (a lane-varying ret/exit, or sides that never
+// reconverge).
 class WarpDivergence {
 public:
   // `thread_level`: no warp-index refinement, and any value computed from %tid/%laneid is

@@ -13,8 +13,8 @@
 namespace ptxkit::verifier::analysis {
 
 struct MemoryOperand {
-  std::uint32_t operand = 0;            // index of the kAddress operand
-  AddrSpace space = AddrSpace::kNone;   // kNone: a generic access
+  std::uint32_t operand = 0;          // index of the kAddress operand
+  AddrSpace space = AddrSpace::kNone; // kNone: a generic access
 };
 
 std::vector<MemoryOperand> memory_operands(const Instruction& inst);
