@@ -1,5 +1,5 @@
 # rule_collective_tests.cmake: the tests of rules barrier-divergence, partial-warp-collective,
-# state-space-mismatch and shared-bounds (issue 5, rules 4, 5, 7, 8), included by
+# state-space-mismatch, shared-bounds (issue 5, rules 4, 5, 7, 8) and undeclared-register, included by
 # tests/verifier/CMakeLists.txt: marked-line unit cases and planted defects in golden kernels
 # and the corpus (planted_*.cpp also collects the planted-defect table of every rule).
 file(GLOB PTXKIT_COLLECTIVE_RULE_TEST_SOURCES CONFIGURE_DEPENDS
@@ -7,6 +7,7 @@ file(GLOB PTXKIT_COLLECTIVE_RULE_TEST_SOURCES CONFIGURE_DEPENDS
      ${CMAKE_CURRENT_LIST_DIR}/rule_partial_*.cpp
      ${CMAKE_CURRENT_LIST_DIR}/rule_state_space_*.cpp
      ${CMAKE_CURRENT_LIST_DIR}/rule_shared_bounds_*.cpp
+     ${CMAKE_CURRENT_LIST_DIR}/rule_undeclared_*.cpp
      ${CMAKE_CURRENT_LIST_DIR}/planted_*.cpp)
 ptxkit_add_gtest(verifier_collective_rules_tests SOURCES ${PTXKIT_COLLECTIVE_RULE_TEST_SOURCES}
                  LIBS ptxkit::verifier LABELS rules)

@@ -1,0 +1,105 @@
+// undeclared-register.cpp: the `undeclared-register` rule (see undeclared-register.h): resolves
+// every %-register operand and guard of each instruction in its scope and reports the names that
+// resolve to nothing, with the declaration of the same prefix when one exists.
+#include "undeclared-register.h"
+
+#include <string>
+#include <vector>
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using namespace analysis;
+
+void collect_decls(const Block& b, std::vector<const VarDecl*>& out) {
+  for (const Statement& s : b.statements) {
+    if (const auto* v = std::get_if<VarDecl>(&s.node))
+      out.push_back(v);
+    else if (const auto* nb = std::get_if<Block>(&s.node))
+      collect_decls(*nb, out);
+  }
+}
+
+class UndeclaredRegisterRule final : public Rule {
+public:
+  std::string_view id() const override { return "undeclared-register"; }
+  std::string_view summary() const override {
+    return "an instruction names a register that no .reg declaration in scope declares";
+  }
+  Severity default_severity() const override { return Severity::kError; }
+  void check(RuleContext& ctx) const override;
+};
+
+void UndeclaredRegisterRule::check(RuleContext& ctx) const {
+  const FunctionIR& ir = ctx.analysis().ir;
+  std::vector<const VarDecl*> decls;
+  collect_decls(ir.function().body, decls);
+  auto is_variable = [&](std::string_view name) {
+    for (const VarDecl* d : decls)
+      if (d->space != StateSpace::kReg && d->name == name) return true;
+    for (const TopLevel& t : ctx.module().items)
+      if (const auto* v = std::get_if<VarDecl>(&t); v && v->name == name) return true;
+    for (const VarDecl& p : ir.function().params)
+      if (p.name == name) return true;
+    return false;
+  };
+  auto hint = [&](std::string_view name) -> std::string {
+    std::size_t digits = name.size();
+    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+      --digits;
+    for (const VarDecl* d : decls)
+      if (d->space == StateSpace::kReg && d->has_range && d->name == name.substr(0, digits))
+        return " (" + std::string(d->name) + "<" + std::to_string(d->range) + "> declares " +
+               std::string(d->name) + "0.." + std::string(d->name) +
+               std::to_string(d->range == 0 ? 0 : d->range - 1) + ")";
+    return "";
+  };
+  for (InstId i = 0; i < ir.size(); ++i) {
+    const Instruction& inst = ir.inst(i);
+    const std::uint32_t scope = ir.info(i).scope;
+    std::vector<std::string_view> missing;
+    auto check_name = [&](std::string_view name) {
+      if (!name.starts_with('%')) return;
+      ctx.add_sites();
+      if (ir.resolve(name, scope) != kNoId || is_variable(name)) return;
+      for (std::string_view m : missing)
+        if (m == name) return;
+      missing.push_back(name);
+    };
+    auto walk = [&](const Operand& o, auto&& self) -> void {
+      switch (o.kind) {
+      case OperandKind::kRegister:
+        check_name(o.text());
+        break;
+      case OperandKind::kAddress:
+        if (!o.address_base_is_immediate()) check_name(o.text());
+        for (const Operand& e : o.elements())
+          self(e, self);
+        break;
+      case OperandKind::kVector:
+      case OperandKind::kPair:
+      case OperandKind::kParenList:
+        for (const Operand& e : o.elements())
+          self(e, self);
+        break;
+      default:
+        break;
+      }
+    };
+    if (!inst.guard.empty()) check_name(inst.guard);
+    for (const Operand& o : inst.operands)
+      walk(o, walk);
+    for (std::string_view name : missing)
+      ctx.report(i,
+                 std::string(name) + " is not declared" + hint(name) + ": ptxas rejects the file");
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Rule> make_undeclared_register_rule() {
+  return std::make_unique<UndeclaredRegisterRule>();
+}
+
+} // namespace ptxkit::verifier
