@@ -2,7 +2,8 @@
 // partial-warp-collective, state-space-mismatch and shared-bounds on real kernels (generated
 // golden kernels and nvcc's CUB from the corpus): each mutation is the bug its rule exists for,
 // and the rule must report an error at the mutated line; the unmutated kernel has no error of
-// that rule. Prints "[ planted ] <rule>: <mutation> N, caught M" for docs/planted-defects.md.
+// that rule. Also the undeclared-register defect (a store reading %rN with only %r<N> declared).
+// Prints "[ planted ] <rule>: <mutation> N, caught M" for docs/planted-defects.md.
 #include "analysis_planted_util.h"
 #include "analysis_test_util.h"
 #include "ptxkit/verifier/analysis/address_provenance.h"
@@ -11,6 +12,7 @@
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <regex>
 
 namespace ptxkit::verifier::testing {
 namespace {
@@ -183,6 +185,37 @@ TEST(PlantedCollective, SharedArrayShrunk) {
   std::cout << "[ planted ] shared-bounds: .shared array shrunk below its largest access "
             << planted << ", caught " << caught << "\n";
   EXPECT_GE(planted, 3u);
+}
+
+// The runtime engineer's defect: a store reads %rN where the kernel declares only %r<N>.
+TEST(PlantedCollective, StoreReadsRegisterPastItsRange) {
+  std::uint32_t planted = 0, caught = 0;
+  const std::regex decl(R"(\.reg \.b32\s+%r<(\d+)>;)");
+  const std::regex stored(R"(^(\s*st\.[^;]*, )%r\d+;\s*$)");
+  for (const Input& in : inputs()) {
+    ASSERT_EQ(verify_one(in.text, "undeclared-register", in.name).error_count(), 0u) << in.name;
+    std::vector<std::string> lines = split_lines(in.text);
+    std::string range;
+    std::size_t done = 0;
+    for (std::size_t l = 0; l < lines.size() && done < 2; ++l) {
+      std::smatch m;
+      if (std::regex_search(lines[l], m, decl)) range = m[1];
+      if (range.empty() || !std::regex_match(lines[l], m, stored)) continue;
+      std::vector<std::string> out = lines;
+      out[l] = std::string(m[1]) + "%r" + range + ";";
+      ++done;
+      ++planted;
+      FileReport r = verify_one(join_lines(out), "undeclared-register", in.name);
+      bool found = false;
+      for (const Finding& f : r.findings)
+        found = found || (f.severity == Severity::kError && f.location.line == l + 1);
+      EXPECT_TRUE(found) << in.name << " line " << l + 1 << ": " << out[l];
+      caught += found;
+    }
+  }
+  std::cout << "[ planted ] undeclared-register: a store reads %r<N> past its declared range "
+            << planted << ", caught " << caught << "\n";
+  EXPECT_GE(planted, 5u);
 }
 
 } // namespace
