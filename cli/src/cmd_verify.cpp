@@ -34,9 +34,25 @@ std::string trimmed(const std::string& s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
+// `--rules a,b --rules c` -> {a, b, c}. The split is done here, not by CLI11's delimiter, so
+// that each --rules takes exactly one argument and `--rules ID FILE...` leaves the FILEs alone.
+std::vector<std::string> split_rule_lists(const std::vector<std::string>& lists) {
+  std::vector<std::string> ids;
+  for (const std::string& list : lists) {
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      std::string id = trimmed(list.substr(start, comma - start));
+      if (!id.empty()) ids.push_back(std::move(id));
+      start = comma + 1;
+    }
+  }
+  return ids;
+}
+
 int run_verify(VerifyOptions opt) {
-  for (std::string& id : opt.rules)
-    id = trimmed(id);
+  opt.rules = split_rule_lists(opt.rules);
   for (const std::string& id : opt.rules)
     if (verifier::find_rule(id) == nullptr)
       return usage_error("unknown rule '" + id + "'; valid rules: " + verifier::rule_ids_joined());
@@ -89,7 +105,9 @@ const CommandRegistration reg{
       sub->add_option("--rules", opt->rules,
                       "Comma-separated rule ids to run (default: all): " +
                           verifier::rule_ids_joined())
-          ->delimiter(',');
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->expected(1)
+          ->allow_extra_args(false);
       sub->add_flag("--summary", opt->summary,
                     "text format: one line per file with each rule's status and site count");
       sub->add_flag("--werror", opt->werror,
