@@ -85,7 +85,10 @@ public:
   }
 
   ptxkit::Expected<KernelKeyReport> run() {
-    for (const auto& ref : kernel_.reference_configs()) {
+    std::vector<ReferenceConfig> refs = kernel_.reference_configs();
+    // A kernel without reference configs is still checked, at its defaults.
+    if (refs.empty()) refs.push_back({"defaults", "the field defaults", kernel_.defaults()});
+    for (const auto& ref : refs) {
       auto ok = run_reference(ref);
       if (!ok) return ok.error();
     }

@@ -73,8 +73,9 @@ struct KernelKeyReport {
   [[nodiscard]] std::size_t warnings() const;
 };
 
-// Proofs 1 and 2 for one kernel. An error only when a reference config fails to generate (a
-// broken kernel, not a key finding).
+// Proofs 1 and 2 for one kernel, at each reference config (at the defaults when the kernel has
+// none). An error only when a reference config fails to generate (a broken kernel, not a key
+// finding).
 [[nodiscard]] ptxkit::Expected<KernelKeyReport> lint_kernel_keys(const Kernel& kernel,
                                                                  const KeyLintOptions& options);
 
