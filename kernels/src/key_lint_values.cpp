@@ -57,9 +57,10 @@ void add_integers(std::vector<FieldValue>& out, const FieldInfo& f, T base) {
 
 void add_floats(std::vector<FieldValue>& out, const FieldInfo& f, float base) {
   const float inf = std::numeric_limits<float>::infinity();
-  const float lo =
-      f.spec.min ? static_cast<float>(*f.spec.min) : -std::numeric_limits<float>::max();
-  const float hi = f.spec.max ? static_cast<float>(*f.spec.max) : std::numeric_limits<float>::max();
+  // Limits beyond the float range are clamped before the conversion (which would be undefined).
+  const double fmax = std::numeric_limits<float>::max();
+  const float lo = static_cast<float>(std::clamp(f.spec.min.value_or(-fmax), -fmax, fmax));
+  const float hi = static_cast<float>(std::clamp(f.spec.max.value_or(fmax), -fmax, fmax));
   const float up = std::nextafter(base, inf);
   const float down = std::nextafter(base, -inf);
   std::vector<float> candidates = {up,
