@@ -267,15 +267,20 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   if (full_steps == 1 && !tail_step) {
     rows_step(b, lc, *x_once, lc.group, rows);
   } else if (full_steps > 0) {
-    Var<U32> sb =
-        b.var<U32>(wstep ? b.mad_lo(*wstep, b.imm<U32>(4), lc.group) : lc.group, "super_block");
+    // The loop runs over the warp's first super-block of each step (a multiple of 4, the same in
+    // every lane); a lane's own super-block adds its group (< 4). The bound is a multiple of 4, so
+    // `base < bound` equals `base + group < bound`, and testing the base keeps the exit, and the
+    // shfl.sync inside the loop, visibly warp-uniform.
+    Reg<U32> base0 = wstep ? b.mul_lo(*wstep, b.imm<U32>(4)) : b.mov(b.imm<U32>(0));
+    Var<U32> base = b.var<U32>(base0, "super_block_base");
     Label loop = b.new_label("block_loop");
     Label done = b.new_label("block_done");
     b.place(loop);
-    Reg<U32> s_now = sb.read();
-    b.bra_if(!b.setp(cmp::lt, s_now, b.baked<U32>("cols", full_steps * 4)), done);
+    Reg<U32> base_now = base.read();
+    b.bra_if(!b.setp(cmp::lt, base_now, b.baked<U32>("cols", full_steps * 4)), done);
+    Reg<U32> s_now = b.add(base_now, lc.group);
     rows_step(b, lc, load_x(b, c, lc, x, s_now, /*guard_x=*/false), s_now, rows);
-    sb.assign(b.add(s_now, b.imm<U32>(4 * split)));
+    base.assign(b.add(base_now, b.imm<U32>(4 * split)));
     b.bra(loop);
     b.place(done);
   }
