@@ -4,7 +4,7 @@
 Issue 7 sets ptxkit's RMSNorm and decode-attention targets against PyTorch (rms_norm on 65536x896
 f32; scaled_dot_product_attention decode, 4 slots x 12 query heads over 2 KV heads x 2048
 positions x head_dim 128, f32). This times those with CUDA events the way `ptxkit bench` times
-its kernels (warm-up, median of many samples, L2 overwritten before each), reads the JSON of
+its kernels (warm-up, median of many samples, L2 made cold and clean before each by a read-only pass), reads the JSON of
 `ptxkit bench --json` from the same machine, and prints one Markdown table: every issue-7 target,
 ptxkit's figure, PyTorch's where there is one, and met or not.
 
@@ -17,13 +17,15 @@ import sys
 
 
 def time_cuda(torch, fn, warmup=10, iters=100, flush_bytes=256 << 20):
-    flush = torch.empty(flush_bytes // 4, dtype=torch.float32, device="cuda")
+    flush = torch.ones(flush_bytes // 4, dtype=torch.float32, device="cuda")
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     samples = []
     for _ in range(iters):
-        flush.fill_(1.0)  # untimed: evict the inputs from L2
+        # Untimed: evict the inputs from L2 with a read-only pass (sum), as `ptxkit bench` does:
+        # a fill would leave the L2 full of dirty lines that the timed kernel pays to write back.
+        flush.sum()
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()

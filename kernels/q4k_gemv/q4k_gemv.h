@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -44,6 +45,9 @@ namespace ptxkit::kernels {
 struct Q4kGemvConfig {
   std::uint32_t rows = 4864;
   std::uint32_t cols = 896;
+  // Tuning overrides (0 = automatic): the launch shape the heuristics below would pick.
+  std::uint32_t split = 0;
+  std::uint32_t rows_per_warp_override = 0;
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
@@ -55,6 +59,16 @@ struct Q4kGemvConfig {
                       .min = 4.0,
                       .max = 1048576.0,
                       .multiple_of = 4});
+    v.field("split", c.split,
+            FieldSpec{.doc = "warps sharing a row's steps (split-K): 1, 2, 4 or 8; 0 = chosen "
+                             "from the shape (step_split()); capped at the row's steps",
+                      .min = 0.0,
+                      .max = 8.0});
+    v.field("rows_per_warp", c.rows_per_warp_override,
+            FieldSpec{.doc = "rows a warp computes with one x slice: 1, 2, 4 or 8; 0 = chosen "
+                             "from the shape (8 when a row takes several steps, else 4)",
+                      .min = 0.0,
+                      .max = 8.0});
   }
 
   [[nodiscard]] std::uint32_t blocks_per_row() const { return (cols + 255) / 256; }
@@ -64,17 +78,24 @@ struct Q4kGemvConfig {
   // memory: 1 when a row is one step; else the smallest of 1, 2, 4, 8 (and at most the number of
   // steps) that still gives 2 blocks of 64 rows-per-split per SM of a 132-SM GPU -- split only
   // as far as parallelism needs, since a split that does not divide the steps idles warps.
+  // The `split` field overrides it (capped at the steps, rounded down to a power of two).
   [[nodiscard]] std::uint32_t step_split() const {
     const std::uint32_t s = steps();
-    std::uint32_t split = 1;
-    while (split * 2 <= std::min<std::uint32_t>(8, s) &&
-           std::uint64_t{rows} * split < std::uint64_t{264} * 64)
-      split *= 2;
-    return split;
+    if (split != 0)
+      return std::min<std::uint32_t>(split, std::bit_floor(std::min<std::uint32_t>(8, s)));
+    std::uint32_t chosen = 1;
+    while (chosen * 2 <= std::min<std::uint32_t>(8, s) &&
+           std::uint64_t{rows} * chosen < std::uint64_t{264} * 64)
+      chosen *= 2;
+    return chosen;
   }
   // Rows a warp computes together with one x slice in registers: 8 when a row takes several
-  // steps (x is reloaded per step, so more rows share it), else 4.
-  [[nodiscard]] std::uint32_t rows_per_warp() const { return steps() > 1 ? 8 : 4; }
+  // steps (x is reloaded per step, so more rows share it), else 4; the `rows_per_warp` field
+  // overrides it.
+  [[nodiscard]] std::uint32_t rows_per_warp() const {
+    if (rows_per_warp_override != 0) return rows_per_warp_override;
+    return steps() > 1 ? 8 : 4;
+  }
   [[nodiscard]] std::uint32_t rows_per_block() const { return rows_per_warp() * 8 / step_split(); }
   [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; } // u32 words
 };

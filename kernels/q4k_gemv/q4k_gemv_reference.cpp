@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace ptxkit::kernels {
 
@@ -96,6 +97,13 @@ std::vector<NamedConfig<Q4kGemvConfig>> Q4kGemv::reference_configs() {
 }
 
 ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
+  // The warp and row arithmetic shifts by log2 of both.
+  const std::pair<const char*, std::uint32_t> knobs[] = {
+      {"split", c.split}, {"rows_per_warp", c.rows_per_warp_override}};
+  for (const auto& [name, v] : knobs)
+    if (v != 0 && !std::has_single_bit(v))
+      return fail(std::string(name) + " = " + std::to_string(v) +
+                  " is not 0 (automatic), 1, 2, 4 or 8");
   const std::uint64_t words = std::uint64_t{c.rows} * c.row_words();
   if (words * 4 >= (std::uint64_t{1} << 40))
     return fail("rows * ceil(cols/256) * 144 = " + std::to_string(words * 4) +

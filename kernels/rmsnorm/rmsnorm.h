@@ -3,8 +3,10 @@
 //
 //   out[r, i] = x[r, i] / sqrt(mean_j(x[r, j]^2) + eps) * gamma[i]
 //
-// One block of 256 threads per row (grid (1, rows)), .v4 loads and stores, so `hidden` must be a
-// multiple of 4: the vector path then covers every row exactly and never reads past its end.
+// One block per row (grid (rows), row = %ctaid.x) of min(256, hidden/4 rounded up to a warp)
+// threads, .v4 loads and stores, so `hidden` must be a multiple of 4: the vector path then covers
+// every row exactly and never reads past its end. (Seed 000 launched grid (1, rows), which caps a
+// launch at 65535 rows; grid.x takes 2^31 - 1.)
 // eps is baked into the PTX (and therefore into the cache key: seed 000's bug was a baked eps
 // missing from a hand-written key).
 #pragma once
@@ -33,12 +35,12 @@ struct RmsNormConfig {
                       .min = 0.0,
                       .max = 1.0});
     v.field("rows", c.rows,
-            FieldSpec{.doc = "rows per launch (grid.y)",
+            FieldSpec{.doc = "rows per launch (grid.x)",
                       .baked = false,
                       .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.y = rows and each block reads its "
-                                       "row index from %ctaid.y, so no PTX depends on it"});
+                      .max = 2147483647.0,
+                      .exempt_reason = "launch shape only: grid.x = rows and each block reads its "
+                                       "row index from %ctaid.x, so no PTX depends on it"});
   }
 };
 
@@ -46,12 +48,17 @@ struct RmsNorm {
   using Config = RmsNormConfig;
   static constexpr std::string_view kName = "rmsnorm";
   static constexpr std::string_view kSummary =
-      "batched vectorized RMSNorm: out = x / sqrt(mean(x^2) + eps) * gamma, one 256-thread block "
-      "per row";
+      "batched vectorized RMSNorm: out = x / sqrt(mean(x^2) + eps) * gamma, one block per row "
+      "(up to 256 threads, sized to the row)";
   static constexpr std::string_view kLimits =
       "hidden a multiple of 4 in [4, 65536] (every row is covered by .v4 loads, none reads past "
-      "the row); eps in (0, 1]; rows in [1, 65535] (grid.y)";
-  static constexpr std::uint32_t kThreads = 256;
+      "the row); eps in (0, 1]; rows in [1, 2^31 - 1] (grid.x)";
+  static constexpr std::uint32_t kMaxThreads = 256;
+  // Threads per block: hidden/4 chunks rounded up to a warp, at most kMaxThreads.
+  static constexpr std::uint32_t threads_for(std::uint32_t hidden) {
+    const std::uint32_t chunks = hidden / 4;
+    return chunks >= kMaxThreads ? kMaxThreads : (chunks + 31) / 32 * 32;
+  }
 
   static std::vector<NamedConfig<Config>> reference_configs();
   static ptxkit::Expected<void> validate(const Config& c);

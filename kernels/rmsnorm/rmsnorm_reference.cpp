@@ -27,10 +27,9 @@ ptxkit::Expected<void> RmsNorm::validate(const Config& c) {
 
 LaunchDims RmsNorm::launch(const Config& c) {
   LaunchDims d;
-  d.grid[0] = 1;
-  d.grid[1] = c.rows;
-  d.block[0] = kThreads;
-  d.dynamic_smem_bytes = 0; // the 8 warp partial sums live in static shared memory
+  d.grid[0] = c.rows;
+  d.block[0] = threads_for(c.hidden);
+  d.dynamic_smem_bytes = 0; // the warp partial sums live in static shared memory
   return d;
 }
 

@@ -42,6 +42,7 @@ Expected<Timing> time_on_stream(const Context& ctx, const Stream& stream,
                                             flush->bytes(), stream.handle()),
                           "cuMemsetD8Async"));
     }
+    if (options.before_sample) PTXKIT_RT_TRY(options.before_sample());
     PTXKIT_RT_TRY(start->record(stream));
     for (int i = 0; i < options.launches_per_sample; ++i)
       PTXKIT_RT_TRY(launch());

@@ -4,7 +4,10 @@
 #include "device_check.h"
 #include "device_env.h"
 
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <string>
+#include <utility>
 
 namespace ptxkit::device_tests {
 namespace {
@@ -21,6 +24,27 @@ TEST(Q4kGemv, ColsNotAMultipleOf256WithGuardBands) {
     expect_matches_reference(k, values, in,
                              "q4k_gemv[" + std::to_string(rows) + "x" + std::to_string(cols) + "]");
   }
+}
+
+// Every launch shape the tuning fields can pick (split-K over 1..8 warps, 1..8 rows per warp),
+// at ragged shapes: 21 super-blocks per row (5 whole steps and a guarded tail step, split
+// unevenly) and rows not a multiple of any batch.
+TEST(Q4kGemv, EveryLaunchShapeOfTheTuningFields) {
+  PTXKIT_REQUIRE_DEVICE();
+  const auto& k = kernel_named("q4k_gemv");
+  for (const auto& [rows, cols] : {std::pair{77u, 5124u}, std::pair{1000u, 1348u}})
+    for (std::uint32_t split : {1u, 2u, 4u, 8u})
+      for (std::uint32_t per_warp : {1u, 2u, 4u, 8u}) {
+        const auto values = config_of(
+            k, "qwen05b",
+            {"rows=" + std::to_string(rows), "cols=" + std::to_string(cols),
+             "split=" + std::to_string(split), "rows_per_warp=" + std::to_string(per_warp)});
+        const auto in = k.make_inputs(values, test_seed());
+        expect_matches_reference(k, values, in,
+                                 "q4k_gemv[" + std::to_string(rows) + "x" + std::to_string(cols) +
+                                     ", split " + std::to_string(split) + ", " +
+                                     std::to_string(per_warp) + " rows per warp]");
+      }
 }
 
 TEST(GemvF32, TailColumnsWithGuardBands) {

@@ -55,21 +55,30 @@ TEST(Generation, IsDeterministicForEveryReferenceConfigAndTarget) {
   }
 }
 
+// An exempt field must leave the PTX unchanged at every config (else the key misses it: the unsafe
+// direction). A baked field must change the PTX at some config -- not necessarily at each: a
+// tuning field like q4k_gemv's `split` has nothing to split in a one-step row -- as lint-keys'
+// over-specified-key warning judges it.
 TEST(Generation, ExemptFieldsLeaveThePtxUnchangedAndBakedFieldsChangeIt) {
   const ptxgen::Target& t = ptxgen::Target::all_supported().front();
   for (const Kernel* k : KernelRegistry::all())
-    for (const ConfigValues& base : testing::test_configs(*k)) {
-      const std::string ptx = gen(*k, base, t);
-      for (std::size_t i = 0; i < k->fields().size(); ++i) {
-        const FieldInfo& f = k->fields()[i];
+    for (std::size_t i = 0; i < k->fields().size(); ++i) {
+      const FieldInfo& f = k->fields()[i];
+      bool changed_somewhere = false;
+      for (const ConfigValues& base : testing::test_configs(*k)) {
+        const std::string ptx = gen(*k, base, t);
         auto moved = testing::perturbed(*k, base, i);
         ASSERT_TRUE(moved) << k->name() << "." << f.name;
-        if (f.spec.baked)
-          EXPECT_NE(gen(*k, *moved, t), ptx)
-              << k->name() << "." << f.name << " is declared baked but does not change the PTX";
-        else
-          EXPECT_EQ(gen(*k, *moved, t), ptx)
-              << k->name() << "." << f.name << " is exempt from the key but changes the PTX";
+        const bool changed = gen(*k, *moved, t) != ptx;
+        changed_somewhere |= changed;
+        if (!f.spec.baked) {
+          EXPECT_FALSE(changed) << k->name() << "." << f.name
+                                << " is exempt from the key but changes the PTX";
+        }
+      }
+      if (f.spec.baked) {
+        EXPECT_TRUE(changed_somewhere)
+            << k->name() << "." << f.name << " is declared baked but changes the PTX at no config";
       }
     }
 }

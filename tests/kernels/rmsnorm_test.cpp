@@ -58,11 +58,15 @@ TEST(RmsNormReference, RefusesInputsOfTheWrongShape) {
   EXPECT_FALSE(RmsNorm::reference(c, in));
 }
 
-TEST(RmsNormContract, LaunchIsOneBlockOf256PerRow) {
+TEST(RmsNormContract, LaunchIsOneBlockPerRowSizedToTheRow) {
   auto d = RmsNorm::launch(RmsNormConfig{.hidden = 896, .eps = 1e-6f, .rows = 5});
-  EXPECT_EQ(d.grid[0], 1u);
-  EXPECT_EQ(d.grid[1], 5u);
-  EXPECT_EQ(d.block[0], 256u);
+  EXPECT_EQ(d.grid[0], 5u); // rows on grid.x: more than 65535 in one launch
+  EXPECT_EQ(d.grid[1], 1u);
+  EXPECT_EQ(d.block[0], 224u); // 224 chunks: 7 warps, none idle
+  EXPECT_EQ(RmsNorm::launch(RmsNormConfig{.hidden = 4096, .rows = 1}).block[0], 256u);
+  EXPECT_EQ(RmsNorm::launch(RmsNormConfig{.hidden = 4, .rows = 1}).block[0], 32u);
+  EXPECT_EQ(RmsNorm::launch(RmsNormConfig{.hidden = 900, .rows = 1}).block[0], 256u); // 225
+  EXPECT_EQ(RmsNorm::launch(RmsNormConfig{.hidden = 896, .rows = 65536}).grid[0], 65536u);
   auto p = RmsNorm::params(RmsNormConfig{.hidden = 896, .eps = 1e-6f, .rows = 5});
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].elems, 5u * 896u); // the logical size: nothing padded
@@ -79,6 +83,8 @@ TEST(RmsNormLimits, AHiddenSizeTheVectorPathCannotCoverIsRefused) {
   EXPECT_FALSE(config_from_assignments(*k, {"eps=0"}));
   EXPECT_FALSE(config_from_assignments(*k, {"eps=-1e-6"}));
   EXPECT_FALSE(config_from_assignments(*k, {"rows=0"}));
+  EXPECT_TRUE(config_from_assignments(*k, {"rows=65536"}));
+  EXPECT_FALSE(config_from_assignments(*k, {"rows=2147483648"}));
   EXPECT_TRUE(config_from_assignments(*k, {"hidden=4", "eps=1e-5"}));
 }
 

@@ -7,6 +7,8 @@
 #include "ptxkit/runtime/timing.h"
 
 #include <gtest/gtest.h>
+#include <string>
+#include <vector>
 
 namespace ptxkit::runtime {
 namespace {
@@ -42,6 +44,53 @@ TEST(Timing, MedianOfSamplesPerLaunchAfterWarmup) {
   EXPECT_NEAR(t->mean_us, 3.0, 1e-4);
   EXPECT_EQ(fake->async_memsets, 5);
   EXPECT_EQ(fake->event_records, 10);
+}
+
+TEST(Timing, BeforeSampleRunsOncePerSampleAfterTheFlushAndBeforeTheStartEvent) {
+  auto fake = std::make_shared<FakeDriver>();
+  auto ctx = Context::open(fake);
+  auto stream = Stream::create(*ctx);
+  ASSERT_TRUE(ctx && stream);
+  fake->elapsed_ms_sequence = {0.004f};
+  TimingOptions o;
+  o.warmup = 2;
+  o.iterations = 4;
+  o.l2_flush_bytes = 4096;
+  std::vector<std::string> order;
+  o.before_sample = [&]() -> Expected<void> {
+    order.push_back("before(memsets=" + std::to_string(fake->async_memsets) +
+                    ",events=" + std::to_string(fake->event_records) + ")");
+    return {};
+  };
+  auto t = time_on_stream(
+      *ctx, *stream,
+      [&]() -> Expected<void> {
+        order.push_back("launch");
+        return {};
+      },
+      o);
+  ASSERT_TRUE(t) << t.error().message;
+  // Not before the warm-up runs; in each sample after that sample's flush, before its events.
+  const std::vector<std::string> want = {"launch",
+                                         "launch",
+                                         "before(memsets=1,events=0)",
+                                         "launch",
+                                         "before(memsets=2,events=2)",
+                                         "launch",
+                                         "before(memsets=3,events=4)",
+                                         "launch",
+                                         "before(memsets=4,events=6)",
+                                         "launch"};
+  EXPECT_EQ(order, want);
+
+  // Its failure is the timing's failure, and nothing is timed after it.
+  o.before_sample = []() -> Expected<void> {
+    return fail(ErrorKind::kBadLaunch, "flush kernel: refused");
+  };
+  auto failed = time_on_stream(
+      *ctx, *stream, []() -> Expected<void> { return {}; }, o);
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().message, "flush kernel: refused");
 }
 
 TEST(Timing, LaunchFailuresAndBadOptionsAreErrors) {

@@ -19,7 +19,13 @@ struct TimingOptions {
   int iterations = 100;           // timed samples
   int launches_per_sample = 1;    // back-to-back runs between one pair of events
   std::size_t l2_flush_bytes = 0; // > 0: before each sample (untimed) overwrite a buffer this
-                                  // large, so every sample starts with a cold L2
+                                  // large, so every sample starts with a cold L2. The L2 is
+                                  // write-back: the flush leaves it full of dirty lines, which
+                                  // the timed work then pays to write back (see before_sample)
+  // Enqueued on the stream before each sample's start event (after the flush), untimed: e.g. a
+  // read-only pass over a buffer larger than the L2, which leaves it cold *and clean*, as a
+  // kernel that follows other kernels' reads finds it.
+  std::function<Expected<void>()> before_sample;
 };
 
 struct Timing {
