@@ -22,7 +22,7 @@ bool operand_warp_uniform(const WarpDivergence& w, const FunctionAnalysis& a, In
     return Uniformity::special_register_uniform(o.text());
   case OperandKind::kRegister: {
     ValueId v = a.values.value_of(i, k);
-    return v == kNoId || w.warp_uniform(v, depth + 1);
+    return v == kNoId || w.warp_uniform_at(v, a.cfg.block_of(i), depth + 1);
   }
   default:
     return false;
@@ -42,7 +42,7 @@ bool is_tid_x(const FunctionAnalysis& a, ValueId v) {
 
 WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level)
     : a_(&a), ranges_(m, a), thread_level_(thread_level), divergent_(a.cfg.size(), 0),
-      partial_(a.cfg.size(), 0), after_exit_(a.cfg.size(), 0) {
+      partial_(a.cfg.size(), 0), after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
   const Function& fn = a.ir.function();
   auto req = fn.reqntid();
   auto bound = req ? req : fn.maxntid();
@@ -57,6 +57,11 @@ WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool 
   for (int round = 0; round < 16; ++round) {
     memo_.assign(a.values.size(), -1);
     visiting_.assign(a.values.size(), 0);
+    bits_.reset();
+    loop_divergent_.assign(a.loops.size(), 0);
+    for (LoopId l = 0; l < a.loops.size(); ++l)
+      for (BlockId b : a.loops.loop(l).blocks)
+        if (divergent_[b]) loop_divergent_[l] = 1;
     std::vector<char> before = divergent_;
     compute_divergent();
     compute_regions();
@@ -83,7 +88,8 @@ void WarpDivergence::compute_divergent() {
       continue;
     }
     bool indirect = t != kNoId && a.ir.info(t).control == ControlKind::kIndirect;
-    divergent_[d] = divergent_[d] || indirect || g == kNoId || !warp_uniform(g);
+    divergent_[d] = divergent_[d] || indirect || g == kNoId ||
+                    (!warp_uniform_at(g, d) && (thread_level_ || !bits().guard_uniform(t)));
   }
 }
 
@@ -91,12 +97,14 @@ void WarpDivergence::compute_regions() {
   const Cfg& cfg = a_->cfg;
   std::fill(partial_.begin(), partial_.end(), 0);
   std::fill(after_exit_.begin(), after_exit_.end(), 0);
+  std::fill(reconverge_.begin(), reconverge_.end(), 0);
   std::vector<char> seen;
   std::vector<BlockId> work;
   for (BlockId d = 0; d < cfg.size(); ++d) {
     if (!divergent_[d]) continue;
     std::uint32_t stop = a_->pdom.idom(d);
     bool never = stop == kNoId || stop >= cfg.size();
+    if (!never) reconverge_[stop] = 1;
     seen.assign(cfg.size(), 0);
     work.assign(cfg.block(d).succs.begin(), cfg.block(d).succs.end());
     while (!work.empty()) {
@@ -143,6 +151,18 @@ bool WarpDivergence::tid_dependent(ValueId v, int depth) const {
   return r;
 }
 
+bool WarpDivergence::warp_uniform_at(ValueId v, BlockId use_block, int depth) const {
+  const FunctionAnalysis& a = *a_;
+  if (v == kNoId) return true;
+  // Temporal divergence: lanes that left a loop with a divergent terminator at different
+  // iterations read different instances of a value defined in it.
+  BlockId def = a.values.info(a.values.leader(v)).block;
+  if (def != kNoId && def != use_block && use_block != kNoId)
+    for (LoopId l = a.loops.loop_of(def); l != kNoId; l = a.loops.loop(l).parent)
+      if (loop_divergent_[l] && !a.loops.contains(l, use_block)) return false;
+  return warp_uniform(v, depth);
+}
+
 bool WarpDivergence::warp_uniform(ValueId v, int depth) const {
   const FunctionAnalysis& a = *a_;
   // Thread level: lane uniformity may count warp-level functions of tid (tid < 32) as uniform;
@@ -165,9 +185,10 @@ bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
   const ValueInfo& info = a.values.info(v);
   if (info.kind == ValueKind::kPhi) {
     // A real merge inside a divergent region depends on which way each lane went.
-    if (partial_[info.block] || after_exit_[info.block]) return false;
+    // So is one at the reconvergence point: lanes arrive from different sides.
+    if (partial_[info.block] || after_exit_[info.block] || reconverge_[info.block]) return false;
     for (const PhiIncoming& in : a.values.phi_incoming(v))
-      if (in.value != kNoId && !warp_uniform(in.value, depth + 1)) return false;
+      if (in.value != kNoId && !warp_uniform_at(in.value, info.block, depth + 1)) return false;
     return true;
   }
   if (info.kind != ValueKind::kDef) return false;
@@ -211,9 +232,12 @@ bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
   if (op == "ld" && n == 2 && di.has_modifier("shared") && !di.has_modifier("volatile") &&
       di.operands[1].kind == OperandKind::kAddress && !di.operands[1].address_base_is_immediate()) {
     ValueId base = a.values.value_of(d, 1, 0);
-    if (base == kNoId || warp_uniform(base, depth + 1)) return true;
+    if (base == kNoId || warp_uniform_at(base, a.cfg.block_of(d), depth + 1)) return true;
   }
   if (op == "setp" && uniform_trip_count(d)) return true;
+  // x < y where x's bits from k up are the same in every lane and y is uniform with its low k
+  // bits zero (s = uniform*4 + (lane >> 3) < 4m): see warp_bits.h.
+  if (!thread_level_ && op == "setp" && bits().compare_uniform(d)) return true;
   static constexpr std::string_view kPure[] = {"setp", "set", "and", "or",   "xor", "not",
                                                "add",  "sub", "mul", "mad",  "shl", "shr",
                                                "div",  "min", "max", "selp", "cvt", "mov"};
@@ -259,6 +283,22 @@ bool WarpDivergence::uniform_trip_count(InstId s) const {
   }
   auto trips = [&](std::int64_t x0) { return x0 >= c ? 0 : (c - x0 + step - 1) / step; };
   return trips(start.lo) == trips(start.hi);
+}
+
+const WarpBits& WarpDivergence::bits() const {
+  if (!bits_) {
+    // Phis inside a divergent region, or at its reconvergence point, may merge lanes that came
+    // over different edges.
+    merge_varying_.assign(partial_.size(), 0);
+    for (BlockId b = 0; b < partial_.size(); ++b)
+      merge_varying_[b] = partial_[b] || after_exit_[b] || reconverge_[b];
+    WarpBitsInput in;
+    in.divergent = &divergent_;
+    in.merge_varying = &merge_varying_;
+    in.tid_x_warp_aligned = warp_index_ok_;
+    bits_ = std::make_unique<WarpBits>(*a_, in);
+  }
+  return *bits_;
 }
 
 InstId WarpDivergence::cause(BlockId b) const {

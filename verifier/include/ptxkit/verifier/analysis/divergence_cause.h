@@ -14,8 +14,10 @@
 
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/function_analysis.h"
+#include "ptxkit/verifier/analysis/warp_bits.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 namespace ptxkit::verifier::analysis {
@@ -28,11 +30,16 @@ namespace ptxkit::verifier::analysis {
 // block is 1-D (its .reqntid/.maxntid has y = z = 1; assumed without a launch bound, as CUB and
 // every `threadIdx.x / 32` warp id do) — and from %tid.y/%tid.z when ntid.x is a multiple of 32
 // (warps are runs of 32 consecutive linear thread ids). A phi is warp-uniform when its inputs
-// are and its block lies in no divergent region (solved optimistically, then grown to a
-// fixpoint: loop counters started from the warp index stay uniform). A loop test
+// are and its block lies in no divergent region and is no divergent block's reconvergence point
+// (solved optimistically, then grown to a fixpoint: loop counters started from the warp index
+// stay uniform). A value defined in a loop that has a divergent block is varying where it is read
+// outside that loop (temporal divergence). A loop test
 // `setp.lt x, C` on a header phi x = phi(start, x + s) (s > 0) is uniform when every start in
 // the range of `start` gives the same trip count ceil((C - start) / s): the lanes leave together
-// even though x differs between them (the generated q4k_gemv's one-iteration block loop). At both
+// even though x differs between them (the generated q4k_gemv's one-iteration block loop). At warp
+// level (not `thread_level`), a comparison or guard that WarpBits (warp_bits.h) proves uniform
+// is too: x < y where x's bits from k up are the same in every lane and y is uniform with its
+// low k bits zero (`(warp & 1) * 4 + (lane >> 3) < 4m`, any m). At both
 // levels, a `.shared` load from an address the same in every thread (a symbol, or a uniform
 // register) is uniform: in a race-free kernel nobody writes that word in the barrier phase in which
 // the threads read it. Regions are then recomputed from the remaining divergent terminators:
@@ -52,6 +59,10 @@ public:
   // kNoId.
   InstId cause(BlockId b) const;
   bool warp_uniform(ValueId v, int depth = 0) const;
+  // v read in use_block is the same in every lane: warp_uniform(v), and v is not defined in a
+  // loop with a divergent terminator that use_block lies outside of (lanes left it at
+  // different iterations).
+  bool warp_uniform_at(ValueId v, BlockId use_block, int depth = 0) const;
 
 private:
   void compute_divergent();
@@ -59,6 +70,8 @@ private:
   bool compute_warp_uniform(ValueId v, int depth) const;
   bool uniform_trip_count(InstId setp) const;
   bool tid_dependent(ValueId v, int depth) const;
+  // Uniform high bits of the current round's facts (warp level only), built on first use.
+  const WarpBits& bits() const;
   const FunctionAnalysis* a_;
   AddressProvenance ranges_;
   bool thread_level_ = false;
@@ -68,6 +81,10 @@ private:
   bool x_multiple_of_32_ = false;
   bool warp_index_ok_ = false;
   std::vector<char> divergent_, partial_, after_exit_;
+  std::vector<char> reconverge_;     // the immediate post-dominator of a divergent block
+  std::vector<char> loop_divergent_; // per loop: contains a divergent block (previous round)
+  mutable std::vector<char> merge_varying_;
+  mutable std::unique_ptr<WarpBits> bits_;
 };
 
 // The member-mask operand of a `.sync` warp collective (shfl.sync, vote.sync, match.sync,
