@@ -1,8 +1,10 @@
 // device_bench.h: the benchmark cases of `ptxkit bench` (issue 7's performance targets).
 //
-// Each case times one kernel, or a pipeline of launches (RMSNorm over 65536 rows in two launches,
-// flash-decoding chunk + reduce), at a large shape with CUDA events: warm-up, then the median of
-// many samples with the L2 overwritten before each. Achieved bandwidth counts the fewest bytes the
+// Each case times one kernel, or a pipeline of launches (flash-decoding chunk + reduce), at a
+// large shape with CUDA events: warm-up, then the median of many samples, each after an untimed
+// read-only pass over twice the L2 (cold and clean: no dirty lines left to write back). GEMV
+// cases are also timed back to back over rotating copies of the weights (the launch latency
+// overlapped, as in a decode step). Achieved bandwidth counts the fewest bytes the
 // job must move (each input read once, each output written once) and is set beside the measured
 // device-to-device copy bandwidth (bytes read + written), which is the ceiling the targets use.
 #pragma once
