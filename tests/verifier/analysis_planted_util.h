@@ -20,10 +20,13 @@ inline std::string read_source_file(const std::string& rel) {
   return ss.str();
 }
 
-// Real kernels to mutate: a generated attention kernel (golden) and Triton's softmax (corpus).
+// Real kernels to mutate: generated kernels (golden), a Triton-style softmax, and Triton 3.6 /
+// TorchInductor output captured on the H200 (a wgmma matmul, a fused reduction kernel).
 inline std::vector<std::string> planted_defect_inputs() {
   return {"golden/batched_incremental_attention.qwen15b_coder.sm_90.ptx",
-          "golden/rmsnorm.llama.sm_90.ptx", "tests/corpus/handwritten/triton_softmax.ptx"};
+          "golden/rmsnorm.llama.sm_90.ptx", "tests/corpus/handwritten/triton_softmax.ptx",
+          "tests/corpus/triton/triton36.matmul_f16_64x64.sm_90a.ptx",
+          "tests/corpus/triton/inductor.per_fused_rmsnorm_softmax_argmax.sm_90a.ptx"};
 }
 
 inline std::vector<std::string> split_lines(const std::string& text) {

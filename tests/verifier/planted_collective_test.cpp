@@ -35,7 +35,9 @@ std::vector<Input> inputs() {
                         "golden/flash_decode_reduce.qwen05b.sm_90.ptx",
                         "golden/batched_incremental_attention.qwen15b_coder.sm_90.ptx"})
     out.push_back({g, read_source_file(g)});
-  for (const char* c : {"cub_scan.sm_90.lineinfo.ptx", "cub_reduce.sm_80.lineinfo.ptx"})
+  for (const char* c : {"cub_scan.sm_90.lineinfo.ptx", "cub_reduce.sm_80.lineinfo.ptx",
+                        "triton36.layernorm.sm_90a.ptx", "triton36.matmul_f16_64x64.sm_90a.ptx",
+                        "inductor.per_fused_rmsnorm_softmax_argmax.sm_90a.ptx"})
     out.push_back({std::string("corpus/") + c, read_corpus_file(c)});
   return out;
 }
@@ -157,7 +159,8 @@ TEST(PlantedCollective, SharedArrayShrunk) {
       for (const analysis::MemoryOperand& mo : analysis::memory_operands(t.a->ir.inst(i))) {
         analysis::AbsValue v = prov.operand_value(i, mo.operand);
         if (mo.space != analysis::AddrSpace::kShared || v.kind != analysis::AbsValue::Kind::kAddr ||
-            !v.var || !v.has_range || v.generic || v.var->dims.size() != 1)
+            !v.var || !v.has_range || v.generic || v.var->dims.size() != 1 ||
+            v.var->dims[0] == kUnknownDim) // `.extern .shared .b8 x[]` (Triton) has no size
           continue;
         if (v.hi > best_hi) {
           best_hi = v.hi;
