@@ -60,7 +60,10 @@ TEST(RuleSoftmaxRescalePlanted, ThreeCb008FormsInRealKernels) {
       "golden/batched_incremental_attention.qwen15b_coder.sm_90.ptx",
       "golden/batched_incremental_attention.qwen15b_coder.sm_80.ptx",
       "tests/verifier/inputs/softmax_nvcc_decode.sm_90.ptx",
-      "tests/verifier/inputs/softmax_triton_decode.ptx"};
+      "tests/verifier/inputs/softmax_triton_decode.ptx",
+      // Real Triton 3.6 flash-attention forward (wgmma, exp2 online softmax), captured on the H200.
+      "tests/corpus/triton/triton36.flash_attn_fwd_f16.sm_90a.ptx",
+      "tests/corpus/triton/triton36.flash_attn_fwd_bf16_causal.sm_90a.ptx"};
   std::uint32_t planted = 0, caught = 0;
   for (const std::string& input : inputs) {
     const std::string text = read_source_file(input);
