@@ -76,6 +76,9 @@ struct UniformityBuilder {
     const Instruction& in = ir.inst(d);
     if (in.opcode == "ld" && access_space(in) == "param") return address_root(d, 1, depth);
     if (in.opcode == "cvta" || in.opcode == "mov") return pointer_root(vn.value_of(d, 1), depth + 1);
+    // base + index * size in one instruction (Triton and LLVM: mad.wide.u32 %rd, %r, 4, %base).
+    if (in.opcode == "mad" && in.operands.size() == 4)
+      return pointer_root(vn.value_of(d, 3), depth + 1);
     if (in.opcode == "add" || in.opcode == "sub") {
       std::string_view r = pointer_root(vn.value_of(d, 1), depth + 1);
       if (r.empty() && in.opcode == "add") r = pointer_root(vn.value_of(d, 2), depth + 1);
