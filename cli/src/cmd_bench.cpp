@@ -132,6 +132,11 @@ const CommandRegistration reg{
                       "Kernels or case names to time (default: every case; see --list)");
       sub->add_flag("--json", o->json, "Print the results as one JSON object (progress on stderr)");
       sub->add_flag("--list", o->list, "List the cases and the kernels each launches");
+      sub->footer("Each timed sample starts from a cold and clean L2 (an untimed read-only pass "
+                  "over twice the L2);\nGEMV cases are also timed back to back over rotating "
+                  "copies of the weights. Every case checks its\noutput where a reference "
+                  "exists; a missed target is reported, not an error (exit 1 only when a case\n"
+                  "fails to run or disagrees with the reference).");
       sub->callback([o, &result] { result.exit_code = run_bench(*o); });
     }};
 
