@@ -3,31 +3,15 @@
 // collectives, and constant operands through copies.
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 
+#include "ptxkit/verifier/analysis/solver.h"
+
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
 
 namespace {
-
-bool operand_warp_uniform(const WarpDivergence& w, const FunctionAnalysis& a, InstId i,
-                          std::uint32_t k, int depth) {
-  const Operand& o = a.ir.inst(i).operands[k];
-  switch (o.kind) {
-  case OperandKind::kImmInt:
-  case OperandKind::kImmFloat:
-  case OperandKind::kSymbol:
-    return true;
-  case OperandKind::kSpecialReg:
-    return Uniformity::special_register_uniform(o.text());
-  case OperandKind::kRegister: {
-    ValueId v = a.values.value_of(i, k);
-    return v == kNoId || w.warp_uniform_at(v, a.cfg.block_of(i), depth + 1);
-  }
-  default:
-    return false;
-  }
-}
 
 // %tid.x read directly (mov/cvt of the special register).
 bool is_tid_x(const FunctionAnalysis& a, ValueId v) {
@@ -38,11 +22,16 @@ bool is_tid_x(const FunctionAnalysis& a, ValueId v) {
          di.operands[1].kind == OperandKind::kSpecialReg && di.operands[1].text() == "%tid.x";
 }
 
+bool is_thread_index(std::string_view name) {
+  return name.starts_with("%tid") || name.starts_with("%laneid") || name.starts_with("%lanemask");
+}
+
 } // namespace
 
 WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level)
-    : a_(&a), ranges_(m, a), thread_level_(thread_level), divergent_(a.cfg.size(), 0),
-      partial_(a.cfg.size(), 0), after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
+    : a_(&a), lanes_(thread_level ? &a.block_uniformity : &a.uniformity), ranges_(m, a),
+      thread_level_(thread_level), divergent_(a.cfg.size(), 0), partial_(a.cfg.size(), 0),
+      after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
   const Function& fn = a.ir.function();
   auto req = fn.reqntid();
   auto bound = req ? req : fn.maxntid();
@@ -51,21 +40,115 @@ WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool 
   // ntid.x is a multiple of 32 or the block is 1-D (assumed when no launch bound says otherwise).
   warp_index_ok_ =
       !thread_level && (x_multiple_of_32_ || !bound || ((*bound)[1] == 1 && (*bound)[2] == 1));
+  build_users();
+  if (thread_level_) compute_tid_dependent();
   // Optimistic start (phis uniform when their inputs are), then grow: a phi at a block inside a
   // divergent region is varying (control dependence), which may make more terminators divergent.
-  tid_memo_.assign(a.values.size(), -1);
-  for (int round = 0; round < 16; ++round) {
-    memo_.assign(a.values.size(), -1);
-    visiting_.assign(a.values.size(), 0);
+  // Each round solves the values to their fixpoint under the previous round's regions; rounds
+  // go on until no terminator becomes divergent (divergent_ only grows: at most one round per
+  // block).
+  for (std::uint32_t round = 0;; ++round) {
     bits_.reset();
     loop_divergent_.assign(a.loops.size(), 0);
     for (LoopId l = 0; l < a.loops.size(); ++l)
       for (BlockId b : a.loops.loop(l).blocks)
         if (divergent_[b]) loop_divergent_[l] = 1;
+    solve_uniform();
     std::vector<char> before = divergent_;
     compute_divergent();
     compute_regions();
     if (divergent_ == before && round > 0) break;
+  }
+}
+
+void WarpDivergence::build_users() {
+  const ValueNumbering& vn = a_->values;
+  const FunctionIR& ir = a_->ir;
+  users_.assign(vn.size(), {});
+  auto add = [&](ValueId from, ValueId to) {
+    if (from == kNoId || to == kNoId) return;
+    users_[vn.leader(from)].push_back(to);
+  };
+  for (ValueId v = 0; v < vn.size(); ++v) {
+    if (vn.leader(v) != v) continue;
+    const ValueInfo& x = vn.info(v);
+    if (x.kind == ValueKind::kPhi) {
+      for (const PhiIncoming& in : vn.phi_incoming(v))
+        add(in.value, v);
+    } else if (x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded) {
+      const InstInfo& info = ir.info(x.inst);
+      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+        if (!ir.mention(m).is_def) add(vn.ssa_use(m), v);
+      if (x.kind == ValueKind::kGuarded) {
+        add(x.prior, v);
+        add(x.pred, v);
+        add(x.fresh, v);
+      }
+    }
+  }
+}
+
+// Thread-index dependence, a least fixpoint over the def-use graph: a value read from %tid,
+// %laneid or %lanemask, or computed (phis, guarded writes included) from one that is. Only data
+// dependence: control dependence is the uniformity analysis' business.
+void WarpDivergence::compute_tid_dependent() {
+  const ValueNumbering& vn = a_->values;
+  const FunctionIR& ir = a_->ir;
+  tid_dep_.assign(vn.size(), 0);
+  auto dep = [&](ValueId v) { return v != kNoId && tid_dep_[vn.leader(v)] != 0; };
+  auto evaluate = [&](ValueId v) {
+    const ValueInfo& info = vn.info(v);
+    if (info.kind == ValueKind::kPhi) {
+      for (const PhiIncoming& in : vn.phi_incoming(v))
+        if (dep(in.value)) return true;
+      return false;
+    }
+    if (info.kind != ValueKind::kDef && info.kind != ValueKind::kGuarded) return false;
+    const Instruction& di = ir.inst(info.inst);
+    // bar.red/barrier.red: the same result in every thread of the CTA.
+    if ((di.opcode == "bar" || di.opcode == "barrier") && di.has_modifier("red")) return false;
+    for (std::uint32_t k = writes_first_operand(di) ? 1 : 0; k < di.operands.size(); ++k) {
+      const Operand& o = di.operands[k];
+      if (o.kind == OperandKind::kSpecialReg && is_thread_index(o.text())) return true;
+      if (o.kind == OperandKind::kVector || o.kind == OperandKind::kParenList)
+        for (const Operand& e : o.elements())
+          if (e.kind == OperandKind::kSpecialReg && is_thread_index(e.text())) return true;
+    }
+    const InstInfo& ii = ir.info(info.inst);
+    for (std::uint32_t m = ii.mention_begin; m < ii.mention_end; ++m)
+      if (!ir.mention(m).is_def && dep(vn.ssa_use(m))) return true;
+    return info.kind == ValueKind::kGuarded && (dep(info.prior) || dep(info.pred));
+  };
+  SparseWorklist work(vn.size());
+  for (ValueId v = vn.size(); v-- > 0;)
+    if (vn.leader(v) == v) work.push(v);
+  while (!work.empty()) {
+    ValueId v = work.pop();
+    if (tid_dep_[v] || !evaluate(v)) continue;
+    tid_dep_[v] = 1;
+    for (ValueId u : users_[v])
+      work.push(u);
+  }
+}
+
+// Greatest fixpoint of "the same in every lane (thread)": every value starts uniform and becomes
+// varying when its transfer function, reading the current facts of its operands, says so; the
+// users of a value that became varying are re-evaluated. Facts only fall, so it terminates, and
+// no answer rests on an assumption made while walking a cycle.
+void WarpDivergence::solve_uniform() {
+  const ValueNumbering& vn = a_->values;
+  uniform_.assign(vn.size(), 1);
+  SparseWorklist work(vn.size());
+  for (ValueId v = vn.size(); v-- > 0;)
+    if (vn.leader(v) == v) work.push(v);
+  while (!work.empty()) {
+    ValueId v = work.pop();
+    if (!uniform_[v]) continue;
+    bool u = !(thread_level_ && tid_dep_[v]) && (lanes_->is_uniform(v) || compute_warp_uniform(v));
+    if (u) continue;
+    uniform_[v] = 0;
+    for (ValueId x : users_[v])
+      work.push(x);
   }
 }
 
@@ -76,15 +159,15 @@ void WarpDivergence::compute_divergent() {
     if (!cfg.reachable(d)) continue;
     InstId t = cfg.terminator(d);
     ValueId g = t == kNoId ? kNoId : a.values.guard_value(t);
-    bool lane_divergent = a.uniformity.divergent_terminator(d);
+    bool lane_divergent = lanes_->divergent_terminator(d);
     if (!lane_divergent) {
       // Thread level: a branch or exit on a value computed from %tid, even one lane uniformity
       // calls uniform (tid < 32 keeps warps whole but splits the block).
       bool control = t != kNoId && a.ir.info(t).control != ControlKind::kNone;
       divergent_[d] =
-          divergent_[d] ||
-          (thread_level_ && control && g != kNoId &&
-           cfg.block(d).succs.size() + (cfg.block(d).exits ? 1 : 0) > 1 && tid_dependent(g, 0));
+          divergent_[d] || (thread_level_ && control && g != kNoId &&
+                            cfg.block(d).succs.size() + (cfg.block(d).exits ? 1 : 0) > 1 &&
+                            tid_dep_[a.values.leader(g)]);
       continue;
     }
     bool indirect = t != kNoId && a.ir.info(t).control == ControlKind::kIndirect;
@@ -119,39 +202,7 @@ void WarpDivergence::compute_regions() {
   }
 }
 
-bool WarpDivergence::tid_dependent(ValueId v, int depth) const {
-  const FunctionAnalysis& a = *a_;
-  if (v == kNoId || depth > 64) return false;
-  v = a.values.leader(v);
-  if (tid_memo_[v] >= 0) return tid_memo_[v] != 0;
-  tid_memo_[v] = 0; // cycles through phis add nothing
-  const ValueInfo& info = a.values.info(v);
-  bool r = false;
-  if (info.kind == ValueKind::kPhi) {
-    for (const PhiIncoming& in : a.values.phi_incoming(v))
-      r = r || tid_dependent(in.value, depth + 1);
-  } else if (info.kind == ValueKind::kDef || info.kind == ValueKind::kGuarded) {
-    InstId d = info.inst;
-    const Instruction& di = a.ir.inst(d);
-    // bar.red/barrier.red: the same result in every thread of the CTA.
-    bool cta_reduction = (di.opcode == "bar" || di.opcode == "barrier") && di.has_modifier("red");
-    for (std::uint32_t k = writes_first_operand(di) ? 1 : 0;
-         !cta_reduction && k < di.operands.size() && !r; ++k) {
-      const Operand& o = di.operands[k];
-      if (o.kind == OperandKind::kSpecialReg)
-        r = o.text().starts_with("%tid") || o.text().starts_with("%laneid") ||
-            o.text().starts_with("%lanemask");
-      else if (o.kind == OperandKind::kRegister || o.kind == OperandKind::kAddress)
-        r = tid_dependent(a.values.value_of(d, k), depth + 1);
-    }
-    if (info.kind == ValueKind::kGuarded)
-      r = r || tid_dependent(info.prior, depth + 1) || tid_dependent(info.pred, depth + 1);
-  }
-  tid_memo_[v] = r ? 1 : 0;
-  return r;
-}
-
-bool WarpDivergence::warp_uniform_at(ValueId v, BlockId use_block, int depth) const {
+bool WarpDivergence::warp_uniform_at(ValueId v, BlockId use_block) const {
   const FunctionAnalysis& a = *a_;
   if (v == kNoId) return true;
   // Temporal divergence: lanes that left a loop with a divergent terminator at different
@@ -160,27 +211,42 @@ bool WarpDivergence::warp_uniform_at(ValueId v, BlockId use_block, int depth) co
   if (def != kNoId && def != use_block && use_block != kNoId)
     for (LoopId l = a.loops.loop_of(def); l != kNoId; l = a.loops.loop(l).parent)
       if (loop_divergent_[l] && !a.loops.contains(l, use_block)) return false;
-  return warp_uniform(v, depth);
+  return warp_uniform(v);
 }
 
-bool WarpDivergence::warp_uniform(ValueId v, int depth) const {
-  const FunctionAnalysis& a = *a_;
+bool WarpDivergence::warp_uniform(ValueId v) const {
+  if (v == kNoId) return true;
+  ValueId l = a_->values.leader(v);
   // Thread level: lane uniformity may count warp-level functions of tid (tid < 32) as uniform;
   // for a CTA barrier every dependence on the thread index is divergence.
-  if (thread_level_ && tid_dependent(v, 0)) return false;
-  if (a.uniformity.is_uniform(v)) return true;
-  if (depth > 64) return false;
-  v = a.values.leader(v);
-  if (memo_[v] >= 0) return memo_[v] != 0;
-  if (visiting_[v]) return true; // a cycle through phis: uniform unless something else varies
-  visiting_[v] = 1;
-  bool r = compute_warp_uniform(v, depth);
-  visiting_[v] = 0;
-  memo_[v] = r ? 1 : 0;
-  return r;
+  if (thread_level_ && tid_dep_[l]) return false;
+  return lanes_->is_uniform(v) || uniform_[l] != 0;
 }
 
-bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
+bool WarpDivergence::guard_uniform(InstId inst) const {
+  ValueId g = a_->values.guard_value(inst);
+  return g == kNoId || warp_uniform_at(g, a_->cfg.block_of(inst)) ||
+         (!thread_level_ && bits().guard_uniform(inst));
+}
+
+bool WarpDivergence::operand_uniform(InstId i, std::uint32_t k) const {
+  const FunctionAnalysis& a = *a_;
+  const Operand& o = a.ir.inst(i).operands[k];
+  switch (o.kind) {
+  case OperandKind::kImmInt:
+  case OperandKind::kImmFloat:
+  case OperandKind::kSymbol:
+    return true;
+  case OperandKind::kSpecialReg:
+    return Uniformity::special_register_uniform(o.text(), lanes_->scope());
+  case OperandKind::kRegister:
+    return warp_uniform_at(a.values.value_of(i, k), a.cfg.block_of(i));
+  default:
+    return false;
+  }
+}
+
+bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   const FunctionAnalysis& a = *a_;
   const ValueInfo& info = a.values.info(v);
   if (info.kind == ValueKind::kPhi) {
@@ -188,7 +254,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
     // So is one at the reconvergence point: lanes arrive from different sides.
     if (partial_[info.block] || after_exit_[info.block] || reconverge_[info.block]) return false;
     for (const PhiIncoming& in : a.values.phi_incoming(v))
-      if (in.value != kNoId && !warp_uniform_at(in.value, info.block, depth + 1)) return false;
+      if (in.value != kNoId && !warp_uniform_at(in.value, info.block)) return false;
     return true;
   }
   if (info.kind != ValueKind::kDef) return false;
@@ -232,7 +298,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
   if (op == "ld" && n == 2 && di.has_modifier("shared") && !di.has_modifier("volatile") &&
       di.operands[1].kind == OperandKind::kAddress && !di.operands[1].address_base_is_immediate()) {
     ValueId base = a.values.value_of(d, 1, 0);
-    if (base == kNoId || warp_uniform_at(base, a.cfg.block_of(d), depth + 1)) return true;
+    if (base == kNoId || warp_uniform_at(base, a.cfg.block_of(d))) return true;
   }
   if (op == "setp" && uniform_trip_count(d)) return true;
   // x < y where x's bits from k up are the same in every lane and y is uniform with its low k
@@ -243,7 +309,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v, int depth) const {
                                                "div",  "min", "max", "selp", "cvt", "mov"};
   if (std::find(std::begin(kPure), std::end(kPure), op) == std::end(kPure)) return false;
   for (std::uint32_t k = 1; k < n; ++k)
-    if (!operand_warp_uniform(*this, a, d, k, depth)) return false;
+    if (!operand_uniform(d, k)) return false;
   return n >= 2;
 }
 
@@ -264,7 +330,8 @@ bool WarpDivergence::uniform_trip_count(InstId s) const {
   if (x == kNoId || !vn.is_phi(x)) return false;
   auto lc = vn.loop_carried(x, a.loops);
   if (lc.initial.empty() || lc.updated.size() != 1) return false;
-  // The update: x + step with a positive constant step.
+  // The update: x + step with a positive constant step, made by every lane (not a guarded write).
+  if (vn.info(lc.updated[0]).kind != ValueKind::kDef) return false;
   InstId u = vn.defining_instruction(lc.updated[0]);
   if (u == kNoId) return false;
   const Instruction& ui = a.ir.inst(u);
@@ -272,7 +339,7 @@ bool WarpDivergence::uniform_trip_count(InstId s) const {
       ui.operands[2].kind != OperandKind::kImmInt || vn.value_of(u, 1) != x)
     return false;
   std::int64_t step = ui.operands[2].int_value();
-  if (step <= 0) return false;
+  if (step <= 0 || step > std::numeric_limits<std::int32_t>::max()) return false;
   AbsValue start;
   for (ValueId i : lc.initial) {
     AbsValue v = ranges_.value(i);
@@ -281,6 +348,10 @@ bool WarpDivergence::uniform_trip_count(InstId s) const {
     start.lo = std::min(start.lo, v.lo);
     start.hi = std::max(start.hi, v.hi);
   }
+  // Counters that stay within [0, 2^31) in every lane: the signed and the unsigned comparison
+  // agree, and x + step cannot wrap past the bound.
+  constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
+  if (start.lo < 0 || start.hi > kMax || c > kMax - step) return false;
   auto trips = [&](std::int64_t x0) { return x0 >= c ? 0 : (c - x0 + step - 1) / step; };
   return trips(start.lo) == trips(start.hi);
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace ptxkit::verifier::analysis {
 
@@ -30,6 +31,18 @@ bool writes_memory(const Instruction& inst) {
       "st", "atom", "red", "cp", "sust", "sured", "stmatrix", "multimem", "tensormap", "tcgen05"};
   if (inst.opcode == "wmma") return inst.has_modifier("store");
   return std::find(std::begin(kWriters), std::end(kWriters), inst.opcode) != std::end(kWriters);
+}
+
+// The carry flag (CC) is an implicit register: add.cc/sub.cc/mad.cc (and the .cc forms of
+// addc/subc/madc) write it, addc/subc/madc read it.
+bool reads_carry(const Instruction& inst) {
+  return inst.opcode == "addc" || inst.opcode == "subc" || inst.opcode == "madc";
+}
+
+bool writes_carry(const Instruction& inst) {
+  std::string_view op = inst.opcode;
+  return inst.has_modifier("cc") &&
+         (op == "add" || op == "sub" || op == "mad" || reads_carry(inst));
 }
 
 bool is_pow2(std::int64_t k) {
@@ -75,7 +88,8 @@ struct UniformityBuilder {
     InstId d = vn.info(v).inst;
     const Instruction& in = ir.inst(d);
     if (in.opcode == "ld" && access_space(in) == "param") return address_root(d, 1, depth);
-    if (in.opcode == "cvta" || in.opcode == "mov") return pointer_root(vn.value_of(d, 1), depth + 1);
+    if (in.opcode == "cvta" || in.opcode == "mov")
+      return pointer_root(vn.value_of(d, 1), depth + 1);
     // base + index * size in one instruction (Triton and LLVM: mad.wide.u32 %rd, %r, 4, %base).
     if (in.opcode == "mad" && in.operands.size() == 4)
       return pointer_root(vn.value_of(d, 3), depth + 1);
@@ -95,7 +109,7 @@ struct UniformityBuilder {
     if (a.address_base_is_immediate()) return {};
     if (in.opcode == "ld" && access_space(in) == "param")
       return is_kernel_param(a.text()) ? a.text() : std::string_view{};
-    if (!a.text().starts_with('%')) return a.text();  // a global variable
+    if (!a.text().starts_with('%')) return a.text(); // a global variable
     return pointer_root(vn.value_of(i, k, 0), depth + 1);
   }
 
@@ -148,7 +162,8 @@ struct UniformityBuilder {
       if (!mm.is_def && mm.operand == operand && varying_use(vn.ssa_use(m), i)) return true;
     }
     const Operand& op = ir.inst(i).operands[operand];
-    if (op.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(op.text(), u.scope_))
+    if (op.kind == OperandKind::kSpecialReg &&
+        !Uniformity::special_register_uniform(op.text(), u.scope_))
       return true;
     return false;
   }
@@ -156,17 +171,61 @@ struct UniformityBuilder {
     const Instruction& inst = ir.inst(i);
     for (std::uint32_t k = 0; k < inst.operands.size(); ++k) {
       const Operand& op = inst.operands[k];
-      if (op.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(op.text(), u.scope_))
+      if (op.kind == OperandKind::kSpecialReg &&
+          !Uniformity::special_register_uniform(op.text(), u.scope_))
         return true;
       if (op.kind == OperandKind::kVector || op.kind == OperandKind::kParenList)
         for (const Operand& e : op.elements())
-          if (e.kind == OperandKind::kSpecialReg && !Uniformity::special_register_uniform(e.text(), u.scope_))
+          if (e.kind == OperandKind::kSpecialReg &&
+              !Uniformity::special_register_uniform(e.text(), u.scope_))
             return true;
     }
     const InstInfo& info = ir.info(i);
     for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
       if (!ir.mention(m).is_def && varying_use(vn.ssa_use(m), i)) return true;
     return false;
+  }
+
+  // The carry flag `reader` reads may differ between lanes: the nearest earlier carry writer of
+  // its block read a varying operand or carry (or was guarded by a varying predicate; a guarded
+  // writer may leave the previous carry, so the walk goes on). A carry from another block (or
+  // none) is not tracked: varying.
+  bool carry_in_varying(InstId reader) const {
+    const BasicBlock& blk = cfg.block(cfg.block_of(reader));
+    for (InstId j = reader; j-- > blk.begin;) {
+      const Instruction& w = ir.inst(j);
+      if (!writes_carry(w)) continue;
+      if (any_operand_varying(j) || (reads_carry(w) && carry_in_varying(j))) return true;
+      if (ir.info(j).guard == kNoId) return false;
+      if (varying_use(vn.ssa_guard(j), j)) return true;
+    }
+    return true;
+  }
+
+  // The integer value of operand k of i: an immediate, or a register set by `mov` of one.
+  std::optional<std::uint64_t> constant_of(InstId i, std::uint32_t k) const {
+    const Instruction& in = ir.inst(i);
+    if (k >= in.operands.size()) return std::nullopt;
+    const Operand& o = in.operands[k];
+    if (o.kind == OperandKind::kImmInt) return o.bits;
+    if (o.kind != OperandKind::kRegister) return std::nullopt;
+    ValueId v = vn.value_of(i, k);
+    if (v == kNoId || vn.info(v).kind != ValueKind::kDef) return std::nullopt;
+    const Instruction& d = ir.inst(vn.info(v).inst);
+    if (d.opcode == "mov" && d.operands.size() == 2 && d.operands[1].kind == OperandKind::kImmInt)
+      return d.operands[1].bits;
+    return std::nullopt;
+  }
+
+  // shfl.sync.idx b, c: every lane reads lane (b & 31) only when c has no segment mask (bits
+  // 8..12: each segment reads its own lane) and b & 31 is within the clamp c & 31 (beyond it a
+  // lane reads its own value).
+  bool shfl_idx_reads_one_lane(InstId i) const {
+    std::optional<std::uint64_t> c = constant_of(i, 3);
+    if (!c || ((*c >> 8) & 31) != 0) return false;
+    if ((*c & 31) == 31) return true;
+    std::optional<std::uint64_t> b = constant_of(i, 2);
+    return b && (*b & 31) <= (*c & 31);
   }
 
   static bool imm_is(const Operand& op, std::uint64_t v) {
@@ -221,7 +280,8 @@ struct UniformityBuilder {
     const Instruction& in = ir.inst(d);
     if (in.opcode == "mov" && in.operands.size() == 2)
       return in.operands[1].kind == OperandKind::kSpecialReg && in.operands[1].text() == "%tid.x";
-    if (in.opcode == "cvt" && in.operands.size() == 2) return is_tid_x(vn.value_of(d, 1), depth + 1);
+    if (in.opcode == "cvt" && in.operands.size() == 2)
+      return is_tid_x(vn.value_of(d, 1), depth + 1);
     return false;
   }
 
@@ -281,8 +341,15 @@ struct UniformityBuilder {
     const Instruction& inst = ir.inst(i);
     std::string_view op = inst.opcode;
     const Mention& dm = ir.mention(x.mention);
-    if ((op == "bar" || op == "barrier") && inst.has_modifier("red")) return false;
-    if (op == "atom" || op == "tex" || op == "tld4" || op == "suld") return true;
+    // bar.red: the same result in every thread that takes part; with a thread count, different
+    // groups of warps may use the barrier one after the other (different results in the CTA).
+    if ((op == "bar" || op == "barrier") && inst.has_modifier("red"))
+      return u.scope_ == UniformityScope::kBlock && inst.operands.size() >= 4;
+    // mbarrier.test_wait/try_wait (and arrive's state) report what this thread observed when
+    // it polled: like atomics, never the same by construction.
+    if (op == "atom" || op == "tex" || op == "tld4" || op == "suld" || op == "mbarrier")
+      return true;
+    if (reads_carry(inst) && carry_in_varying(i)) return true;
     if (op == "ld" || op == "ldu") return load_varying(i);
     if (u.scope_ == UniformityScope::kBlock) {
       // Warp-level results differ between warps; same-everywhere inputs give same results.
@@ -293,9 +360,8 @@ struct UniformityBuilder {
     if (op == "match") return !inst.has_modifier("all");
     if (op == "elect") return dm.element != 0;
     if (op == "shfl") {
-      if (inst.has_modifier("idx") && inst.operands.size() >= 4)
-        return operand_varying(i, 2) || operand_varying(i, 3) ||
-               (inst.operands.size() > 4 && operand_varying(i, 4));
+      if (inst.has_modifier("idx") && inst.operands.size() >= 4 && shfl_idx_reads_one_lane(i))
+        return operand_varying(i, 2) || (inst.operands.size() > 4 && operand_varying(i, 4));
       return true;
     }
     if (butterfly(vn.leader(v)) == 31) return false;
@@ -310,8 +376,12 @@ struct UniformityBuilder {
       return false;
     case ValueKind::kParam:
       return is_func;
-    case ValueKind::kGuarded:
-      return u.varying_[x.pred] || u.varying_[x.fresh] || u.varying_[x.prior];
+    case ValueKind::kGuarded: {
+      // Read where the guarded write is: a prior value (or predicate) from a loop that lanes
+      // left at different iterations differs between them there.
+      BlockId b = cfg.block_of(x.inst);
+      return u.varying_at(x.pred, b) || u.varying_at(x.fresh, b) || u.varying_at(x.prior, b);
+    }
     case ValueKind::kPhi: {
       if (u.join_[x.block] && vn.leader(v) == v) return true;
       for (const PhiIncoming& in : vn.phi_incoming(v))
@@ -325,6 +395,26 @@ struct UniformityBuilder {
     return false;
   }
 
+  // The values instruction i writes.
+  void push_defs(InstId i, SparseWorklist& work) const {
+    const InstInfo& info = ir.info(i);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+      if (ir.mention(m).is_def && vn.ssa_def(m) != kNoId) {
+        work.push(vn.ssa_def(m));
+        const ValueInfo& d = vn.info(vn.ssa_def(m));
+        if (d.kind == ValueKind::kGuarded) work.push(d.fresh);
+      }
+  }
+
+  // The values of the carry readers after carry writer w in its block (they read its carry, or
+  // a carry chained from it).
+  void push_carry_readers(InstId w, SparseWorklist& work) const {
+    if (w == kNoId || !writes_carry(ir.inst(w))) return;
+    const BasicBlock& blk = cfg.block(cfg.block_of(w));
+    for (InstId j = w + 1; j < blk.end; ++j)
+      if (reads_carry(ir.inst(j))) push_defs(j, work);
+  }
+
   void propagate() {
     const std::uint32_t n = vn.size();
     SparseWorklist work(n);
@@ -334,18 +424,17 @@ struct UniformityBuilder {
       ValueId v = work.pop();
       if (u.varying_[v] || !evaluate(v)) continue;
       u.varying_[v] = 1;
-      // Every value whose evaluation may read v: its users' results, and values led by v.
+      // Every value whose evaluation may read v: its users' results, and values led by v; and
+      // the readers of a carry flag that v, or a value read by its writer, feeds.
+      const ValueInfo& x = vn.info(v);
+      if (x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded)
+        push_carry_readers(x.inst, work);
       for (const ValueUse& use : vn.uses(v)) {
         if (use.inst == kNoId) {
           work.push(use.phi);
         } else {
-          const InstInfo& info = ir.info(use.inst);
-          for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
-            if (ir.mention(m).is_def && vn.ssa_def(m) != kNoId) {
-              work.push(vn.ssa_def(m));
-              const ValueInfo& d = vn.info(vn.ssa_def(m));
-              if (d.kind == ValueKind::kGuarded) work.push(d.fresh);
-            }
+          push_defs(use.inst, work);
+          push_carry_readers(use.inst, work);
         }
       }
     }
@@ -435,7 +524,7 @@ Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, cons
   for (InstId i = 0; i < ir.size(); ++i) {
     const Instruction& inst = ir.inst(i);
     if (!writes_memory(inst)) continue;
-    std::string_view space = access_space(inst);  // the destination's, for cp.*
+    std::string_view space = access_space(inst); // the destination's, for cp.*
     if (space == "shared" || space.empty()) b.writes_shared = true;
     if (space == "global" || space.empty()) b.writes_global = true;
   }

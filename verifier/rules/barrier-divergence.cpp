@@ -56,13 +56,27 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     ctx.add_sites();
     // CTA-wide barriers need every thread: any lane-varying branch counts. A named barrier with
     // a thread count, and warp-wide .aligned operations, need whole warps only.
-    bool cta_wide = (inst.opcode == "bar" || inst.opcode == "barrier") && inst.operands.size() < 2;
+    // The count is operand 1 of bar.sync/bar.arrive (`bar.sync a{, b}`) and operand 2 of bar.red
+    // (`bar.red.op d, a{, b}, c`).
+    bool cta_wide = (inst.opcode == "bar" || inst.opcode == "barrier") &&
+                    inst.operands.size() < (inst.has_modifier("red") ? 4u : 2u);
     auto& div = cta_wide ? threads : warps;
     if (!div) div = std::make_unique<WarpDivergence>(ctx.module(), a, cta_wide);
     bool after_exit = div->after_exit(b);
     bool partial = div->partial(b);
-    if (!after_exit && !(partial && c == Collective::kAligned)) continue;
     std::string what = inst.full_opcode();
+    // `@%p bar.sync 0` with a thread-varying %p: the threads whose guard fails never arrive at
+    // this aligned barrier (a non-aligned one may be reached by them at another instruction).
+    if (!after_exit && !partial && c == Collective::kAligned && !div->guard_uniform(i)) {
+      Finding& f = ctx.report(i,
+                              what + " under a lane-varying guard predicate: the threads whose "
+                                     "predicate fails never arrive",
+                              severity);
+      InstId g = a.values.defining_instruction(a.values.guard_value(i));
+      if (g != kNoId) ctx.relate(f, g, "the guard predicate is computed here (lane-varying)");
+      continue;
+    }
+    if (!after_exit && !(partial && c == Collective::kAligned)) continue;
     InstId cause = div->cause(b);
     const Instruction* ci = cause == kNoId ? nullptr : &a.ir.inst(cause);
     bool cause_is_exit = ci && (ci->opcode == "ret" || ci->opcode == "exit");

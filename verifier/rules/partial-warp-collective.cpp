@@ -44,7 +44,19 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     if (!div) div = std::make_unique<WarpDivergence>(ctx.module(), a, false);
     bool after_exit = div->after_exit(b);
     bool partial = div->partial(b);
-    if (!after_exit && !partial) continue;
+    // `@%p shfl.sync ...` with a lane-varying %p: the lanes whose guard fails do not take part.
+    bool guarded = !div->guard_uniform(i);
+    if (!after_exit && !partial && !guarded) continue;
+    if (guarded && !after_exit && !partial) {
+      Finding& f = ctx.report(i,
+                              inst.full_opcode() +
+                                  " with full mask 0xffffffff under a lane-varying guard "
+                                  "predicate: the lanes whose predicate fails never take part",
+                              severity);
+      InstId g = a.values.defining_instruction(a.values.guard_value(i));
+      if (g != kNoId) ctx.relate(f, g, "the guard predicate is computed here (lane-varying)");
+      continue;
+    }
     InstId cause = div->cause(b);
     const Instruction* ci = cause == kNoId ? nullptr : &a.ir.inst(cause);
     bool cause_is_exit = ci && (ci->opcode == "ret" || ci->opcode == "exit");

@@ -31,9 +31,12 @@ namespace ptxkit::verifier::analysis {
 // every `threadIdx.x / 32` warp id do) — and from %tid.y/%tid.z when ntid.x is a multiple of 32
 // (warps are runs of 32 consecutive linear thread ids). A phi is warp-uniform when its inputs
 // are and its block lies in no divergent region and is no divergent block's reconvergence point
-// (solved optimistically, then grown to a fixpoint: loop counters started from the warp index
-// stay uniform). A value defined in a loop that has a divergent block is varying where it is read
-// outside that loop (temporal divergence). A loop test
+// (a greatest fixpoint over the def-use graph of the whole function: every value starts uniform
+// and becomes varying when its operands' current facts say so, its users are then re-evaluated,
+// so loop counters started from the warp index stay uniform and no answer rests on an assumption
+// made while walking a cycle; rounds repeat with the regions the last one found until no
+// terminator becomes divergent, at most one round per block). A value defined in a loop that has a
+// divergent block is varying where it is read outside that loop (temporal divergence). A loop test
 // `setp.lt x, C` on a header phi x = phi(start, x + s) (s > 0) is uniform when every start in
 // the range of `start` gives the same trip count ceil((C - start) / s): the lanes leave together
 // even though x differs between them (the generated q4k_gemv's one-iteration block loop). At warp
@@ -48,9 +51,11 @@ namespace ptxkit::verifier::analysis {
 // reconverge).
 class WarpDivergence {
 public:
-  // `thread_level`: no warp-index refinement, and any value computed from %tid/%laneid is
-  // divergent (for CTA-wide barriers, where a branch that is uniform per warp but differs
-  // between warps is divergent too), whatever lane uniformity says.
+  // `thread_level`: for CTA-wide barriers, where a branch that is uniform per warp but differs
+  // between warps is divergent too: the base facts are the CTA-scope uniformity
+  // (a.block_uniformity: votes, shuffles, %warpid, merges after `tid < 32` are varying), there is
+  // no warp-index or warp-bits refinement, and any value data-dependent on %tid/%laneid is
+  // divergent whatever the uniformity says.
   WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level);
   bool divergent(BlockId d) const { return divergent_[d] != 0; }
   bool partial(BlockId b) const { return partial_[b] != 0; }
@@ -58,26 +63,37 @@ public:
   // The terminator of the divergent block that causes b (the latest in reverse post-order), or
   // kNoId.
   InstId cause(BlockId b) const;
-  bool warp_uniform(ValueId v, int depth = 0) const;
+  // v is the same in every lane (thread, at thread level), by the last round's fixpoint.
+  bool warp_uniform(ValueId v) const;
   // v read in use_block is the same in every lane: warp_uniform(v), and v is not defined in a
   // loop with a divergent terminator that use_block lies outside of (lanes left it at
   // different iterations).
-  bool warp_uniform_at(ValueId v, BlockId use_block, int depth = 0) const;
+  bool warp_uniform_at(ValueId v, BlockId use_block) const;
+  // inst is unguarded, or its guard predicate is the same in every lane (thread): every lane
+  // that reaches inst executes it.
+  bool guard_uniform(InstId inst) const;
 
 private:
+  void build_users();
+  void compute_tid_dependent();
+  void solve_uniform();
   void compute_divergent();
   void compute_regions();
-  bool compute_warp_uniform(ValueId v, int depth) const;
+  bool compute_warp_uniform(ValueId v) const;
+  bool operand_uniform(InstId i, std::uint32_t k) const;
   bool uniform_trip_count(InstId setp) const;
-  bool tid_dependent(ValueId v, int depth) const;
   // Uniform high bits of the current round's facts (warp level only), built on first use.
   const WarpBits& bits() const;
   const FunctionAnalysis* a_;
+  // Lane uniformity at the level asked: the warp's (a.uniformity) or, at thread level, the
+  // CTA's (a.block_uniformity: warp-level results such as votes, shuffles, %warpid, and merges
+  // and loop exits after branches that keep warps whole but split the block, are varying).
+  const Uniformity* lanes_;
   AddressProvenance ranges_;
   bool thread_level_ = false;
-  mutable std::vector<signed char> tid_memo_;
-  mutable std::vector<signed char> memo_;
-  mutable std::vector<char> visiting_;
+  std::vector<std::vector<ValueId>> users_; // per leader: the leaders whose facts read it
+  std::vector<char> tid_dep_;               // per leader: data-dependent on the thread index
+  std::vector<char> uniform_;               // per leader: this round's fixpoint
   bool x_multiple_of_32_ = false;
   bool warp_index_ok_ = false;
   std::vector<char> divergent_, partial_, after_exit_;

@@ -15,7 +15,9 @@
 //     successors (control dependence: the value depends on which way each lane went). The set
 //     used is every block reachable from two different successors of a divergent branch, a
 //     superset of its join points, so this is sound and may over-approximate.
-//   - guarded write: varying if the predicate, the new or the prior value is varying.
+//   - guarded write: varying if the predicate, the new or the prior value is varying where the
+//     write is (a prior value or predicate from a loop that lanes left at different iterations
+//     is varying after it).
 //   - instruction result: varying if an operand is varying or the instruction reads a varying
 //     special register, except for results that are uniform by construction:
 //       * uniform special registers: %ctaid, %nctaid, %ntid, %nsmid, %smid, %warpid, %nwarpid,
@@ -23,7 +25,10 @@
 //         varying: %tid, %laneid, %lanemask_*, %clock*, %globaltimer*, %pmN.
 //       * `vote.sync`, `redux.sync`, `activemask`, `match.all`, `bar.red`/`barrier.red`: the same
 //         result in every participating lane. `elect.sync r|p`: r uniform, p varying.
-//       * `shfl.sync.idx` with a uniform source lane and clamp: uniform whatever it reads.
+//       * `shfl.sync.idx` with a uniform source lane b, when c (an immediate, or a register set
+//         by `mov` of one) has no segment mask (bits 8..12; with one, each segment reads its own
+//         lane) and b & 31 is within the clamp c & 31 (always when the clamp is 31; beyond it
+//         a lane reads its own value): uniform whatever it reads.
 //       * a complete butterfly reduction: `op x, a, b` (add, mul, min, max, and, or, xor) where
 //         b is `shfl.sync.bfly` of a with a full member mask and clamp 31, and the bfly offsets of
 //         the chain leading to a, together with this one, cover lanes 1|2|4|8|16.
@@ -32,7 +37,14 @@
 //         tid.x, 32m-1` are uniform (warp id, "only warp 0"). Assumption: warps are formed
 //         from consecutive %tid.x, i.e. 1-D blocks or ntid.x a multiple of 32; it is dropped
 //         when .reqntid/.maxntid prove a 2-D/3-D block with another x extent.
-//       * atom results, `.local` loads, texture/surface reads: varying.
+//       * atom results, `mbarrier` results (test_wait/try_wait report what this thread observed
+//         when it polled), `.local` loads, texture/surface reads: varying.
+//       * the carry flag is an implicit register: addc/subc/madc are varying when the carry they
+//         read is, i.e. when the nearest earlier carry writer of their block (add.cc, sub.cc,
+//         mad.cc, or a chained addc.cc...) read a varying operand or carry, or a guarded writer's
+//         predicate varies; a carry from another block is not tracked (varying).
+//       * `bar.red` results: uniform; at kBlock scope only without a thread count (with one,
+//         groups of warps may use the barrier one after the other).
 //       * loads through a uniform address: uniform from .const, from .param in an .entry, with
 //         `ldu`, and from .global with `.nc` (read-only for the kernel's lifetime). From .shared
 //         without `.nc`, uniform if the function writes no shared memory, or if the load follows a
@@ -44,10 +56,10 @@
 //         address is traced to its root (kernel pointer parameter or global variable) through
 //         ld.param/cvta/mov/add/sub, and none has the load's root; one untraceable write makes
 //         every such load varying. Explicit assumption: the kernel does not write, through
-//         one pointer parameter, memory that it reads through another (as with __restrict__). A .param load is uniform only when
-//         it reads one of the .entry's own parameters by name: .param variables declared in the
-//         body carry per-thread call arguments and return values, and in a .func every
-//         parameter comes from a caller's lane.
+//         one pointer parameter, memory that it reads through another (as with __restrict__). A
+//         .param load is uniform only when it reads one of the .entry's own parameters by name:
+//         .param variables declared in the body carry per-thread call arguments and return values,
+//         and in a .func every parameter comes from a caller's lane.
 //   - a value defined inside a loop that has a divergent branch, read outside that loop, is
 //     varying at that read (temporal divergence: lanes left the loop in different iterations).
 // A branch (bra/brx.idx guarded by, or indexed with, a varying value) is divergent, and so is a
@@ -102,7 +114,7 @@ public:
 
   // Whether a special register (e.g. "%tid.x") is uniform across a warp.
   static bool special_register_uniform(std::string_view name,
-                                      UniformityScope scope = UniformityScope::kWarp);
+                                       UniformityScope scope = UniformityScope::kWarp);
 
 private:
   friend struct UniformityBuilder;
