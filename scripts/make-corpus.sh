@@ -41,6 +41,13 @@ done
 for arch in sm_80 sm_90; do
   echo "nvcc -ptx -O3 -lineinfo -arch=$arch $src/thrust_algorithms.cu -o $out/thrust_algorithms.$arch.lineinfo.ptx" >>"$jobs_file"
 done
+# Hand-written CUDA idioms: warp-level primitives with partial masks, named barriers, cp.async
+# (warp_patterns), and classic kernels with a grid sync (classic, -rdc=true): correct code the
+# verifier must stay quiet on.
+for arch in sm_80 sm_90; do
+  echo "nvcc -ptx -O3 -lineinfo -arch=$arch $src/warp_patterns.cu -o $out/warp_patterns.$arch.lineinfo.ptx" >>"$jobs_file"
+done
+echo "nvcc -ptx -O3 -lineinfo -rdc=true -arch=sm_90 $src/classic.cu -o $out/classic.sm_90.lineinfo.ptx" >>"$jobs_file"
 echo "nvcc -ptx -lineinfo -arch=sm_90a $src/hopper_families.cu -o $out/hopper_families.sm_90a.lineinfo.ptx" >>"$jobs_file"
 echo "nvcc -ptx -G -arch=sm_90a $src/hopper_families.cu -o $out/hopper_families.sm_90a.G.ptx" >>"$jobs_file"
 echo "nvcc -ptx -lineinfo -arch=sm_100a $src/blackwell_families.cu -o $out/blackwell_families.sm_100a.lineinfo.ptx" >>"$jobs_file"

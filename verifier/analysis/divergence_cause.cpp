@@ -28,14 +28,21 @@ bool is_thread_index(std::string_view name) {
 
 } // namespace
 
-WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level)
+bool WarpDivergence::launch_shape_unknown(const FunctionAnalysis& a) {
+  const Function& fn = a.ir.function();
+  return !fn.reqntid() && !fn.maxntid();
+}
+
+WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
+                               bool assume_whole_warps_in_x)
     : a_(&a), lanes_(thread_level ? &a.block_uniformity : &a.uniformity), ranges_(m, a),
       thread_level_(thread_level), divergent_(a.cfg.size(), 0), partial_(a.cfg.size(), 0),
       after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
   const Function& fn = a.ir.function();
   auto req = fn.reqntid();
   auto bound = req ? req : fn.maxntid();
-  x_multiple_of_32_ = req && (*req)[0] % 32 == 0 && !thread_level;
+  x_multiple_of_32_ =
+      !thread_level && ((req && (*req)[0] % 32 == 0) || (assume_whole_warps_in_x && !bound));
   // Warps are runs of 32 consecutive linear thread ids: tid.x / 32 is the same in a warp when
   // ntid.x is a multiple of 32 or the block is 1-D (assumed when no launch bound says otherwise).
   warp_index_ok_ =
@@ -367,6 +374,7 @@ const WarpBits& WarpDivergence::bits() const {
     in.divergent = &divergent_;
     in.merge_varying = &merge_varying_;
     in.tid_x_warp_aligned = warp_index_ok_;
+    in.ntid_x_multiple_of_32 = x_multiple_of_32_;
     bits_ = std::make_unique<WarpBits>(*a_, in);
   }
   return *bits_;

@@ -250,6 +250,8 @@ struct WarpBitsSolver {
       if (name == "%tid.x")
         return resized(
             wb.in_.tid_x_warp_aligned ? LaneBits{64, 5, 0, ~std::uint64_t{0}} : bottom(64), w);
+      if (name == "%ntid.x" && wb.in_.ntid_x_multiple_of_32)
+        return resized(LaneBits{64, 0, 5, 1024}, w); // at most 1024 threads per block
       return Uniformity::special_register_uniform(name) ? uniform_unknown(ww) : bottom(ww);
     }
     case OperandKind::kRegister:

@@ -6,6 +6,8 @@
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
 
 namespace ptxkit::verifier {
 
@@ -32,6 +34,16 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                                 ? Severity::kWarning
                                 : Severity::kError;
   std::unique_ptr<WarpDivergence> div; // built at the first full-mask collective
+  // Without .reqntid/.maxntid, the analysis assumes only a 1-D block. A finding that disappears
+  // when ntid.x is also taken to be a multiple of 32 (the launch shape of nearly every kernel
+  // written with warp indices like (ctaid.x * ntid.x + tid.x) >> 5) is a warning that asks for
+  // the launch bound, not an error: the code is right under that shape and wrong under others.
+  std::unique_ptr<WarpDivergence> whole_warps;
+  auto fine_with_whole_warps = [&](InstId i, BlockId b) {
+    if (!WarpDivergence::launch_shape_unknown(a)) return false;
+    if (!whole_warps) whole_warps = std::make_unique<WarpDivergence>(ctx.module(), a, false, true);
+    return !whole_warps->after_exit(b) && !whole_warps->partial(b) && whole_warps->guard_uniform(i);
+  };
   for (InstId i = 0; i < a.ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
     if (!a.cfg.reachable(b)) continue;
@@ -47,25 +59,34 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     // `@%p shfl.sync ...` with a lane-varying %p: the lanes whose guard fails do not take part.
     bool guarded = !div->guard_uniform(i);
     if (!after_exit && !partial && !guarded) continue;
+    InstId cause = div->cause(b);
+    const Instruction* ci = cause == kNoId ? nullptr : &a.ir.inst(cause);
+    bool cause_is_exit = ci && (ci->opcode == "ret" || ci->opcode == "exit");
+    const std::string what = inst.full_opcode() + " with full mask 0xffffffff";
+    if (fine_with_whole_warps(i, b)) {
+      Finding& f = ctx.report(
+          i,
+          what + " behind a " + (guarded && !after_exit && !partial ? "guard" : "branch") +
+              " that is warp-uniform only if the block's x dimension is a multiple of 32: no "
+              ".reqntid/.maxntid declares it (declare one to prove the collective safe; with "
+              "another launch shape part of the warp skips it)",
+          Severity::kWarning);
+      if (cause != kNoId) ctx.relate(f, cause, "the branch that depends on the launch shape");
+      continue;
+    }
     if (guarded && !after_exit && !partial) {
       Finding& f = ctx.report(i,
-                              inst.full_opcode() +
-                                  " with full mask 0xffffffff under a lane-varying guard "
-                                  "predicate: the lanes whose predicate fails never take part",
+                              what + " under a lane-varying guard predicate: the lanes whose "
+                                     "predicate fails never take part",
                               severity);
       InstId g = a.values.defining_instruction(a.values.guard_value(i));
       if (g != kNoId) ctx.relate(f, g, "the guard predicate is computed here (lane-varying)");
       continue;
     }
-    InstId cause = div->cause(b);
-    const Instruction* ci = cause == kNoId ? nullptr : &a.ir.inst(cause);
-    bool cause_is_exit = ci && (ci->opcode == "ret" || ci->opcode == "exit");
-    std::string what = inst.full_opcode();
     std::string msg = cause_is_exit || (after_exit && !partial)
-                          ? what + " with full mask 0xffffffff after a lane-varying exit: the "
-                                   "exited lanes never take part"
-                          : what + " with full mask 0xffffffff under lane-varying control flow: "
-                                   "only part of the warp reaches it";
+                          ? what + " after a lane-varying exit: the exited lanes never take part"
+                          : what + " under lane-varying control flow: only part of the warp "
+                                   "reaches it";
     Finding& f = ctx.report(i, msg, severity);
     if (cause != kNoId)
       ctx.relate(f, cause,

@@ -56,7 +56,17 @@ public:
   // (a.block_uniformity: votes, shuffles, %warpid, merges after `tid < 32` are varying), there is
   // no warp-index or warp-bits refinement, and any value data-dependent on %tid/%laneid is
   // divergent whatever the uniformity says.
-  WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level);
+  //
+  // `assume_whole_warps_in_x` (warp level, functions without .reqntid/.maxntid only): take
+  // ntid.x to be a multiple of 32, so every warp lies in one (y, z) row and
+  // `(ctaid.x * ntid.x + tid.x) >> 5` is a warp index. Rules use it to tell a real lane-varying
+  // branch (an error) from one that is uniform under the launch shape nearly every kernel uses
+  // but the PTX does not declare (a warning that asks for .reqntid).
+  WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
+                 bool assume_whole_warps_in_x = false);
+  // Whether this function declares no launch bound (.reqntid/.maxntid), so that the assumption
+  // above can change the answer.
+  static bool launch_shape_unknown(const FunctionAnalysis& a);
   bool divergent(BlockId d) const { return divergent_[d] != 0; }
   bool partial(BlockId b) const { return partial_[b] != 0; }
   bool after_exit(BlockId b) const { return after_exit_[b] != 0; }

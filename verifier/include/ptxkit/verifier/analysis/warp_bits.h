@@ -18,6 +18,7 @@
 //   - immediates: exact. Uniform special registers and values the lane-uniformity analysis calls
 //     uniform: u = 0. %laneid: max 31. %tid.x: u = 5 only when warps are runs of 32 consecutive
 //     %tid.x (the caller says so: ntid.x a multiple of 32 or a 1-D block); never a range.
+//     %ntid.x: low 5 bits zero when the caller says ntid.x is a multiple of 32.
 //   - and/or/xor, shl/shr by an immediate, mul/mad by a constant (a power of two 2^s acts as
 //     shl s; other constants keep only the low zero bits), div/rem.u by a power of two, cvt
 //     between integer types (zero extension, truncation; sign extension of a value known
@@ -66,6 +67,7 @@ struct WarpBitsInput {
   const std::vector<char>* merge_varying = nullptr; // phis of the block may merge lanes that came
                                                     // over different edges
   bool tid_x_warp_aligned = false;                  // warps are runs of 32 consecutive %tid.x
+  bool ntid_x_multiple_of_32 = false;               // %ntid.x has its low 5 bits zero
 };
 
 struct WarpBitsSolver;
