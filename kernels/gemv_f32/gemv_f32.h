@@ -3,8 +3,9 @@
 // One warp per output row, 4 warps (128 threads) per block, grid.x = ceil(n / 4). A row is read
 // in "units": .v4 chunks when k % 4 == 0 (every row then starts 16-byte aligned), single floats
 // otherwise (a row of W would start misaligned for .v4). Lane l reads units l, l+32, ...: each
-// warp-wide access is 512 (or 128) consecutive bytes, fully coalesced. The loop takes 4 units per
-// lane per iteration while all 4 exist (4 independent loads in flight), then one unit at a time
+// warp-wide access is 512 (or 128) consecutive bytes, fully coalesced. The loop takes U units per
+// lane per iteration while all U exist (U independent loads in flight: 8 on rows of 512 units or
+// more, else 4, unroll_for()), then one unit at a time
 // for the tail; both loops are guarded by `unit < units`, so nothing past a row of W or past x is
 // read. The lane partial sums are reduced with a shfl.bfly tree (every lane then holds the row's
 // sum) and lane 0 stores y[row]. Warps whose row is >= n exit before the reduction (a whole warp
@@ -45,13 +46,16 @@ struct GemvF32 {
   static constexpr std::string_view kName = "gemv_f32";
   static constexpr std::string_view kSummary =
       "f32 GEMV y = W x, W row-major [n, k]: a warp per row, coalesced .v4 loads (scalar when "
-      "k % 4 != 0), 4 loads in flight per lane, shfl.bfly reduction";
+      "k % 4 != 0), 4-8 loads in flight per lane, shfl.bfly reduction";
   static constexpr std::string_view kLimits =
       "n in [1, 2^31 - 1], k in [1, 2^24] (any; .v4 when k % 4 == 0); n * 4 warps per block "
       "need ceil(n / 4) <= 2^31 - 1 blocks; y must not alias W or x";
   static constexpr std::uint32_t kWarps = 4;
   static constexpr std::uint32_t kThreads = kWarps * 32;
-  static constexpr std::uint32_t kUnroll = 4;
+  // Units per lane per main-loop iteration (loads in flight): 8 on long rows (>= 16 units per
+  // lane), which halves the iterations and doubles the bytes a warp has in flight when the
+  // launch ramps up; 4 on short rows, where 8 would leave most of a row to the one-unit tail.
+  static constexpr std::uint32_t unroll_for(std::uint32_t units) { return units >= 512 ? 8 : 4; }
 
   static std::vector<NamedConfig<Config>> reference_configs();
   static ptxkit::Expected<void> validate(const Config& c);

@@ -1,7 +1,8 @@
 // gemv_f32_builder.cpp: gemv_f32's PTX, written on ptxgen, and its registration.
 //
 //   row = %ctaid.x * 4 + warp;  row >= n -> exit (whole warp)
-//   unit = lane; while unit + 96 < units: 4 units (W and x, ld.global.nc), fma into acc
+//   unit = lane; while unit + 32*(U-1) < units: U units (W and x, ld.global.nc), fma into acc
+//   (U = unroll_for(units): 8 on long rows, 4 on short ones)
 //   while unit < units: 1 unit                                   (the guarded tail)
 //   acc = bfly-reduce(acc); lane 0: y[row] = acc
 #include "gemv_f32.h"
@@ -56,6 +57,7 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
   };
 
   // Main loop: kUnroll units per lane while all of them lie inside the row.
+  const std::uint32_t kUnroll = unroll_for(units);
   if (units > 32 * (kUnroll - 1)) {
     Label loop = b.new_label("main_loop");
     Label main_done = b.new_label("main_done");
