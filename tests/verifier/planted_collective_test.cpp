@@ -37,7 +37,8 @@ std::vector<Input> inputs() {
     out.push_back({g, read_source_file(g)});
   for (const char* c : {"cub_scan.sm_90.lineinfo.ptx", "cub_reduce.sm_80.lineinfo.ptx",
                         "triton36.layernorm.sm_90a.ptx", "triton36.matmul_f16_64x64.sm_90a.ptx",
-                        "inductor.per_fused_rmsnorm_softmax_argmax.sm_90a.ptx"})
+                        "inductor.per_fused_rmsnorm_softmax_argmax.sm_90a.ptx",
+                        "triton36.matmul_tma_warp_specialized.sm_90a.ptx"})
     out.push_back({std::string("corpus/") + c, read_corpus_file(c)});
   return out;
 }
