@@ -163,6 +163,27 @@ void judge(BenchResult& r, const Judge& j) {
   if (j.met) r.met = j.met(r);
 }
 
+// Every output of `inst` against the CPU reference under the kernel's stated tolerance: a
+// mismatch fails the case, agreement is noted with the largest error.
+rt::Expected<void> check_all_outputs(const Prepared& prep, const kernels::HostTensors& inputs,
+                                     const Instance& inst, BenchResult& r) {
+  auto got = inst.outputs();
+  if (!got) return rt::fail(std::move(got).error());
+  auto checks = compare_outputs(prep, inputs, *got);
+  if (!checks) return rt::fail(std::move(checks).error());
+  for (const OutputCheck& c : *checks) {
+    if (!c.comparison.ok())
+      return rt::fail(rt::ErrorKind::kDriver,
+                      r.name + ": output '" + c.buffer +
+                          "' differs from the CPU reference: " + c.comparison.summary());
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s checked against the CPU reference (max abs err %.2g)",
+                  c.buffer.c_str(), c.comparison.max_abs_error);
+    r.note += (r.note.empty() ? "" : "; ") + std::string(buf);
+  }
+  return {};
+}
+
 // One kernel, one launch per sample; its outputs are then checked against the CPU reference.
 rt::Expected<BenchResult> single(Session& s, double copy_gbps, const std::string& name,
                                  const std::string& kernel, const std::string& tag,
@@ -188,21 +209,7 @@ rt::Expected<BenchResult> single(Session& s, double copy_gbps, const std::string
   fill_rates(r, *t, copy_gbps);
   if (flops > 0) r.gflops = flops / (t->median_us * 1e3);
   judge(r, j);
-  // Every output against the CPU reference, under the kernel's stated tolerance.
-  auto got = inst->outputs();
-  if (!got) return rt::fail(std::move(got).error());
-  auto checks = compare_outputs(*prep, inputs, *got);
-  if (!checks) return rt::fail(std::move(checks).error());
-  for (const OutputCheck& c : *checks) {
-    if (!c.comparison.ok())
-      return rt::fail(rt::ErrorKind::kDriver,
-                      r.name + ": output '" + c.buffer +
-                          "' differs from the CPU reference: " + c.comparison.summary());
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%s checked against the CPU reference (max abs err %.2g)",
-                  c.buffer.c_str(), c.comparison.max_abs_error);
-    r.note += (r.note.empty() ? "" : "; ") + std::string(buf);
-  }
+  PTXKIT_RT_TRY(check_all_outputs(*prep, inputs, *inst, r));
   return r;
 }
 
@@ -251,12 +258,7 @@ rt::Expected<BenchResult> back_to_back(Session& s, double copy_gbps, const std::
   judge(r, j);
   r.note = std::to_string(o.launches_per_sample) + " back-to-back launches per sample over " +
            std::to_string(copies) + " copies of the weights";
-  auto got = insts.back().download({"y"});
-  if (!got) return rt::fail(std::move(got).error());
-  auto want = sp->kernel->reference(sp->values, inputs);
-  if (!want) return bad_argument(want.error().to_string());
-  PTXKIT_RT_TRY(
-      check_output(*sp->kernel, sp->values, inputs, "y", got->f32.at("y"), want->f32.at("y"), r));
+  PTXKIT_RT_TRY(check_all_outputs(*prep, inputs, insts.back(), r));
   return r;
 }
 
