@@ -1,11 +1,14 @@
 // fuzz_regression_test.cpp: replays every input under tests/fuzz/regressions (each one crashed or
-// broke the round-trip once) through the same oracle as the fuzzer.
+// broke the round-trip, or the verifier, once) through the same oracles as the fuzzers: parse,
+// print, re-parse, and every verifier rule with findings inside the input.
 //
 // Why: a fuzzer finding is fixed once and stays fixed; this runs in every ./test.sh pass,
 // including the sanitizer build, without needing clang or libFuzzer.
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/printer.h"
+#include "ptxkit/verifier/verify.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -33,6 +36,15 @@ TEST(FuzzRegressions, EveryRecordedInputIsHandled) {
     ASSERT_TRUE(second.ok()) << e.path() << "\n" << second.error().format() << printed;
     EXPECT_TRUE(equal_ignoring_locations(*first, *second)) << e.path() << "\n" << printed;
     EXPECT_EQ(print(*second), printed) << e.path();
+    VerifyOptions options;
+    options.read_source_lines = false;
+    FileReport report = verify_module(*first, options);
+    const std::string text = ss.str();
+    const auto lines = static_cast<std::uint32_t>(std::count(text.begin(), text.end(), '\n') + 1);
+    for (const Finding& f : report.findings) {
+      EXPECT_GE(f.location.line, 1u) << e.path() << ": " << f.message;
+      EXPECT_LE(f.location.line, lines) << e.path() << ": " << f.message;
+    }
   }
   EXPECT_GE(count, 1) << "no regression inputs in " << PTXKIT_FUZZ_REGRESSIONS;
 }
