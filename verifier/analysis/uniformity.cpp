@@ -161,6 +161,8 @@ struct UniformityBuilder {
       const Mention& mm = ir.mention(m);
       if (!mm.is_def && mm.operand == operand && varying_use(vn.ssa_use(m), i)) return true;
     }
+    // Malformed input (a `brx` without its index, say) has no such operand: nothing varies.
+    if (operand >= ir.inst(i).operands.size()) return false;
     const Operand& op = ir.inst(i).operands[operand];
     if (op.kind == OperandKind::kSpecialReg &&
         !Uniformity::special_register_uniform(op.text(), u.scope_))
