@@ -7,10 +7,15 @@
 
 #include "ptxkit/verifier/printer.h"
 
+#include <algorithm>
 #include <cassert>
 #include <charconv>
 
 namespace ptxkit::verifier::analysis {
+
+namespace {
+constexpr std::uint64_t kMaxRangeIds = FunctionIR::kMaxRangeIds;
+} // namespace
 
 bool writes_first_operand(const Instruction& inst) {
   std::string_view op = inst.opcode;
@@ -67,13 +72,49 @@ struct FunctionIRBuilder {
   const LocDirective* current_loc = nullptr;
   explicit FunctionIRBuilder(FunctionIR& ir_) : ir(ir_) {}
 
+  // One past the largest register index the function's instructions name (`%r17` -> 18): a
+  // ranged declaration gets ids only for the indices that can be mentioned.
+  std::uint64_t index_bound = 0;
+
+  void note_index(std::string_view name) {
+    std::size_t digits = name.size();
+    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+      --digits;
+    if (digits == name.size() || name.size() - digits > 10) {
+      if (name.size() - digits > 10) index_bound = kMaxRangeIds; // more digits than a u32 has
+      return;
+    }
+    std::uint64_t n = 0;
+    std::from_chars(name.data() + digits, name.data() + name.size(), n);
+    index_bound = std::max(index_bound, std::min<std::uint64_t>(n + 1, kMaxRangeIds));
+  }
+  void note_operand(const Operand& op) {
+    if (op.kind == OperandKind::kRegister || op.kind == OperandKind::kSymbol ||
+        op.kind == OperandKind::kAddress)
+      note_index(op.text());
+    for (const Operand& e : op.elements())
+      note_operand(e);
+  }
+  void note_indices(const Block& block) {
+    for (const Statement& st : block.statements) {
+      if (const auto* inst = std::get_if<Instruction>(&st.node)) {
+        note_index(inst->guard);
+        for (const Operand& o : inst->operands)
+          note_operand(o);
+      } else if (const auto* inner = std::get_if<Block>(&st.node)) {
+        note_indices(*inner);
+      }
+    }
+  }
+
   void add_decl(const VarDecl& d, std::uint32_t scope, bool is_param) {
     auto& table = ir.scopes_[scope];
     RegId base = static_cast<RegId>(ir.regs_.size());
     if (d.has_range) {
-      for (std::uint32_t k = 0; k < d.range; ++k)
+      const auto count = static_cast<std::uint32_t>(std::min<std::uint64_t>(d.range, index_bound));
+      for (std::uint32_t k = 0; k < count; ++k)
         ir.regs_.push_back({&d, k, is_param});
-      table.ranged[d.name] = base;
+      table.ranged[d.name] = {base, count};
     } else {
       ir.regs_.push_back({&d, kNoId, is_param});
       table.plain[d.name] = base;
@@ -234,6 +275,7 @@ struct FunctionIRBuilder {
 FunctionIR::FunctionIR(const Function& fn) : fn_(&fn) {
   FunctionIRBuilder b(*this);
   scopes_.push_back({});
+  b.note_indices(fn.body);
   for (const VarDecl& p : fn.params)
     if (p.space == StateSpace::kReg) b.add_decl(p, 0, true);
   for (const VarDecl& r : fn.returns)
@@ -256,9 +298,8 @@ RegId FunctionIR::resolve(std::string_view name, std::uint32_t scope) const {
       if (it != t.ranged.end()) {
         std::uint32_t n = 0;
         auto [p, ec] = std::from_chars(name.data() + digits, name.data() + name.size(), n);
-        if (ec == std::errc{} && p == name.data() + name.size() &&
-            n < regs_[it->second].decl->range)
-          return it->second + n;
+        if (ec == std::errc{} && p == name.data() + name.size() && n < it->second.count)
+          return it->second.base + n;
       }
     }
   }

@@ -3,6 +3,7 @@
 // resolve to nothing, with the declaration of the same prefix when one exists.
 #include "undeclared-register.h"
 
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -44,15 +45,33 @@ void UndeclaredRegisterRule::check(RuleContext& ctx) const {
       if (p.name == name) return true;
     return false;
   };
+  // A register past the ids the IR keeps for a huge range (FunctionIR::kMaxRangeIds) but inside
+  // its declared range is declared: it has no id, so ir.resolve cannot say so.
+  auto declared_past_ids = [&](std::string_view name) {
+    std::size_t digits = name.size();
+    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+      --digits;
+    if (digits == name.size() || name.size() - digits > 10) return false;
+    std::uint64_t n = 0;
+    std::from_chars(name.data() + digits, name.data() + name.size(), n);
+    if (n < FunctionIR::kMaxRangeIds) return false;
+    for (const VarDecl* d : decls)
+      if (d->space == StateSpace::kReg && d->has_range && d->name == name.substr(0, digits) &&
+          n < d->range)
+        return true;
+    return false;
+  };
   auto hint = [&](std::string_view name) -> std::string {
     std::size_t digits = name.size();
     while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
       --digits;
     for (const VarDecl* d : decls)
-      if (d->space == StateSpace::kReg && d->has_range && d->name == name.substr(0, digits))
-        return " (" + std::string(d->name) + "<" + std::to_string(d->range) + "> declares " +
-               std::string(d->name) + "0.." + std::string(d->name) +
-               std::to_string(d->range == 0 ? 0 : d->range - 1) + ")";
+      if (d->space == StateSpace::kReg && d->has_range && d->name == name.substr(0, digits)) {
+        const std::string range = std::string(d->name) + "<" + std::to_string(d->range) + ">";
+        if (d->range == 0) return " (" + range + " declares no registers)";
+        return " (" + range + " declares " + std::string(d->name) + "0.." + std::string(d->name) +
+               std::to_string(d->range - 1) + ")";
+      }
     return "";
   };
   for (InstId i = 0; i < ir.size(); ++i) {
@@ -62,7 +81,7 @@ void UndeclaredRegisterRule::check(RuleContext& ctx) const {
     auto check_name = [&](std::string_view name) {
       if (!name.starts_with('%')) return;
       ctx.add_sites();
-      if (ir.resolve(name, scope) != kNoId || is_variable(name)) return;
+      if (ir.resolve(name, scope) != kNoId || is_variable(name) || declared_past_ids(name)) return;
       for (std::string_view m : missing)
         if (m == name) return;
       missing.push_back(name);

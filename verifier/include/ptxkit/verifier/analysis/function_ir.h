@@ -107,10 +107,21 @@ public:
   RegId resolve(std::string_view name, std::uint32_t scope) const;
 
   // One `{ }` scope's declarations (0 = the function body, including its parameters).
+  // At most this many ids per ranged declaration: a register named past it (%r2000000 of
+  // %r<4000000>) is declared but not analysed (no id; undeclared-register knows it is declared).
+  static constexpr std::uint64_t kMaxRangeIds = std::uint64_t{1} << 20;
+
   struct ScopeTable {
     std::uint32_t parent = kNoId;
-    std::unordered_map<std::string_view, RegId> plain;  // "%r", "p"
-    std::unordered_map<std::string_view, RegId> ranged; // "%r" of %r<N> -> first id
+    std::unordered_map<std::string_view, RegId> plain; // "%r", "p"
+    // "%r" of %r<N> -> first id and how many ids exist: min(N, one past the largest index any
+    // instruction of the function names, kMaxRangeIds), so that a valid but huge declaration
+    // (`.reg .b32 %r<4000000000>;` is legal PTX) costs nothing it does not use.
+    struct Range {
+      RegId base = kNoId;
+      std::uint32_t count = 0;
+    };
+    std::unordered_map<std::string_view, Range> ranged;
     std::unordered_map<std::string_view, InstId> labels;
     std::unordered_map<std::string_view, const Directive*> tables; // .branchtargets by label
   };
