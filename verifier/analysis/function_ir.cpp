@@ -77,16 +77,10 @@ struct FunctionIRBuilder {
   std::uint64_t index_bound = 0;
 
   void note_index(std::string_view name) {
-    std::size_t digits = name.size();
-    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
-      --digits;
-    if (digits == name.size() || name.size() - digits > 10) {
-      if (name.size() - digits > 10) index_bound = kMaxRangeIds; // more digits than a u32 has
-      return;
-    }
-    std::uint64_t n = 0;
-    std::from_chars(name.data() + digits, name.data() + name.size(), n);
-    index_bound = std::max(index_bound, std::min<std::uint64_t>(n + 1, kMaxRangeIds));
+    auto split = FunctionIR::split_register_name(name);
+    if (split.prefix.size() == name.size()) return; // no digits
+    index_bound = std::max(index_bound,
+                           split.index ? std::min(*split.index + 1, kMaxRangeIds) : kMaxRangeIds);
   }
   void note_operand(const Operand& op) {
     if (op.kind == OperandKind::kRegister || op.kind == OperandKind::kSymbol ||
@@ -286,21 +280,28 @@ FunctionIR::FunctionIR(const Function& fn) : fn_(&fn) {
     b.resolve(i);
 }
 
-RegId FunctionIR::resolve(std::string_view name, std::uint32_t scope) const {
+FunctionIR::SplitName FunctionIR::split_register_name(std::string_view name) {
   std::size_t digits = name.size();
   while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
     --digits;
+  SplitName out{name.substr(0, digits), std::nullopt};
+  std::uint64_t n = 0;
+  if (digits < name.size()) {
+    auto [p, ec] = std::from_chars(name.data() + digits, name.data() + name.size(), n);
+    if (ec == std::errc{} && p == name.data() + name.size()) out.index = n;
+  }
+  return out;
+}
+
+RegId FunctionIR::resolve(std::string_view name, std::uint32_t scope) const {
+  const SplitName split = split_register_name(name);
   for (std::uint32_t s = scope; s != kNoId; s = scopes_[s].parent) {
     const ScopeTable& t = scopes_[s];
     if (auto it = t.plain.find(name); it != t.plain.end()) return it->second;
-    if (digits < name.size() && !t.ranged.empty()) {
-      auto it = t.ranged.find(name.substr(0, digits));
-      if (it != t.ranged.end()) {
-        std::uint32_t n = 0;
-        auto [p, ec] = std::from_chars(name.data() + digits, name.data() + name.size(), n);
-        if (ec == std::errc{} && p == name.data() + name.size() && n < it->second.count)
-          return it->second.base + n;
-      }
+    if (split.index && !t.ranged.empty()) {
+      auto it = t.ranged.find(split.prefix);
+      if (it != t.ranged.end() && *split.index < it->second.count)
+        return it->second.base + static_cast<RegId>(*split.index);
     }
   }
   return kNoId;

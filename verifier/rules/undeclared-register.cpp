@@ -3,7 +3,6 @@
 // resolve to nothing, with the declaration of the same prefix when one exists.
 #include "undeclared-register.h"
 
-#include <charconv>
 #include <string>
 #include <vector>
 
@@ -48,25 +47,18 @@ void UndeclaredRegisterRule::check(RuleContext& ctx) const {
   // A register past the ids the IR keeps for a huge range (FunctionIR::kMaxRangeIds) but inside
   // its declared range is declared: it has no id, so ir.resolve cannot say so.
   auto declared_past_ids = [&](std::string_view name) {
-    std::size_t digits = name.size();
-    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
-      --digits;
-    if (digits == name.size() || name.size() - digits > 10) return false;
-    std::uint64_t n = 0;
-    std::from_chars(name.data() + digits, name.data() + name.size(), n);
-    if (n < FunctionIR::kMaxRangeIds) return false;
+    const auto split = FunctionIR::split_register_name(name);
+    if (!split.index || *split.index < FunctionIR::kMaxRangeIds) return false;
     for (const VarDecl* d : decls)
-      if (d->space == StateSpace::kReg && d->has_range && d->name == name.substr(0, digits) &&
-          n < d->range)
+      if (d->space == StateSpace::kReg && d->has_range && d->name == split.prefix &&
+          *split.index < d->range)
         return true;
     return false;
   };
   auto hint = [&](std::string_view name) -> std::string {
-    std::size_t digits = name.size();
-    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
-      --digits;
+    const std::string_view prefix = FunctionIR::split_register_name(name).prefix;
     for (const VarDecl* d : decls)
-      if (d->space == StateSpace::kReg && d->has_range && d->name == name.substr(0, digits)) {
+      if (d->space == StateSpace::kReg && d->has_range && d->name == prefix) {
         const std::string range = std::string(d->name) + "<" + std::to_string(d->range) + ">";
         if (d->range == 0) return " (" + range + " declares no registers)";
         return " (" + range + " declares " + std::string(d->name) + "0.." + std::string(d->name) +

@@ -24,6 +24,7 @@
 #include "ptxkit/verifier/ast.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -107,6 +108,14 @@ public:
   RegId resolve(std::string_view name, std::uint32_t scope) const;
 
   // One `{ }` scope's declarations (0 = the function body, including its parameters).
+  // "%r17" -> prefix "%r" and index 17 (the name of register 17 of a `%r<N>` range); no index
+  // when the name does not end in digits or the digits overflow 64 bits.
+  struct SplitName {
+    std::string_view prefix;
+    std::optional<std::uint64_t> index;
+  };
+  static SplitName split_register_name(std::string_view name);
+
   // At most this many ids per ranged declaration: a register named past it (%r2000000 of
   // %r<4000000>) is declared but not analysed (no id; undeclared-register knows it is declared).
   static constexpr std::uint64_t kMaxRangeIds = std::uint64_t{1} << 20;
