@@ -3,6 +3,7 @@
 // after-divergent-exit facts, naming the divergent terminator responsible.
 #include "barrier-divergence.h"
 
+#include "divergence_report_p.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 
 #include <algorithm>
@@ -40,12 +41,7 @@ public:
 
 void BarrierDivergenceRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
-  // nvcc -G keeps every variable on the per-thread stack, and .local loads are lane-varying:
-  // debug builds get warnings (the same code optimized is the one that must be clean).
-  const auto& targets = ctx.module().targets;
-  const Severity severity = std::find(targets.begin(), targets.end(), "debug") != targets.end()
-                                ? Severity::kWarning
-                                : Severity::kError;
+  const Severity severity = divergence_severity(ctx.module());
   std::unique_ptr<WarpDivergence> threads, warps; // built at the first collective
   for (InstId i = 0; i < a.ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
@@ -72,24 +68,17 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
                               what + " under a lane-varying guard predicate: the threads whose "
                                      "predicate fails never arrive",
                               severity);
-      InstId g = a.values.defining_instruction(a.values.guard_value(i));
-      if (g != kNoId) ctx.relate(f, g, "the guard predicate is computed here (lane-varying)");
+      relate_varying_guard(ctx, f, i);
       continue;
     }
     if (!after_exit && !(partial && c == Collective::kAligned)) continue;
-    InstId cause = div->cause(b);
-    const Instruction* ci = cause == kNoId ? nullptr : &a.ir.inst(cause);
-    bool cause_is_exit = ci && (ci->opcode == "ret" || ci->opcode == "exit");
-    std::string msg = after_exit && (cause_is_exit || !partial)
+    const DivergenceCause cause = divergence_cause(a, *div, b);
+    std::string msg = after_exit && (cause.is_exit || !partial)
                           ? what + " after a lane-varying exit: lanes that left never arrive"
                           : what + " under lane-varying control flow: only part of the warp "
                                    "reaches it";
     Finding& f = ctx.report(i, msg, severity);
-    if (cause != kNoId)
-      ctx.relate(f, cause,
-                 cause_is_exit ? "some lanes exit here"
-                               : "the warp splits here (lane-varying "
-                                 "condition)");
+    relate_cause(ctx, f, cause);
   }
 }
 

@@ -3,6 +3,7 @@
 // analysis' partial-warp and after-divergent-exit facts.
 #include "partial-warp-collective.h"
 
+#include "divergence_report_p.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 
 #include <algorithm>
@@ -27,12 +28,7 @@ public:
 
 void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
-  // nvcc -G keeps every variable on the per-thread stack, and .local loads are lane-varying:
-  // debug builds get warnings (the same code optimized is the one that must be clean).
-  const auto& targets = ctx.module().targets;
-  const Severity severity = std::find(targets.begin(), targets.end(), "debug") != targets.end()
-                                ? Severity::kWarning
-                                : Severity::kError;
+  const Severity severity = divergence_severity(ctx.module());
   std::unique_ptr<WarpDivergence> div; // built at the first full-mask collective
   // Without .reqntid/.maxntid, the analysis assumes only a 1-D block. A finding that disappears
   // when ntid.x is also taken to be a multiple of 32 (the launch shape of nearly every kernel
@@ -59,9 +55,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     // `@%p shfl.sync ...` with a lane-varying %p: the lanes whose guard fails do not take part.
     bool guarded = !div->guard_uniform(i);
     if (!after_exit && !partial && !guarded) continue;
-    InstId cause = div->cause(b);
-    const Instruction* ci = cause == kNoId ? nullptr : &a.ir.inst(cause);
-    bool cause_is_exit = ci && (ci->opcode == "ret" || ci->opcode == "exit");
+    const DivergenceCause cause = divergence_cause(a, *div, b);
     const std::string what = inst.full_opcode() + " with full mask 0xffffffff";
     if (fine_with_whole_warps(i, b)) {
       Finding& f = ctx.report(
@@ -71,7 +65,8 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
               ".reqntid/.maxntid declares it (declare one to prove the collective safe; with "
               "another launch shape part of the warp skips it)",
           Severity::kWarning);
-      if (cause != kNoId) ctx.relate(f, cause, "the branch that depends on the launch shape");
+      if (cause.inst != kNoId)
+        ctx.relate(f, cause.inst, "the branch that depends on the launch shape");
       continue;
     }
     if (guarded && !after_exit && !partial) {
@@ -79,20 +74,15 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                               what + " under a lane-varying guard predicate: the lanes whose "
                                      "predicate fails never take part",
                               severity);
-      InstId g = a.values.defining_instruction(a.values.guard_value(i));
-      if (g != kNoId) ctx.relate(f, g, "the guard predicate is computed here (lane-varying)");
+      relate_varying_guard(ctx, f, i);
       continue;
     }
-    std::string msg = cause_is_exit || (after_exit && !partial)
+    std::string msg = cause.is_exit || (after_exit && !partial)
                           ? what + " after a lane-varying exit: the exited lanes never take part"
                           : what + " under lane-varying control flow: only part of the warp "
                                    "reaches it";
     Finding& f = ctx.report(i, msg, severity);
-    if (cause != kNoId)
-      ctx.relate(f, cause,
-                 cause_is_exit ? "some lanes exit here"
-                               : "the warp splits here (lane-varying "
-                                 "condition)");
+    relate_cause(ctx, f, cause);
   }
 }
 
