@@ -30,3 +30,9 @@ endif()
 find_program(PTXKIT_FILECHECK NAMES FileCheck-14 FileCheck HINTS /usr/lib/llvm-14/bin)
 find_file(PTXKIT_LIT_PY lit.py HINTS /usr/lib/llvm-14/build/utils/lit)
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
+
+# ccache, when installed, makes rebuilds (and the second build tree of ./test.sh) cheap.
+find_program(PTXKIT_CCACHE ccache)
+if(PTXKIT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${PTXKIT_CCACHE})
+endif()
