@@ -1,7 +1,13 @@
 # Warnings and sanitizers applied to every ptxkit target.
 #
-# -Werror everywhere: a warning in a toolkit that checks other people's code is a bug of ours.
-add_compile_options(-Wall -Wextra -Werror)
+# -Werror everywhere in our own build: a warning in a toolkit that checks other people's code is a
+# bug of ours. A project that adds ptxkit with add_subdirectory() gets the warnings without
+# -Werror (its compiler may warn where ours does not); PTXKIT_WERROR overrides either way.
+option(PTXKIT_WERROR "Treat warnings as errors" ${PROJECT_IS_TOP_LEVEL})
+add_compile_options(-Wall -Wextra)
+if(PTXKIT_WERROR)
+  add_compile_options(-Werror)
+endif()
 
 # GCC 12 at -O2/-O3 reports -Wrestrict inside libstdc++'s own std::string code (GCC bug 105329,
 # fixed in GCC 13): a false positive in the standard library, not in ptxkit, so it stays a warning.

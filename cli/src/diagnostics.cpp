@@ -4,11 +4,24 @@
 #include "command_registry.h"
 
 #include <iostream>
+#include <string>
 
 namespace ptxkit::cli {
+namespace {
+
+std::string& program() {
+  static std::string name = "ptxkit";
+  return name;
+}
+
+} // namespace
+
+void set_program_name(std::string_view name) { program() = std::string(name); }
+
+std::string_view program_name() { return program(); }
 
 int usage_error(std::string_view message) {
-  std::cerr << "ptxkit: error: " << message << '\n';
+  std::cerr << program() << ": error: " << message << '\n';
   return kExitBadInput;
 }
 

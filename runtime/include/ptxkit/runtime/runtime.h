@@ -10,6 +10,7 @@
 #include "ptxkit/runtime/context.h"
 #include "ptxkit/runtime/device.h"
 #include "ptxkit/runtime/driver.h"
+#include "ptxkit/runtime/embedded.h"
 #include "ptxkit/runtime/error.h"
 #include "ptxkit/runtime/kernel_cache.h"
 #include "ptxkit/runtime/launch.h"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The installed package, used the way a project outside this repository uses it:
+#   1. `cmake --install` into an empty prefix holds the headers, the libraries, the CMake package
+#      and the tool, and nothing from the source or build tree is needed after that;
+#   2. find_package(ptxkit) works from an empty directory and honours a version request;
+#   3. examples/consumer configures, builds (PTX generated, verified and validated at build time,
+#      embedded in its app) and passes its own tests, with g++ and with clang++ against the same
+#      g++-built libraries;
+#   4. negative control: a copy of the consumer whose kernel lost its shfl.idx broadcast (a
+#      shfl.down sum used in every lane) fails to build, and the build log shows the finding.
+# Usage: consumer_check.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+fail() { echo "consumer_check: FAIL: $*" >&2; exit 1; }
+
+echo "== install into an empty prefix"
+cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
+for f in bin/ptxkit \
+         include/ptxkit/ptxgen/ptxgen.h include/ptxkit/kernels/registry.h \
+         include/ptxkit/verifier/verify.h include/ptxkit/runtime/embedded.h \
+         lib/libptxkit_ptxgen.a lib/libptxkit_verifier.a lib/libptxkit_kernels.a \
+         lib/libptxkit_runtime.a lib/libptxkit_cli.a lib/libptxkit_cli_main.a \
+         lib/cmake/ptxkit/ptxkitConfig.cmake lib/cmake/ptxkit/ptxkitConfigVersion.cmake \
+         lib/cmake/ptxkit/ptxkitTargets.cmake lib/cmake/ptxkit/PtxkitGenerate.cmake; do
+  [ -e "$prefix/$f" ] || fail "the install lacks $f"
+done
+# Public headers include only public headers and the standard library.
+if grep -rhoE '#include ["<][^">]+[">]' "$prefix/include" | grep -vE '<ptxkit/|"ptxkit/|<[a-z_0-9]+>|<[a-z_]+\.h>' \
+     | sort -u | grep .; then
+  fail "installed headers include something that is not installed (above)"
+fi
+if grep -rl -e "$src" -e "$build" "$prefix/lib/cmake" "$prefix/include"; then
+  fail "the install refers to the source or build tree (files above)"
+fi
+echo "install tree: $(find "$prefix/include" -name '*.h' | wc -l) headers, $(ls "$prefix/lib"/*.a | wc -l) libraries"
+
+echo "== find_package from an empty directory"
+mkdir -p "$work/empty"
+cat >"$work/empty/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(empty LANGUAGES CXX)
+find_package(ptxkit ${WANT} CONFIG REQUIRED)
+foreach(t ptxgen verifier kernels runtime cli cli_main ptxkit)
+  if(NOT TARGET ptxkit::${t})
+    message(FATAL_ERROR "ptxkit::${t} is missing")
+  endif()
+endforeach()
+message(STATUS "ptxkit ${ptxkit_VERSION} found")
+CMAKE
+cmake -S "$work/empty" -B "$work/empty/b" -DCMAKE_PREFIX_PATH="$prefix" -DWANT=0.1 >"$work/empty.log" 2>&1 \
+  || { cat "$work/empty.log"; fail "find_package(ptxkit 0.1) failed"; }
+if cmake -S "$work/empty" -B "$work/empty/b2" -DCMAKE_PREFIX_PATH="$prefix" -DWANT=9.0 >"$work/empty2.log" 2>&1; then
+  fail "find_package(ptxkit 9.0) succeeded against version $(grep -o 'ptxkit [0-9.]* found' "$work/empty.log")"
+fi
+
+for cxx in g++ clang++; do
+  echo "== examples/consumer with $cxx"
+  b="$work/consumer-$cxx"
+  cmake -S "$src/examples/consumer" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" >"$b.log" 2>&1 \
+    || { cat "$b.log"; fail "configure with $cxx"; }
+  cmake --build "$b" >>"$b.log" 2>&1 || { cat "$b.log"; fail "build with $cxx"; }
+  grep -q "ptxkit: row_center_bias:cols=1000,rows=64 for sm_90" "$b.log" \
+    || fail "the build log does not show the PTX being generated"
+  "$b/consumer-tool" list | grep -q '^row_center_bias' || fail "consumer-tool list lacks row_center_bias"
+  "$b/consumer-tool" list | grep -q '^rmsnorm' || fail "consumer-tool list lacks the built-in kernels"
+  ctest --test-dir "$b" --output-on-failure || fail "the consumer's tests with $cxx"
+  # The app without a GPU says so and exits 3; with one it must pass.
+  set +e; "$b/consumer-app" >"$b.app.log" 2>&1; rc=$?; set -e
+  cat "$b.app.log"
+  case $rc in
+    0) ;;
+    3) grep -q "no CUDA device" "$b.app.log" || fail "exit 3 without saying why" ;;
+    *) fail "consumer-app exited $rc" ;;
+  esac
+done
+
+echo "== negative control: the consumer kernel without its broadcast"
+planted="$work/planted"
+cp -r "$src/examples/consumer" "$planted"
+builder="$planted/kernels/row_center_bias_builder.cpp"
+grep -q 'sum = b.shfl_idx(sum' "$builder" || fail "the broadcast line to remove is not in $builder"
+sed -i '/sum = b.shfl_idx(sum/d' "$builder"
+cmake -S "$planted" -B "$planted/b" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >"$planted.log" 2>&1 \
+  || { cat "$planted.log"; fail "configure of the planted copy"; }
+if cmake --build "$planted/b" >>"$planted.log" 2>&1; then
+  cat "$planted.log"; fail "the planted defect did not fail the build"
+fi
+grep -E 'row_center_bias\.cols-1000\.rows-64\.sm_90\.ptx:[0-9]+:[0-9]+: error: .*reduction-broadcast' "$planted.log" \
+  || { cat "$planted.log"; fail "the build failed without showing the reduction-broadcast finding"; }
+[ ! -e "$planted/b/ptxkit/consumer-app/row_center_bias.cols-1000.rows-64.sm_90.ptx" ] \
+  || fail "the rejected PTX stayed at its path"
+echo "consumer_check: all passed"
