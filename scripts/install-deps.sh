@@ -10,14 +10,21 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "install-deps: installing ${missing[*]}"
+  # apt's own output goes to a log, shown only when the install fails.
+  log=$(mktemp /tmp/ptxkit-install-deps.XXXXXX.log)
+  echo "install-deps: installing ${#missing[@]} Debian packages: ${missing[*]} (log: $log)"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; then
-    $sudo apt-get update -q
-    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  if ! $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+    if ! { $sudo apt-get update -q && \
+           $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; } >>"$log" 2>&1; then
+      cat "$log" >&2
+      echo "install-deps: error: apt-get could not install: ${missing[*]}" >&2
+      exit 1
+    fi
   fi
+  echo "install-deps: done"
 fi
 
 # The CUDA toolkit is not a Debian package here: it is expected at /usr/local/cuda.

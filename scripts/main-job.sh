@@ -55,7 +55,15 @@ count_instructions() {
 failures=0
 failed_logs=()
 rows=()
+echo "main-job: checking ${#files[@]} PTX files (verify, ptxas)"
+done_count=0
 for f in "${files[@]}"; do
+  done_count=$((done_count + 1))
+  if [ -t 1 ]; then
+    printf '\r  [%d/%d] %-60s' "$done_count" "${#files[@]}" "$(basename "$f")"
+  elif [ $((done_count % 100)) -eq 0 ]; then
+    echo "  [$done_count/${#files[@]}]"
+  fi
   base="$(basename "$f" .ptx)"           # KERNEL.CONFIGTAG.sm_XX
   kernel="${base%%.*}"
   rest="${base#*.}"
@@ -91,17 +99,44 @@ for f in "${files[@]}"; do
   rows+=("$kernel|$config|$target|$instructions|$regs|$verify|$result")
 done
 
-# 3. The summary table.
-printf '\n%-32s %-14s %-8s %12s %9s %-8s %-8s\n' kernel config target instructions registers \
-  verify ptxas
-printf '%.0s-' {1..97}; printf '\n'
-for row in "${rows[@]}"; do
-  IFS='|' read -r kernel config target instructions regs verify result <<<"$row"
-  printf '%-32s %-14s %-8s %12s %9s %-8s %-8s\n' "$kernel" "$config" "$target" "$instructions" \
-    "$regs" "$verify" "$result"
-done
-printf '%.0s-' {1..97}; printf '\n'
-echo "main-job: ${#files[@]} PTX files in $out/ptx; logs in $out/log"
+[ -t 1 ] && printf '\r%-80s\r' ''
+# 3. The full table to a file; on the terminal, one line per kernel.
+table="$out/table.txt"
+{
+  printf '%-32s %-22s %-8s %12s %9s %-8s %-8s\n' kernel config target instructions registers \
+    verify ptxas
+  for row in "${rows[@]}"; do
+    IFS='|' read -r kernel config target instructions regs verify result <<<"$row"
+    printf '%-32s %-22s %-8s %12s %9s %-8s %-8s\n' "$kernel" "$config" "$target" "$instructions" \
+      "$regs" "$verify" "$result"
+  done
+} >"$table"
+printf '\n%-32s %6s %14s %11s %-14s %-14s\n' kernel files instructions registers verify ptxas
+printf '%s\n' "${rows[@]}" | awk -F'|' '
+  function range(lo, hi) { return lo == hi ? lo : lo "-" hi }
+  {
+    k = $1; n[k]++
+    if (!(k in ilo) || $4 + 0 < ilo[k]) ilo[k] = $4 + 0
+    if (!(k in ihi) || $4 + 0 > ihi[k]) ihi[k] = $4 + 0
+    if ($5 ~ /^[0-9]+$/) {
+      if (!(k in rlo) || $5 + 0 < rlo[k]) rlo[k] = $5 + 0
+      if (!(k in rhi) || $5 + 0 > rhi[k]) rhi[k] = $5 + 0
+    }
+    if ($6 == "clean") vc[k]++; else if ($6 == "FAILED") vf[k]++
+    if ($7 == "ok") pc[k]++; else if ($7 == "FAILED") pf[k]++
+    order[k] = 1
+  }
+  END {
+    for (k in order) {
+      regs = (k in rlo) ? range(rlo[k], rhi[k]) : "-"
+      v = (vf[k] ? vf[k] " FAILED" : (vc[k] ? vc[k] " clean" : "skipped"))
+      p = (pf[k] ? pf[k] " FAILED" : (pc[k] ? pc[k] " ok" : "skipped"))
+      printf "%-32s %6d %14s %11s %-14s %-14s\n", k, n[k], range(ilo[k], ihi[k]), regs, v, p
+    }
+  }' | sort
+echo
+echo "main-job: ${#files[@]} PTX files (every kernel x reference config x target) in $out/ptx"
+echo "main-job: per-file table: $table; logs: $out/log"
 
 if [ "$failures" -gt 0 ]; then
   echo "main-job: FAILED: $failures check(s) failed; see the logs above" >&2

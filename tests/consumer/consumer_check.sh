@@ -57,6 +57,43 @@ if cmake -S "$work/empty" -B "$work/empty/b2" -DCMAKE_PREFIX_PATH="$prefix" -DWA
   fail "find_package(ptxkit 9.0) succeeded against version $(grep -o 'ptxkit [0-9.]* found' "$work/empty.log")"
 fi
 
+echo "== add_subdirectory(ptxkit)"
+mkdir -p "$work/vendored"
+cat >"$work/vendored/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(vendored LANGUAGES CXX)
+add_subdirectory("$src" ptxkit)
+foreach(t ptxgen verifier kernels runtime cli cli_main ptxkit)
+  if(NOT TARGET ptxkit::\${t})
+    message(FATAL_ERROR "ptxkit::\${t} is missing")
+  endif()
+endforeach()
+if(NOT COMMAND ptxkit_generate_ptx OR NOT COMMAND ptxkit_add_kernel_tool)
+  message(FATAL_ERROR "the ptxkit CMake functions are missing")
+endif()
+add_executable(axpy axpy.cpp)
+target_link_libraries(axpy PRIVATE ptxkit::ptxgen)
+CMAKE
+{ echo '#include <cstdio>'; cat "$src/tests/ptxgen/doc/axpy_example.cpp"
+  echo 'int main() { auto k = axpy(Target::parse("sm_90").value(), 2.0f); return k ? 0 : 1; }'; } \
+  >"$work/vendored/axpy.cpp"
+cmake -S "$work/vendored" -B "$work/vendored/b" -G Ninja >"$work/vendored.log" 2>&1 \
+  || { cat "$work/vendored.log"; fail "configure with add_subdirectory(ptxkit)"; }
+grep -q "Build the test suite" "$work/vendored/b/CMakeCache.txt" || fail "ptxkit's options are missing"
+grep -q "PTXKIT_BUILD_TESTS:BOOL=OFF" "$work/vendored/b/CMakeCache.txt" \
+  || fail "a vendored ptxkit builds its test suite by default"
+cmake --build "$work/vendored/b" --target axpy >>"$work/vendored.log" 2>&1 \
+  || { cat "$work/vendored.log"; fail "build against add_subdirectory(ptxkit)"; }
+"$work/vendored/b/axpy" || fail "the vendored example failed"
+
+# A consumer whose standard library has another ABI is told why at configure time, not left with
+# undefined symbols at link time.
+if cmake -S "$work/empty" -B "$work/empty/b3" -DCMAKE_PREFIX_PATH="$prefix" -DWANT=0.1 \
+     -DCMAKE_CXX_FLAGS=-D_GLIBCXX_USE_CXX11_ABI=0 >"$work/empty3.log" 2>&1; then
+  fail "find_package(ptxkit) accepted a consumer built with the old libstdc++ string ABI"
+fi
+grep -q "would not link" "$work/empty3.log" || { cat "$work/empty3.log"; fail "the ABI refusal does not say why"; }
+
 for cxx in g++ clang++; do
   echo "== examples/consumer with $cxx"
   b="$work/consumer-$cxx"
