@@ -1,21 +1,32 @@
-// cmd_golden.cpp: `ptxkit golden check|diff|update [--dir golden]`: the golden PTX files, one per
-// kernel × reference config × golden target, kept byte-exact under review.
+// cmd_golden.cpp: `ptxkit golden check|diff|update [--dir golden] [--kernel NAME]...`: the golden
+// PTX files, one per kernel × reference config × golden target, kept byte-exact under review.
 //
 // check: regenerate every file in memory, print a unified diff per drifted file (changed, missing
-//        or no longer generated), exit 1 on any drift.
+//        or no longer generated), exit 1 on any drift, and end with the command that accepts it.
 // diff:  the same report, exit 0.
 // update: rewrite every drifted file atomically and delete files no longer generated.
+//
+// --kernel restricts all three to some kernels: a tool that registers its own kernels beside
+// ptxkit's keeps a golden directory for just those, and files of other kernels in it are left
+// alone. A changed file's diff is preceded by its instance, key and instruction/register summary
+// (golden_summary.h), since that is what a reviewer decides on.
 #include "command_registry.h"
 #include "diagnostics.h"
+#include "golden_header_line.h"
+#include "golden_summary.h"
+#include "kernel_args.h"
 #include "output_file.h"
 #include "reference_set.h"
 #include "unified_diff.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ptxkit::cli {
 namespace {
@@ -26,9 +37,63 @@ enum class Mode { kCheck, kDiff, kUpdate };
 
 struct GoldenArgs {
   std::string dir = "golden";
+  std::vector<std::string> kernels; // --kernel, in the order given; empty = every kernel
 };
 
-int run_golden(Mode mode, const GoldenArgs& args) {
+// The name this program was started as (a consumer's own tool embeds these commands), so the
+// command printed for the user to run names the tool they ran.
+std::string tool_name(const CLI::App& app) {
+  const CLI::App* root = &app;
+  while (root->get_parent() != nullptr)
+    root = root->get_parent();
+  std::string name = fs::path(root->get_name()).filename().string();
+  return name.empty() ? "ptxkit" : name;
+}
+
+// `arg` as one shell word: unchanged when it has no character a POSIX shell treats specially.
+std::string shell_word(const std::string& arg) {
+  const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return arg;
+  std::string out = "'";
+  for (char c : arg)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string accept_command(const std::string& tool, const GoldenArgs& args) {
+  std::string cmd = shell_word(tool) + " golden update --dir " + shell_word(args.dir);
+  for (const std::string& k : args.kernels)
+    cmd += " --kernel " + shell_word(k);
+  return cmd;
+}
+
+// Two lines of golden_change_summary, indented under the `golden: changed` line.
+std::string indented(const std::string& lines) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < lines.size()) {
+    const std::size_t nl = std::min(lines.find('\n', start), lines.size());
+    out += "  " + lines.substr(start, nl - start) + "\n";
+    start = nl + 1;
+  }
+  return out;
+}
+
+int run_golden(Mode mode, GoldenArgs args, const std::string& tool) {
+  std::set<std::string> selected;
+  std::vector<std::string> unique_kernels;
+  for (const std::string& name : args.kernels) {
+    auto kernel = find_kernel(name);
+    if (!kernel) return usage_error(kernel.error().to_string());
+    if (selected.insert(name).second) unique_kernels.push_back(name);
+  }
+  args.kernels = std::move(unique_kernels);
+  auto is_selected = [&](const std::string& kernel) {
+    return selected.empty() || selected.count(kernel) > 0;
+  };
   std::error_code ec;
   if (mode == Mode::kUpdate) fs::create_directories(args.dir, ec);
   if (!fs::is_directory(args.dir, ec))
@@ -36,6 +101,7 @@ int run_golden(Mode mode, const GoldenArgs& args) {
   std::set<std::string> expected;
   std::size_t drifted = 0, checked = 0;
   for (const auto& inst : reference_instances(golden_targets())) {
+    if (!is_selected(std::string(inst.kernel->name()))) continue;
     expected.insert(inst.file_name);
     auto want = golden_content(inst);
     if (!want) return usage_error(want.error().to_string());
@@ -50,23 +116,34 @@ int run_golden(Mode mode, const GoldenArgs& args) {
       if (!write_file_atomically(path, *want, error)) return usage_error(error);
       std::cout << (exists ? "updated " : "created ") << path << "\n";
     } else {
-      if (!exists) std::cout << "golden: missing " << path << "\n";
+      if (exists)
+        std::cout << "golden: changed " << path << "\n"
+                  << indented(golden_change_summary(have, *want));
+      else
+        std::cout << "golden: missing " << path << "\n";
       std::cout << unified_diff(have, *want, exists ? path : "/dev/null", path + " (regenerated)");
     }
   }
-  // Files in the directory that are no longer generated (a kernel or config was removed).
-  for (const auto& entry : fs::directory_iterator(args.dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".ptx" || expected.count(name)) continue;
+  // Files in the directory that are no longer generated (a kernel or config was removed), in
+  // name order so the report does not depend on the file system. With --kernel, only files of
+  // the selected kernels: the directory may hold other tools' files.
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(args.dir, ec))
+    if (entry.path().extension() == ".ptx" && !expected.count(entry.path().filename().string()))
+      stale.push_back(entry.path());
+  std::sort(stale.begin(), stale.end());
+  for (const fs::path& file : stale) {
+    const std::string path = file.string();
+    std::string have, error;
+    if ((mode != Mode::kUpdate || !selected.empty()) && !read_file(path, have, error))
+      return usage_error(error);
+    if (!is_selected(golden_file_kernel(file.filename().string(), have))) continue;
     ++drifted;
-    std::string path = entry.path().string();
     if (mode == Mode::kUpdate) {
-      fs::remove(entry.path(), ec);
+      fs::remove(file, ec);
       if (ec) return usage_error("cannot remove '" + path + "': " + ec.message());
       std::cout << "removed " << path << "\n";
     } else {
-      std::string have, error;
-      if (!read_file(path, have, error)) return usage_error(error);
       std::cout << "golden: " << path << " is no longer generated\n"
                 << unified_diff(have, "", path, "/dev/null");
     }
@@ -77,9 +154,10 @@ int run_golden(Mode mode, const GoldenArgs& args) {
   }
   std::cout << "golden: " << checked << " files checked, " << drifted << " drifted\n";
   if (drifted > 0 && mode == Mode::kCheck) {
-    std::cerr << "ptxkit: golden drift: review the diffs above; if the change is intended, run "
-                 "`ptxkit golden update --dir "
-              << args.dir << "`\n";
+    std::cout.flush();
+    std::cerr << "ptxkit: golden drift: review the diffs above; if the change is intended, "
+                 "accept it (then commit the golden directory)\n"
+              << "to accept: " << accept_command(tool, args) << "\n";
     return kExitFindings;
   }
   return kExitOk;
@@ -90,7 +168,15 @@ void add_mode(CLI::App* golden, const char* name, const char* help, Mode mode,
   auto args = std::make_shared<GoldenArgs>();
   auto* sub = golden->add_subcommand(name, help);
   sub->add_option("--dir", args->dir, "Golden directory (default: golden)");
-  sub->callback([args, mode, &result] { result.exit_code = run_golden(mode, *args); });
+  sub->add_option("--kernel", args->kernels,
+                  "Only this kernel's golden files (repeatable); other kernels' files in the "
+                  "directory are left alone")
+      ->type_name("NAME")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+  sub->callback(
+      [args, mode, sub, &result] { result.exit_code = run_golden(mode, *args, tool_name(*sub)); });
 }
 
 const CommandRegistration reg{
@@ -102,12 +188,14 @@ const CommandRegistration reg{
       golden->footer(
           "Golden files are generated, never edited by hand. After an intended generator "
           "change:\n  ptxkit golden check --dir golden    # review the diffs\n"
-          "  ptxkit golden update --dir golden   # then commit golden/");
+          "  ptxkit golden update --dir golden   # then commit golden/\n"
+          "--kernel NAME (repeatable) limits any of them to those kernels' files.");
       add_mode(golden, "check",
-               "Regenerate in memory and compare; print a unified diff per drifted file; exit 1 on "
-               "drift",
+               "Regenerate in memory and compare; per drifted file print its kernel, config, "
+               "target, keys, instruction and register changes and a unified diff; exit 1 on "
+               "drift, ending with the command that accepts it",
                Mode::kCheck, result);
-      add_mode(golden, "diff", "Print the same diffs as check; exit 0", Mode::kDiff, result);
+      add_mode(golden, "diff", "Print the same report as check; exit 0", Mode::kDiff, result);
       add_mode(golden, "update",
                "Rewrite drifted golden files atomically and remove ones no longer generated",
                Mode::kUpdate, result);

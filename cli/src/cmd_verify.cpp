@@ -1,13 +1,19 @@
-// cmd_verify.cpp: `ptxkit verify [--format text|json|sarif] [--rules ID,...] FILE...` (CLI.md).
+// cmd_verify.cpp: `ptxkit verify [--format text|json|sarif] [--rules ID,...] [-j N] PATH...`
+// (docs/cli.md).
 //
 // Why a command: this is what CI runs on every kernel, ours and other people's. Each file is
 // parsed, every function's CFG and dataflow analyses are built once, and the selected rules
-// report findings; the printers of verifier/report.h format them. Exit codes: 0 no error
-// findings (warnings are printed but do not fail, unless --werror), 1 error findings, 2 a file
-// that cannot be read or parsed, or an unknown rule id (the message lists the valid ones).
+// report findings; the printers of verifier/report.h format them. A directory argument stands
+// for every `*.ptx` below it (ptx_inputs.h). Files are independent, so they are checked on -j
+// threads; every result lands in the slot of its input and is printed in input order, so the
+// output is the same for any -j. Exit codes: 0 no error findings (warnings are printed but do
+// not fail, unless --werror), 1 error findings, 2 a file that cannot be read or parsed, a
+// directory without `.ptx` files, or an unknown rule id (the message lists the valid ones).
 #include "command_registry.h"
 #include "diagnostics.h"
 #include "output_file.h"
+#include "parallel_for.h"
+#include "ptx_inputs.h"
 #include "ptxkit/verifier/report.h"
 #include "ptxkit/verifier/rule.h"
 #include "ptxkit/verifier/verify.h"
@@ -15,6 +21,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,12 +29,38 @@ namespace ptxkit::cli {
 namespace {
 
 struct VerifyOptions {
-  std::vector<std::string> files;
+  std::vector<std::string> paths;
   std::vector<std::string> rules;
   std::string format = "text";
   bool summary = false;
   bool werror = false;
+  int jobs = static_cast<int>(default_jobs());
 };
+
+// What checking one input produced: exactly one of the three is set.
+struct InputResult {
+  std::string error; // unreadable file or unexpandable directory argument
+  std::optional<verifier::ParseError> parse_error;
+  std::optional<verifier::FileReport> report;
+};
+
+InputResult check_input(const PtxInput& input, std::string stdin_text,
+                        const verifier::VerifyOptions& vopt) {
+  InputResult result;
+  if (!input.error.empty()) {
+    result.error = input.error;
+    return result;
+  }
+  std::string text = std::move(stdin_text);
+  if (input.path != "-" && !read_file(input.path, text, result.error)) return result;
+  auto verified =
+      verifier::verify_text(std::move(text), input.path == "-" ? "<stdin>" : input.path, vopt);
+  if (verified.parse_error)
+    result.parse_error = std::move(verified.parse_error);
+  else
+    result.report = std::move(verified.report);
+  return result;
+}
 
 std::string trimmed(const std::string& s) {
   std::size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
@@ -52,31 +85,39 @@ std::vector<std::string> split_rule_lists(const std::vector<std::string>& lists)
 }
 
 int run_verify(VerifyOptions opt) {
+  if (opt.jobs < 1)
+    return usage_error("--jobs must be at least 1, got " + std::to_string(opt.jobs));
   opt.rules = split_rule_lists(opt.rules);
   for (const std::string& id : opt.rules)
     if (verifier::find_rule(id) == nullptr)
       return usage_error("unknown rule '" + id + "'; valid rules: " + verifier::rule_ids_joined());
   verifier::VerifyOptions vopt;
   vopt.rules = opt.rules;
+  const std::vector<PtxInput> inputs = expand_ptx_arguments(opt.paths);
+  // Standard input is read here, once, before any worker starts.
+  std::string stdin_text;
+  for (const PtxInput& input : inputs)
+    if (input.path == "-" && input.error.empty()) {
+      stdin_text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+      break;
+    }
+  std::vector<InputResult> results(inputs.size());
+  parallel_for(inputs.size(), static_cast<unsigned>(opt.jobs), [&](std::size_t i) {
+    results[i] = check_input(inputs[i], inputs[i].path == "-" ? stdin_text : std::string(), vopt);
+  });
   std::vector<verifier::FileReport> reports;
   bool bad_input = false;
-  for (const std::string& file : opt.files) {
-    std::string text, error;
-    if (file == "-") {
-      text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    } else if (!read_file(file, text, error)) {
-      usage_error(error);
-      bad_input = true;
+  for (InputResult& r : results) {
+    if (r.report) {
+      reports.push_back(std::move(*r.report));
       continue;
     }
-    auto result = verifier::verify_text(std::move(text), file == "-" ? "<stdin>" : file, vopt);
-    if (result.parse_error) {
-      const verifier::ParseError& e = *result.parse_error;
-      located_error(e.path, e.loc.line, e.loc.col, e.message);
-      bad_input = true;
-      continue;
-    }
-    reports.push_back(std::move(result.report));
+    bad_input = true;
+    if (r.parse_error)
+      located_error(r.parse_error->path, r.parse_error->loc.line, r.parse_error->loc.col,
+                    r.parse_error->message);
+    else
+      usage_error(r.error);
   }
   std::string out;
   if (opt.format == "json") {
@@ -99,7 +140,14 @@ const CommandRegistration reg{
       auto opt = std::make_shared<VerifyOptions>();
       CLI::App* sub = app.add_subcommand(
           "verify", "Parse PTX, build each function's CFG and dataflow facts, and run the rules");
-      sub->add_option("FILE", opt->files, "PTX files ('-' for standard input)")->required();
+      sub->add_option("PATH", opt->paths,
+                      "PTX files ('-' for standard input) and directories (every *.ptx below, "
+                      "sorted by path; symlinked directories are not followed)")
+          ->required();
+      sub->add_option("-j,--jobs", opt->jobs,
+                      "Files checked in parallel (default: the number of cores); the output is "
+                      "the same for any N")
+          ->type_name("N");
       sub->add_option("--format", opt->format, "Output format: text (default), json or sarif")
           ->check(CLI::IsMember({"text", "json", "sarif"}));
       sub->add_option("--rules", opt->rules,
@@ -112,8 +160,10 @@ const CommandRegistration reg{
                     "text format: one line per file with each rule's status and site count");
       sub->add_flag("--werror", opt->werror,
                     "Exit 1 on warnings too (by default only errors fail)");
-      sub->footer("Exit codes: 0 no error findings (warnings do not fail without --werror), "
-                  "1 error findings, 2 unreadable file, parse error or unknown rule id.");
+      sub->footer(
+          "Exit codes: 0 no error findings (warnings do not fail without --werror), "
+          "1 error findings, 2 unreadable file, parse error, directory without a .ptx file or "
+          "unknown rule id.");
       sub->callback([opt, &result] { result.exit_code = run_verify(*opt); });
     }};
 

@@ -1,10 +1,15 @@
 // sarif.cpp: SARIF 2.1.0 output (one run; tool.driver.rules lists the rules that ran, results
 // point into them by ruleId and ruleIndex), for code-scanning UIs.
+//
+// The output must validate against the OASIS SARIF 2.1.0 schema (tests/cli/sarif_schema_test.py
+// checks it, formats included): helpUri is an absolute URI, and artifact locations are URI
+// references, so file paths are percent-encoded.
 #include "ptxkit/verifier/report.h"
 #include "ptxkit/verifier/rule.h"
 #include "report/json_escape_p.h"
 
 #include <map>
+#include <string_view>
 
 namespace ptxkit::verifier {
 
@@ -12,8 +17,32 @@ namespace {
 
 using detail::json_quote;
 
+constexpr std::string_view kInformationUri = "https://github.com/ptxkit/ptxkit";
+
+// A file path as a relative or absolute-path URI reference: every byte but RFC 3986's unreserved
+// characters and '/' is percent-encoded, so spaces, '#', '%', '?' and a ':' that would read as a
+// scheme keep their meaning as part of the path.
+std::string artifact_uri(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : path) {
+    const auto b = static_cast<unsigned char>(c);
+    const bool keep = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
+                      c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+    if (keep) {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+    }
+  }
+  return out;
+}
+
 std::string physical_location(const FindingLocation& l) {
-  return "{\"physicalLocation\": {\"artifactLocation\": {\"uri\": " + json_quote(l.path) +
+  return "{\"physicalLocation\": {\"artifactLocation\": {\"uri\": " +
+         json_quote(artifact_uri(l.path)) +
          "}, \"region\": {\"startLine\": " + std::to_string(l.line ? l.line : 1) +
          ", \"startColumn\": " + std::to_string(l.col ? l.col : 1) + "}}";
 }
@@ -36,15 +65,16 @@ std::string format_sarif(const std::vector<FileReport>& reports) {
   std::map<std::string, std::size_t> index;
   std::string out = "{\n  \"version\": \"2.1.0\",\n  \"$schema\": "
                     "\"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"runs\": [{\n"
-                    "    \"tool\": {\"driver\": {\"name\": \"ptxkit\", \"informationUri\": "
-                    "\"https://github.com/ptxkit/ptxkit\", \"rules\": [";
+                    "    \"tool\": {\"driver\": {\"name\": \"ptxkit\", \"informationUri\": " +
+                    json_quote(kInformationUri) + ", \"rules\": [";
   for (std::size_t k = 0; k < ids.size(); ++k) {
     const Rule* rule = find_rule(ids[k]);
     index[ids[k]] = k;
     out += k ? ",\n      " : "\n      ";
     out += "{\"id\": " + json_quote(ids[k]) +
            ", \"shortDescription\": {\"text\": " + json_quote(rule->summary()) +
-           "}, \"helpUri\": " + json_quote("docs/rules.md#" + ids[k]) +
+           "}, \"helpUri\": " +
+           json_quote(std::string(kInformationUri) + "/blob/main/docs/rules.md#" + ids[k]) +
            ", \"defaultConfiguration\": {\"level\": " +
            json_quote(rule->default_severity() == Severity::kError ? "error" : "warning") + "}}";
   }
