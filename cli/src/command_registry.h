@@ -12,7 +12,7 @@
 
 namespace ptxkit::cli {
 
-// Exit codes of ../shared/CLI.md, the same for every subcommand.
+// Exit codes of docs/cli.md, the same for every subcommand.
 enum ExitCode : int {
   kExitOk = 0,
   kExitFindings = 1,

@@ -30,8 +30,8 @@ TEST(VerifyLoad, ErrorFindingsRefuse) {
   EXPECT_EQ(v.error().message, "1 verifier error in bad.ptx");
   ASSERT_EQ(v.error().diagnostics.size(), 1u);
   EXPECT_EQ(v.error().diagnostics[0],
-            "bad.ptx:10:2: error: [undefined-register] %r2 is read but nothing writes it before "
-            "this instruction");
+            "bad.ptx:10:2: error: %r2 is read but nothing writes it before this instruction "
+            "[undefined-register]");
 }
 
 TEST(VerifyLoad, WarningsDoNotRefuse) {
@@ -39,7 +39,8 @@ TEST(VerifyLoad, WarningsDoNotRefuse) {
   auto v = verify_for_load(ptx, "warn.ptx");
   ASSERT_TRUE(v.ok());
   ASSERT_EQ(v->summary().warnings.size(), 1u);
-  EXPECT_NE(v->summary().warnings[0].find("warning: [dead-value]"), std::string::npos);
+  EXPECT_NE(v->summary().warnings[0].find(": warning: "), std::string::npos);
+  EXPECT_TRUE(v->summary().warnings[0].ends_with(" [dead-value]")) << v->summary().warnings[0];
 }
 
 TEST(VerifyLoad, ParseErrorsRefuse) {

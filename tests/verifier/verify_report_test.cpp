@@ -46,13 +46,13 @@ FileReport report() {
 TEST(VerifyReport, TextHeadlineInstructionsAndSourceLine) {
   std::string text = format_text({report()});
   EXPECT_EQ(text,
-            "k.ptx:14: undefined-register: warning: %r4 is read on a path where nothing defined "
-            "it\n"
+            "k.ptx:14:2: warning: %r4 is read on a path where nothing defined it "
+            "[undefined-register]\n"
             "  k.ptx:14: add.u32 %r5, %r4, %r9;\n"
             "    source: /nonexistent/k.cu:42:7\n"
             "  k.ptx:12: @%p1 mov.u32 %r4, 1;  ; defines %r4 only when %p1 holds\n"
-            "k.ptx:14: undefined-register: %r9 is read but nothing writes it before this "
-            "instruction\n"
+            "k.ptx:14:2: error: %r9 is read but nothing writes it before this instruction "
+            "[undefined-register]\n"
             "  k.ptx:14: add.u32 %r5, %r4, %r9;\n"
             "    source: /nonexistent/k.cu:42:7\n")
       << text;
@@ -66,8 +66,8 @@ TEST(VerifyReport, OneLineFormForLoadRefusals) {
   FileReport r = report();
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(format_one_line(r.findings[1]),
-            "k.ptx:14:2: error: [undefined-register] %r9 is read but nothing writes it before "
-            "this instruction");
+            "k.ptx:14:2: error: %r9 is read but nothing writes it before this instruction "
+            "[undefined-register]");
 }
 
 TEST(VerifyReport, JsonHasTheCliMdShape) {

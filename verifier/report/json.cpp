@@ -1,4 +1,4 @@
-// json.cpp: the JSON report of ../shared/CLI.md:
+// json.cpp: the JSON report of docs/cli.md:
 //   {"files": [{"path", "findings": [{"rule","severity","kernel","line","message"}],
 //               "rules": [{"id","status","sites"}]}]}
 // Each finding also carries "col", "instruction", "related" and, with .loc, "source": scripts

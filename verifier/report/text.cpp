@@ -24,19 +24,19 @@ void append_source(std::string& out, const SourcePosition& s) {
 
 } // namespace
 
+// The compiler convention that editors and CI problem matchers parse:
+// `path:line:col: error: message [rule-id]` (or `warning:`).
 std::string format_one_line(const Finding& f) {
   return f.location.path + ':' + std::to_string(f.location.line) + ':' +
-         std::to_string(f.location.col) + ": " + std::string(severity_name(f.severity)) + ": [" +
-         f.rule + "] " + f.message;
+         std::to_string(f.location.col) + ": " + std::string(severity_name(f.severity)) + ": " +
+         f.message + " [" + f.rule + "]";
 }
 
 std::string format_text(const std::vector<FileReport>& reports, bool summary) {
   std::string out;
   for (const FileReport& r : reports) {
     for (const Finding& f : r.findings) {
-      out += f.location.path + ':' + std::to_string(f.location.line) + ": " + f.rule + ": ";
-      if (f.severity == Severity::kWarning) out += "warning: ";
-      out += f.message + '\n';
+      out += format_one_line(f) + '\n';
       out += "  " + f.location.path + ':' + std::to_string(f.location.line) + ": " + f.instruction +
              '\n';
       append_source(out, f.source);

@@ -1,4 +1,4 @@
-// report.h: the printers of FileReports: text, JSON (../shared/CLI.md) and SARIF 2.1.0.
+// report.h: the printers of FileReports: text, JSON (docs/cli.md) and SARIF 2.1.0.
 //
 // Why apart from the rules: one finding model, three audiences (people, scripts, code-scanning
 // UIs). Formats:
