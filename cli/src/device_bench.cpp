@@ -2,8 +2,6 @@
 // device_bench.h for why they exist and how bytes are counted).
 #include "device_bench.h"
 
-#include "device_tolerance.h"
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -131,12 +129,9 @@ void set_all_lens(kernels::HostTensors& in, const std::string& name, std::uint32
 
 // Compares `got` with `want` under `kernel`'s tolerance; a mismatch makes the case fail.
 rt::Expected<void> check_output(const kernels::Kernel& kernel, const kernels::ConfigValues& v,
-                                const kernels::HostTensors& inputs, const std::string& buffer,
-                                const std::vector<float>& got, const std::vector<float>& want,
-                                BenchResult& r) {
-  auto tol = tolerance_for(kernel, v, inputs, buffer);
-  if (!tol) return bad_argument(tol.error().to_string());
-  const auto c = rt::compare(got, want, *tol);
+                                const kernels::HostTensors& inputs, const std::vector<float>& got,
+                                const std::vector<float>& want, BenchResult& r) {
+  const auto c = rt::compare(got, want, to_runtime(kernel.tolerance(v, inputs)));
   if (!c.ok())
     return rt::fail(rt::ErrorKind::kDriver,
                     r.name + ": output differs from the CPU reference: " + c.summary());
@@ -332,7 +327,7 @@ rt::Expected<BenchResult> flash_decode(Session& s, double copy_gbps, std::uint32
   }
   auto want = one_pass->kernel->reference(one_pass->values, in);
   if (!want) return bad_argument(want.error().to_string());
-  PTXKIT_RT_TRY(check_output(*reduce->kernel, reduce->values, in, "out", got->f32.at("out"),
+  PTXKIT_RT_TRY(check_output(*reduce->kernel, reduce->values, in, got->f32.at("out"),
                              want->f32.at("out"), r));
   return r;
 }

@@ -35,6 +35,9 @@ struct RopeNeoxBackward {
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in) {
     return rope_reference_tensors(c.geometry(), c.num_tokens, in, RopeDirection::kInverse, kName);
   }
+  static Tolerance tolerance(const Config&, const HostTensors& in) {
+    return rope_tolerance(in, "as rope_neox");
+  }
 };
 
 } // namespace ptxkit::kernels

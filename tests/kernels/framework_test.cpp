@@ -9,7 +9,9 @@
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/kernels/reflect.h>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ptxkit::kernels {
 namespace {
@@ -63,6 +65,10 @@ struct AllTypesDef {
   static HostTensors make_inputs(const Config&, std::uint64_t) { return {}; }
   static ptxkit::Expected<HostTensors> reference(const Config&, const HostTensors&) {
     return HostTensors{};
+  }
+  // Depends on the config and the inputs, to show that both reach the definition.
+  static Tolerance tolerance(const Config& c, const HostTensors& in) {
+    return {c.eps, static_cast<double>(in.f32.size()), "test: abs is eps, rel the input count"};
   }
 };
 
@@ -189,6 +195,17 @@ TEST(Validation, CrossFieldRulesRunAfterFieldLimitsAndNameTheKernel) {
                              ptxgen::Target::all_supported().front());
   ASSERT_FALSE(gen); // validation runs before any build
   EXPECT_NE(gen.error().message.find("offset must be negative"), std::string::npos);
+}
+
+TEST(Adapter, ForwardsTheToleranceWithTheConfigAndTheInputs) {
+  KernelAdapter<AllTypesDef> kernel;
+  HostTensors in;
+  in.f32["a"] = {1.0f};
+  in.f32["b"] = {2.0f};
+  const Tolerance t = kernel.tolerance(to_values(AllTypesConfig{.eps = 0.25f}), in);
+  EXPECT_EQ(t.abs, 0.25);
+  EXPECT_EQ(t.rel, 2.0);
+  EXPECT_EQ(t.why, "test: abs is eps, rel the input count");
 }
 
 TEST(Validation, WrongNumberOfValuesIsAnError) {

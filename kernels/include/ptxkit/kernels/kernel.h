@@ -2,16 +2,17 @@
 // kernel definition struct.
 //
 // Consumers (the CLI, the key, golden files, the runtime, the tests) see `Kernel`: a name, the
-// reflected fields, reference configs, validation, PTX generation, the launch contract and the CPU
-// reference, all over type-erased ConfigValues. A kernel author writes a plain definition struct
-// with a typed Config (see docs/kernels.md, "How to add a kernel") and registers
-// `KernelAdapter<Def>` with PTXKIT_REGISTER_KERNEL (registry.h).
+// reflected fields, reference configs, validation, PTX generation, the launch contract, the CPU
+// reference and the device tolerance, all over type-erased ConfigValues. A kernel author writes a
+// plain definition struct with a typed Config (see docs/kernels.md, "How to add a kernel") and
+// registers `KernelAdapter<Def>` with PTXKIT_REGISTER_KERNEL (registry.h).
 #pragma once
 
 #include <cstdint>
 #include <ptxkit/kernels/field.h>
 #include <ptxkit/kernels/host_tensors.h>
 #include <ptxkit/kernels/reflect.h>
+#include <ptxkit/kernels/tolerance.h>
 #include <ptxkit/ptxgen/expected.h>
 #include <ptxkit/ptxgen/target.h>
 #include <string>
@@ -84,6 +85,11 @@ public:
   [[nodiscard]] virtual ptxkit::Expected<HostTensors>
   reference(const ConfigValues& values, const HostTensors& inputs) const = 0;
 
+  // How close the device output must be to the reference for these inputs (some tolerances grow
+  // with the inputs: RoPE's with the largest position), with the reason.
+  [[nodiscard]] virtual Tolerance tolerance(const ConfigValues& values,
+                                            const HostTensors& inputs) const = 0;
+
 protected:
   [[nodiscard]] virtual ptxkit::Expected<void> validate_rules(const ConfigValues& values) const = 0;
   [[nodiscard]] virtual ptxkit::Expected<GeneratedPtx> build(const ConfigValues& values,
@@ -110,6 +116,7 @@ struct NamedConfig {
 //   static std::vector<ParamSpec> params(const Config&);
 //   static HostTensors make_inputs(const Config&, std::uint64_t seed);
 //   static ptxkit::Expected<HostTensors> reference(const Config&, const HostTensors&);
+//   static Tolerance tolerance(const Config&, const HostTensors& inputs);
 template <class Def>
 class KernelAdapter final : public Kernel {
 public:
@@ -138,6 +145,9 @@ public:
   ptxkit::Expected<HostTensors> reference(const ConfigValues& v,
                                           const HostTensors& inputs) const override {
     return Def::reference(from_values<Config>(v), inputs);
+  }
+  Tolerance tolerance(const ConfigValues& v, const HostTensors& inputs) const override {
+    return Def::tolerance(from_values<Config>(v), inputs);
   }
 
 protected:
