@@ -98,6 +98,7 @@ struct ArgmaxPartial {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "a selection: values and indices bit-exact"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 struct ArgmaxFinal {

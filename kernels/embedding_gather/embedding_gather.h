@@ -71,6 +71,7 @@ struct EmbeddingGather {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "a copy: bit-exact"};
   }
+  static std::vector<BenchCase> bench_cases();
 
   // Host-side half of the launch contract: an error naming the first id >= vocab (and its
   // index), for callers that must refuse bad ids instead of getting zero rows.

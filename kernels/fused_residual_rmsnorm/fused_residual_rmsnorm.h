@@ -66,6 +66,7 @@ struct FusedResidualRmsNorm {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-6, 2e-5, "as rmsnorm; `sum` is one f32 add, correctly rounded"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 struct FusedResidualRmsNormOutputs {

@@ -69,6 +69,7 @@ struct GemvF32 {
   static Tolerance tolerance(const Config& c, const HostTensors&) {
     return {4e-7 * c.k, 2e-5, "abs 4e-7 * k: f32 dot products of k terms in [-1, 1]"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The naive reference: a double-precision loop per row. w is n * k, x is k.

@@ -66,6 +66,7 @@ struct LayerNorm {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-6, 2e-5, "f32 mean and variance (two tree reductions), rsqrt.approx"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The reference on plain vectors (mean and variance in double): x is rows*hidden, gamma and beta

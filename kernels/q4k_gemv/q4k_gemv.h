@@ -130,6 +130,7 @@ struct Q4kGemv {
   static Tolerance tolerance(const Config& c, const HostTensors&) {
     return {4e-7 * c.cols, 2e-5, "abs 4e-7 * cols: f32 dot products of dequantized weights"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // IEEE binary16 <-> binary32 (round to nearest even; subnormals, inf and NaN kept).

@@ -70,6 +70,7 @@ struct QkRmsNorm {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-6, 2e-5, "as rmsnorm over head_dim"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // How a head maps onto lanes. When head_dim / 4 is a power of two of at most 32 (head_dim 32, 64,

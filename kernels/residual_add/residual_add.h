@@ -47,6 +47,7 @@ struct ResidualAdd {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "one f32 add, correctly rounded: bit-exact with the reference"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The reference on plain vectors (f32 addition is exact to the rounding the kernel does too).

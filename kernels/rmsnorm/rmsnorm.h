@@ -71,6 +71,7 @@ struct RmsNorm {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-6, 2e-5, "f32 sum of squares over hidden (tree order) and rsqrt.approx"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The reference on plain vectors (double accumulation): x is rows*hidden, gamma is hidden.

@@ -84,6 +84,7 @@ struct RopeNeoxBatched {
   static Tolerance tolerance(const Config&, const HostTensors& in) {
     return rope_tolerance(in, "as rope_neox");
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 } // namespace ptxkit::kernels

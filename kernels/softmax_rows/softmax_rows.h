@@ -88,6 +88,7 @@ struct SoftmaxRows {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {1e-9, 2e-5, "ex2.approx per element and an f32 sum over the row (probabilities ~1e-5)"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The reference in double (two passes: max, then sum), x is rows * row_len.

@@ -51,6 +51,7 @@ struct SwiGlu {
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {1e-6, 1e-5, "ex2.approx (2 ulp) and div.full in silu"};
   }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // silu(x) in double.

@@ -1,7 +1,9 @@
 // fixtures_test.cpp: the parts of the device suite that need no GPU, so they run everywhere: the
 // fixtures really have the properties issue 7 asks for (and would catch the seed 003 defect), every
-// kernel's stated tolerance is sane, the device-to-target mapping, and the guard word is a NaN.
+// kernel's stated tolerance is sane, the bench runs every kernel's own cases, the device-to-target
+// mapping, and the guard word is a NaN.
 #include "attention_fixture.h"
+#include "device_bench.h"
 #include "device_check.h"
 #include "device_harness.h"
 
@@ -51,6 +53,36 @@ TEST(Tolerances, RopeGrowsWithPositionGemvWithK) {
   EXPECT_NEAR(gemv.tolerance(gv, {}).abs, 4e-7 * 4096, 1e-12);
   const auto& q4k = kernel_named("q4k_gemv");
   EXPECT_NEAR(q4k.tolerance(config_of(q4k, "qwen05b_down"), {}).abs, 4e-7 * 4864, 1e-12);
+}
+
+// `ptxkit bench` has no list of single-kernel cases: every kernel's own (and the back-to-back
+// twin it asks for) is a case that launches that kernel, so a kernel defined elsewhere is timed.
+TEST(BenchCases, EveryKernelsOwnCasesAreRunWithTheirKernel) {
+  const auto& listed = cli::device::bench_cases();
+  auto kernels_of = [&](const std::string& name) -> const std::vector<std::string>* {
+    for (const auto& c : listed)
+      if (c.name == name) return &c.kernels;
+    return nullptr;
+  };
+  std::size_t own = 0;
+  for (const auto* k : kernels::KernelRegistry::all()) {
+    for (const auto& c : k->bench_cases()) {
+      const std::vector<std::string> want = {std::string(k->name())};
+      const auto* got = kernels_of(c.name);
+      ASSERT_NE(got, nullptr) << c.name;
+      EXPECT_EQ(*got, want) << c.name;
+      ++own;
+      if (!c.back_to_back) continue;
+      got = kernels_of(c.name + "_back_to_back");
+      ASSERT_NE(got, nullptr) << c.name;
+      EXPECT_EQ(*got, want) << c.name;
+      ++own;
+    }
+  }
+  // Besides them: the flash-decoding pipelines and the launch overhead.
+  EXPECT_EQ(listed.size(), own + 3);
+  EXPECT_EQ(listed.back().name, "launch_overhead");
+  EXPECT_NE(kernels_of("flash_decode_4x12_2x2048"), nullptr);
 }
 
 TEST(Targets, HighestPlainTargetTheDeviceRuns) {

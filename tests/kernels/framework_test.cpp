@@ -72,6 +72,18 @@ struct AllTypesDef {
   }
 };
 
+// The same kernel with bench cases (the optional member).
+struct BenchedDef : AllTypesDef {
+  static std::vector<BenchCase> bench_cases() {
+    return {{.name = "all_types_big", .config = "small", .sets = {"rows=7"}, .shape = "7 rows"},
+            {.name = "all_types_fast",
+             .target = BenchTarget{.min_pct_of_copy = 50},
+             .back_to_back = true}};
+  }
+};
+
+static_assert(!HasBenchCases<AllTypesDef> && HasBenchCases<BenchedDef>);
+
 TEST(Reflection, DescribesEveryFieldInOrderWithTypesDefaultsAndSpecs) {
   auto fields = describe<AllTypesConfig>();
   ASSERT_EQ(fields.size(), 6u);
@@ -206,6 +218,22 @@ TEST(Adapter, ForwardsTheToleranceWithTheConfigAndTheInputs) {
   EXPECT_EQ(t.abs, 0.25);
   EXPECT_EQ(t.rel, 2.0);
   EXPECT_EQ(t.why, "test: abs is eps, rel the input count");
+}
+
+TEST(Adapter, BenchCasesAreTheDefinitionsOrNone) {
+  EXPECT_TRUE(KernelAdapter<AllTypesDef>{}.bench_cases().empty());
+  KernelAdapter<BenchedDef> kernel;
+  const auto& cases = kernel.bench_cases();
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].name, "all_types_big");
+  EXPECT_EQ(cases[0].config, "small");
+  EXPECT_EQ(cases[0].sets, (std::vector<std::string>{"rows=7"}));
+  EXPECT_FALSE(cases[0].target.has_value());
+  EXPECT_FALSE(cases[0].back_to_back);
+  EXPECT_EQ(cases[1].name, "all_types_fast");
+  ASSERT_TRUE(cases[1].target.has_value());
+  EXPECT_EQ(cases[1].target->min_pct_of_copy, 50);
+  EXPECT_TRUE(cases[1].back_to_back);
 }
 
 TEST(Validation, WrongNumberOfValuesIsAnError) {

@@ -3,12 +3,14 @@
 //
 // Consumers (the CLI, the key, golden files, the runtime, the tests) see `Kernel`: a name, the
 // reflected fields, reference configs, validation, PTX generation, the launch contract, the CPU
-// reference and the device tolerance, all over type-erased ConfigValues. A kernel author writes a
-// plain definition struct with a typed Config (see docs/kernels.md, "How to add a kernel") and
-// registers `KernelAdapter<Def>` with PTXKIT_REGISTER_KERNEL (registry.h).
+// reference, the device tolerance and the benchmark cases, all over type-erased ConfigValues. A
+// kernel author writes a plain definition struct with a typed Config (see docs/kernels.md, "How to
+// add a kernel") and registers `KernelAdapter<Def>` with PTXKIT_REGISTER_KERNEL (registry.h).
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <ptxkit/kernels/bench_case.h>
 #include <ptxkit/kernels/field.h>
 #include <ptxkit/kernels/host_tensors.h>
 #include <ptxkit/kernels/reflect.h>
@@ -89,6 +91,8 @@ public:
   // with the inputs: RoPE's with the largest position), with the reason.
   [[nodiscard]] virtual Tolerance tolerance(const ConfigValues& values,
                                             const HostTensors& inputs) const = 0;
+  // The kernel's cases for `ptxkit bench` (bench_case.h); empty when it states none.
+  [[nodiscard]] virtual const std::vector<BenchCase>& bench_cases() const = 0;
 
 protected:
   [[nodiscard]] virtual ptxkit::Expected<void> validate_rules(const ConfigValues& values) const = 0;
@@ -105,6 +109,12 @@ struct NamedConfig {
   Config config;
 };
 
+// Whether a definition states bench cases (the optional member).
+template <class Def>
+concept HasBenchCases = requires {
+  { Def::bench_cases() } -> std::convertible_to<std::vector<BenchCase>>;
+};
+
 // Turns a definition struct into a Kernel. `Def` provides:
 //   using Config = ...;                              // reflected struct (reflect.h)
 //   static constexpr std::string_view kName, kSummary, kLimits;
@@ -117,6 +127,7 @@ struct NamedConfig {
 //   static HostTensors make_inputs(const Config&, std::uint64_t seed);
 //   static ptxkit::Expected<HostTensors> reference(const Config&, const HostTensors&);
 //   static Tolerance tolerance(const Config&, const HostTensors& inputs);
+//   static std::vector<BenchCase> bench_cases();     // optional
 template <class Def>
 class KernelAdapter final : public Kernel {
 public:
@@ -125,6 +136,7 @@ public:
   KernelAdapter() : fields_(describe<Config>()) {
     for (auto& named : Def::reference_configs())
       refs_.push_back({named.tag, named.description, to_values(named.config)});
+    if constexpr (HasBenchCases<Def>) bench_cases_ = Def::bench_cases();
   }
 
   std::string_view name() const override { return Def::kName; }
@@ -149,6 +161,7 @@ public:
   Tolerance tolerance(const ConfigValues& v, const HostTensors& inputs) const override {
     return Def::tolerance(from_values<Config>(v), inputs);
   }
+  const std::vector<BenchCase>& bench_cases() const override { return bench_cases_; }
 
 protected:
   ptxkit::Expected<void> validate_rules(const ConfigValues& v) const override {
@@ -162,6 +175,7 @@ protected:
 private:
   std::vector<FieldInfo> fields_;
   std::vector<ReferenceConfig> refs_;
+  std::vector<BenchCase> bench_cases_;
 };
 
 } // namespace ptxkit::kernels
