@@ -82,7 +82,18 @@ struct BenchedDef : AllTypesDef {
   }
 };
 
+// A definition whose bench_cases has another shape: a mistake the contract must not take for an
+// absent member.
+struct MisshapedBenchDef : AllTypesDef {
+  static std::vector<std::string> bench_cases() { return {"all_types_big"}; }
+};
+
+// The contract, piece by piece: what PTXKIT_REGISTER_KERNEL checks (registry.h).
+static_assert(KernelDefinition<AllTypesDef>);
+static_assert(KernelDefinition<BenchedDef>);
 static_assert(!HasBenchCases<AllTypesDef> && HasBenchCases<BenchedDef>);
+static_assert(NamesBenchCases<MisshapedBenchDef> && !HasBenchCases<MisshapedBenchDef>);
+static_assert(!KernelDefinition<MisshapedBenchDef>);
 
 TEST(Reflection, DescribesEveryFieldInOrderWithTypesDefaultsAndSpecs) {
   auto fields = describe<AllTypesConfig>();
