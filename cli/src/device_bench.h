@@ -2,9 +2,10 @@
 //
 // Each case times one kernel, or a pipeline of launches (flash-decoding chunk + reduce), at a
 // large shape with CUDA events: warm-up, then the median of many samples, each after an untimed
-// read-only pass over twice the L2 (cold and clean: no dirty lines left to write back). GEMV
-// cases are also timed back to back over rotating copies of the weights (the launch latency
-// overlapped, as in a decode step). Achieved bandwidth counts the fewest bytes the
+// read-only pass over twice the L2 (cold and clean: no dirty lines left to write back). The
+// single-kernel cases are those the kernels' definitions state (bench_case.h); the ones that ask
+// for it (GEMV) are also timed back to back over rotating copies of their buffers (the launch
+// latency overlapped, as in a decode step). Achieved bandwidth counts the fewest bytes the
 // job must move (each input read once, each output written once) and is set beside the measured
 // device-to-device copy bandwidth (bytes read + written), which is the ceiling the targets use.
 #pragma once
@@ -50,7 +51,9 @@ struct BenchReport {
   std::optional<LaunchOverhead> overhead;
 };
 
-// Every case name with the kernels it launches ("launch_overhead" launches residual_add).
+// Every case name with the kernels it launches ("launch_overhead" launches residual_add): the
+// pipelines, then every registered kernel's own cases (and their back-to-back twins) in registry
+// order, then launch_overhead.
 struct BenchCaseInfo {
   std::string name;
   std::vector<std::string> kernels;

@@ -61,6 +61,8 @@ rt::Expected<Prepared> prepare(Session& session, const kernels::Kernel& kernel,
                                const kernels::ConfigValues& values);
 
 rt::LaunchDims to_runtime(const kernels::LaunchDims& dims);
+// The kernel's stated tolerance (its definition's `tolerance`) as the comparison takes it.
+rt::Tolerance to_runtime(const kernels::Tolerance& tolerance);
 
 struct InstanceOptions {
   std::size_t guard_elems = 0; // elements after every buffer, filled with kGuardWord
@@ -127,7 +129,7 @@ struct OutputCheck {
   rt::Comparison comparison;
 };
 
-// Outputs against the CPU reference, each under the kernel's tolerance (device_tolerance.h).
+// Outputs against the CPU reference, each under the kernel's tolerance (Kernel::tolerance).
 rt::Expected<std::vector<OutputCheck>> compare_outputs(const Prepared& prepared,
                                                        const kernels::HostTensors& inputs,
                                                        const kernels::HostTensors& got);

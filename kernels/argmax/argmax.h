@@ -95,6 +95,10 @@ struct ArgmaxPartial {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {0, 0, "a selection: values and indices bit-exact"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 struct ArgmaxFinal {
@@ -115,6 +119,9 @@ struct ArgmaxFinal {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {0, 0, "a selection: values and indices bit-exact"};
+  }
 };
 
 // The order above as a total order on (value, index): true when (a, ia) beats (b, ib).

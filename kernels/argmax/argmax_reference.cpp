@@ -1,5 +1,5 @@
 // argmax_reference.cpp: the two argmax stages' launch contracts, inputs, references and reference
-// configs, and the order they share (argmax.h).
+// configs, stage 1's bench case, and the order they share (argmax.h).
 //
 // The references scan with a plain comparison function (argmax_beats), not with the kernels'
 // packed integer keys, so a mistake in the key mapping cannot hide in both.
@@ -100,6 +100,15 @@ std::vector<NamedConfig<ArgmaxPartialConfig>> ArgmaxPartial::reference_configs()
        ArgmaxPartialConfig{.vocab = 151936, .rows = 1}},
       {"llama", "Llama vocabulary 32000, 4 rows", ArgmaxPartialConfig{.vocab = 32000, .rows = 4}},
   };
+}
+
+std::vector<BenchCase> ArgmaxPartial::bench_cases() {
+  return {{
+      .name = "argmax_partial_1024x151936",
+      .config = "qwen05b",
+      .sets = {"rows=1024"},
+      .shape = "1024 rows x 151936 (stage 1; informative)",
+  }};
 }
 
 ptxkit::Expected<void> ArgmaxPartial::validate(const Config&) {

@@ -84,6 +84,10 @@ struct BatchedIncrementalAttention {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {2e-5, 1e-4, "online softmax with ex2.approx, f32 sums over up to 2048 positions"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The reference on plain vectors: q and out are [batch, num_heads, head_dim]; k_cache and v_cache

@@ -1,5 +1,5 @@
 // batched_incremental_attention_reference.cpp: the attention kernel's CPU reference, launch
-// contract, inputs and reference configs.
+// contract, inputs, reference configs and bench case.
 //
 // The reference is a plain two-pass softmax in double: max first, then exponentials and sums. It
 // shares no structure with the kernel's online softmax, so a rescale bug cannot hide in both.
@@ -29,6 +29,18 @@ BatchedIncrementalAttention::reference_configs() {
               .scale = 0.0f,
               .batch_size = 4}},
   };
+}
+
+std::vector<BenchCase> BatchedIncrementalAttention::bench_cases() {
+  // Every slot at the full 2048 positions (make_inputs draws shorter ones), informative only.
+  return {{.name = "batched_incremental_attention_4x2048",
+           .config = "qwen15b_coder",
+           .shape = "4 slots x 12/2 heads x 2048 x 128 (seed kernel, one warp per head)",
+           .flops = 4.0 * 4 * 12 * 2048 * 128,
+           .adjust_inputs = [](HostTensors& in) {
+             for (auto& len : in.u32["seq_lens"])
+               len = 2048;
+           }}};
 }
 
 ptxkit::Expected<void> BatchedIncrementalAttention::validate(const Config& c) {

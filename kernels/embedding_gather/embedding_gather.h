@@ -68,6 +68,10 @@ struct EmbeddingGather {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {0, 0, "a copy: bit-exact"};
+  }
+  static std::vector<BenchCase> bench_cases();
 
   // Host-side half of the launch contract: an error naming the first id >= vocab (and its
   // index), for callers that must refuse bad ids instead of getting zero rows.

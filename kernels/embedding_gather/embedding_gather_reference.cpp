@@ -1,5 +1,5 @@
 // embedding_gather_reference.cpp: the embedding gather's CPU reference, launch contract (with the
-// host-side id check), inputs and reference configs.
+// host-side id check), inputs, reference configs and bench case.
 #include "../layernorm/row_block.h"
 #include "embedding_gather.h"
 #include "error_p.h"
@@ -15,6 +15,16 @@ std::vector<NamedConfig<EmbeddingGatherConfig>> EmbeddingGather::reference_confi
       {"llama", "Llama: vocab 32000, hidden 4096",
        Config{.vocab = 32000, .hidden = 4096, .tokens = 4}},
   };
+}
+
+std::vector<BenchCase> EmbeddingGather::bench_cases() {
+  // Only the gathered rows are read: tokens x hidden read + written, plus the ids.
+  return {{.name = "embedding_gather_65536x896",
+           .config = "qwen05b",
+           .sets = {"tokens=65536"},
+           .shape = "65536 tokens from a 151936 x 896 table",
+           .target = BenchTarget{.min_pct_of_copy = 80},
+           .bytes = 2.0 * 4 * 65536 * 896 + 4.0 * 65536}};
 }
 
 ptxkit::Expected<void> EmbeddingGather::validate(const Config&) {

@@ -109,6 +109,9 @@ struct FlashDecodeChunk {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {2e-5, 1e-4, "per-chunk max (scaled, log2 domain), sum and weighted V in f32"};
+  }
 };
 
 // The partial softmax states of every (slot, head, chunk), in the layout above.

@@ -63,6 +63,10 @@ struct FusedResidualRmsNorm {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {2e-6, 2e-5, "as rmsnorm; `sum` is one f32 add, correctly rounded"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 struct FusedResidualRmsNormOutputs {

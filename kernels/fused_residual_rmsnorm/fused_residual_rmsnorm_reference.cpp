@@ -1,5 +1,5 @@
 // fused_residual_rmsnorm_reference.cpp: the fused residual add + RMSNorm's CPU reference, launch
-// contract, inputs and reference configs.
+// contract, inputs, reference configs and bench case.
 //
 // The sum is formed in f32 (it is an output: the kernel stores exactly x + residual rounded to
 // f32), then the sum of squares of that f32 sum is accumulated in double.
@@ -18,6 +18,14 @@ std::vector<NamedConfig<FusedResidualRmsNormConfig>> FusedResidualRmsNorm::refer
       {"llama", "Llama: hidden 4096, rms eps 1e-5",
        Config{.hidden = 4096, .eps = 1e-5f, .rows = 4}},
   };
+}
+
+std::vector<BenchCase> FusedResidualRmsNorm::bench_cases() {
+  return {{.name = "fused_residual_rmsnorm_65536x896",
+           .config = "qwen05b",
+           .sets = {"rows=65536"},
+           .shape = "65536 x 896 f32 (x, residual in; sum, out written)",
+           .target = BenchTarget{.min_pct_of_copy = 80}}};
 }
 
 ptxkit::Expected<void> FusedResidualRmsNorm::validate(const Config& c) {

@@ -65,6 +65,11 @@ struct GemvF32 {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  // The error of a dot product grows with its length: abs 4e-7 per term.
+  static Tolerance tolerance(const Config& c, const HostTensors&) {
+    return {4e-7 * c.k, 2e-5, "abs 4e-7 * k: f32 dot products of k terms in [-1, 1]"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The naive reference: a double-precision loop per row. w is n * k, x is k.

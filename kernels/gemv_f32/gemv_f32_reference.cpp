@@ -1,4 +1,5 @@
-// gemv_f32_reference.cpp: gemv_f32's launch contract, inputs, reference and reference configs.
+// gemv_f32_reference.cpp: gemv_f32's launch contract, inputs, reference, reference configs and
+// bench cases.
 //
 // The reference is the naive double loop (sum over k of w[r, j] * x[j] in double), so it shares
 // neither the kernel's lane-strided order nor its f32 rounding.
@@ -17,6 +18,24 @@ std::vector<NamedConfig<GemvF32Config>> GemvF32::reference_configs() {
        GemvF32Config{.n = 896, .k = 4864}},
       {"llama", "Llama hidden projection: 4096 x 4096", GemvF32Config{.n = 4096, .k = 4096}},
   };
+}
+
+std::vector<BenchCase> GemvF32::bench_cases() {
+  // Large projections; the bytes are the weights' (x and y are noise beside them). The shapes
+  // that fit a decode step are also timed back to back.
+  auto gemv = [](std::uint32_t n, std::uint32_t k, bool back_to_back) {
+    const std::string rows = std::to_string(n), cols = std::to_string(k);
+    return BenchCase{.name = "gemv_f32_" + rows + "x" + cols,
+                     .sets = {"n=" + rows, "k=" + cols},
+                     .shape = "W " + rows + " x " + cols + " f32",
+                     .target =
+                         BenchTarget{.min_pct_of_copy = 80, .qualifier = "on the weight bytes"},
+                     .bytes = 4.0 * n * k,
+                     .flops = 2.0 * n * k,
+                     .back_to_back = back_to_back};
+  };
+  return {gemv(4096, 4096, true), gemv(11008, 4096, true), gemv(14336, 4096, false),
+          gemv(151936, 896, false)};
 }
 
 ptxkit::Expected<void> GemvF32::validate(const Config&) {

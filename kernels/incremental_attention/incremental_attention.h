@@ -80,6 +80,9 @@ struct IncrementalAttention {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {2e-5, 1e-4, "as batched_incremental_attention"};
+  }
 };
 
 // The reference on plain vectors: q and out are [num_heads, head_dim], k_cache and v_cache

@@ -63,6 +63,10 @@ struct LayerNorm {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {2e-6, 2e-5, "f32 mean and variance (two tree reductions), rsqrt.approx"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The reference on plain vectors (mean and variance in double): x is rows*hidden, gamma and beta

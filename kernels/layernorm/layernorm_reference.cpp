@@ -1,5 +1,5 @@
-// layernorm_reference.cpp: LayerNorm's CPU reference, launch contract, inputs and reference
-// configs.
+// layernorm_reference.cpp: LayerNorm's CPU reference, launch contract, inputs, reference configs
+// and bench case.
 //
 // The reference computes the mean and the (two-pass, population) variance in double, so it is a
 // fixed point the device result is compared against, not a copy of the kernel's float arithmetic.
@@ -18,6 +18,14 @@ std::vector<NamedConfig<LayerNormConfig>> LayerNorm::reference_configs() {
       {"llama", "Llama shape: hidden 4096, eps 1e-5",
        LayerNormConfig{.hidden = 4096, .eps = 1e-5f, .rows = 4}},
   };
+}
+
+std::vector<BenchCase> LayerNorm::bench_cases() {
+  return {{.name = "layernorm_65536x896",
+           .config = "qwen05b",
+           .sets = {"rows=65536"},
+           .shape = "65536 x 896 f32",
+           .target = BenchTarget{.min_pct_of_copy = 80}}};
 }
 
 ptxkit::Expected<void> LayerNorm::validate(const Config& c) {

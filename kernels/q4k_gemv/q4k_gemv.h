@@ -126,6 +126,11 @@ struct Q4kGemv {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  // The error of a dot product grows with its length: abs 4e-7 per term.
+  static Tolerance tolerance(const Config& c, const HostTensors&) {
+    return {4e-7 * c.cols, 2e-5, "abs 4e-7 * cols: f32 dot products of dequantized weights"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // IEEE binary16 <-> binary32 (round to nearest even; subnormals, inf and NaN kept).

@@ -1,5 +1,5 @@
 // q4k_gemv_reference.cpp: the Q4_K codec (ggml's layout), the GEMV's CPU reference, launch
-// contract, inputs and reference configs.
+// contract, inputs, reference configs and bench cases.
 //
 // The reference dequantizes exactly as ggml's dequantize_row_q4_K (value = d*sc*q - dmin*m) and
 // sums in double over k < cols only, so a kernel that lets padding or x past cols into a row sum
@@ -94,6 +94,24 @@ std::vector<NamedConfig<Q4kGemvConfig>> Q4kGemv::reference_configs() {
        Config{.rows = 896, .cols = 4864}},
       {"llama", "Llama attention projection: 4096 x 4096", Config{.rows = 4096, .cols = 4096}},
   };
+}
+
+std::vector<BenchCase> Q4kGemv::bench_cases() {
+  // Large projections; the bytes are the quantized weights' (144 B per super-block of 256
+  // values; x and y are noise beside them). Most are also timed back to back.
+  auto gemv = [](std::uint32_t n, std::uint32_t k, bool back_to_back) {
+    const std::string rows = std::to_string(n), cols = std::to_string(k);
+    return BenchCase{.name = "q4k_gemv_" + rows + "x" + cols,
+                     .sets = {"rows=" + rows, "cols=" + cols},
+                     .shape = "W " + rows + " x " + cols + " Q4_K (144 B per 256 values)",
+                     .target =
+                         BenchTarget{.min_pct_of_copy = 80, .qualifier = "on the weight bytes"},
+                     .bytes = 144.0 * ((k + 255) / 256) * n,
+                     .flops = 2.0 * n * k,
+                     .back_to_back = back_to_back};
+  };
+  return {gemv(4096, 4096, true),  gemv(11008, 4096, true),  gemv(14336, 4096, true),
+          gemv(4096, 14336, true), gemv(151936, 896, false), gemv(128256, 4096, false)};
 }
 
 ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {

@@ -67,6 +67,10 @@ struct QkRmsNorm {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {2e-6, 2e-5, "as rmsnorm over head_dim"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // How a head maps onto lanes. When head_dim / 4 is a power of two of at most 32 (head_dim 32, 64,

@@ -1,5 +1,5 @@
 // qk_rmsnorm_reference.cpp: per-head RMSNorm's CPU reference, launch contract, inputs and
-// reference configs.
+// reference configs and bench case.
 //
 // Each (token, head) row is normalized on its own with the sum of squares in double; gamma is
 // indexed by the position inside the head, never by the head.
@@ -19,6 +19,14 @@ std::vector<NamedConfig<QkRmsNormConfig>> QkRmsNorm::reference_configs() {
       {"llama_q", "Llama Q: 32 heads of head_dim 128, eps 1e-5",
        Config{.head_dim = 128, .num_heads = 32, .eps = 1e-5f, .tokens = 4}},
   };
+}
+
+std::vector<BenchCase> QkRmsNorm::bench_cases() {
+  return {{.name = "qk_rmsnorm_65536x14x64",
+           .config = "qwen05b_q",
+           .sets = {"tokens=65536"},
+           .shape = "65536 tokens x 14 heads x 64",
+           .target = BenchTarget{.min_pct_of_copy = 80}}};
 }
 
 ptxkit::Expected<void> QkRmsNorm::validate(const Config& c) {

@@ -1,5 +1,5 @@
 // residual_add_reference.cpp: the residual add's CPU reference, launch contract, inputs and
-// reference configs.
+// reference configs and bench case.
 #include "elementwise.h"
 #include "error_p.h"
 #include "residual_add.h"
@@ -11,6 +11,14 @@ std::vector<NamedConfig<ResidualAddConfig>> ResidualAdd::reference_configs() {
       {"qwen05b", "Qwen2.5-0.5B: one hidden row of 896", Config{.n = 896}},
       {"llama", "Llama: one hidden row of 4096", Config{.n = 4096}},
   };
+}
+
+std::vector<BenchCase> ResidualAdd::bench_cases() {
+  return {{.name = "residual_add_64M",
+           .config = "qwen05b",
+           .sets = {"n=67108864"},
+           .shape = "67108864 f32 (a + b)",
+           .target = BenchTarget{.min_pct_of_copy = 80}}};
 }
 
 ptxkit::Expected<void> ResidualAdd::validate(const Config&) {

@@ -68,6 +68,10 @@ struct RmsNorm {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {2e-6, 2e-5, "f32 sum of squares over hidden (tree order) and rsqrt.approx"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The reference on plain vectors (double accumulation): x is rows*hidden, gamma is hidden.

@@ -1,4 +1,5 @@
-// rmsnorm_reference.cpp: RMSNorm's CPU reference, launch contract, inputs and reference configs.
+// rmsnorm_reference.cpp: RMSNorm's CPU reference, launch contract, inputs, reference configs and
+// bench case.
 //
 // The reference accumulates the sum of squares in double, so it is a fixed point the device
 // result is compared against, not a second copy of the kernel's float arithmetic.
@@ -16,6 +17,15 @@ std::vector<NamedConfig<RmsNormConfig>> RmsNorm::reference_configs() {
       {"llama", "Llama: hidden 4096, rms eps 1e-5",
        RmsNormConfig{.hidden = 4096, .eps = 1e-5f, .rows = 4}},
   };
+}
+
+std::vector<BenchCase> RmsNorm::bench_cases() {
+  return {{.name = "rmsnorm_65536x896",
+           .config = "qwen05b",
+           .sets = {"rows=65536"},
+           .shape = "65536 x 896 f32 (one launch)",
+           .target = BenchTarget{
+               .max_us = 125, .min_pct_of_copy = 90, .qualifier = "(PyTorch rms_norm 137.6 us)"}}};
 }
 
 ptxkit::Expected<void> RmsNorm::validate(const Config& c) {

@@ -204,6 +204,14 @@ HostTensors rope_inputs(const RopeGeometry& g, std::uint32_t tokens, std::uint32
   return t;
 }
 
+Tolerance rope_tolerance(const HostTensors& in, std::string_view why) {
+  double max_pos = 0;
+  if (auto p = in.u32.find("positions"); p != in.u32.end())
+    for (auto v : p->second)
+      max_pos = std::max(max_pos, static_cast<double>(v));
+  return {(1e-5 + 1.5e-7 * max_pos) * std::sqrt(2.0), 0, why};
+}
+
 ptxkit::Expected<HostTensors> rope_reference_tensors(const RopeGeometry& g, std::uint32_t tokens,
                                                      const HostTensors& in, RopeDirection direction,
                                                      std::string_view kernel_name) {

@@ -69,6 +69,10 @@ build_rope(std::string_view kernel_name, const RopeGeometry& g, bool batched,
 [[nodiscard]] HostTensors rope_inputs(const RopeGeometry& g, std::uint32_t tokens,
                                       std::uint32_t max_pos, std::uint64_t seed);
 
+// The device tolerance at the inputs' largest position ("positions"): the f32 inv_freq's error
+// grows with the angle, abs (1e-5 + 1.5e-7 * max position) * sqrt(2). `why` is a literal.
+[[nodiscard]] Tolerance rope_tolerance(const HostTensors& in, std::string_view why);
+
 // Checks the inputs' sizes and runs rope_reference into "out".
 [[nodiscard]] ptxkit::Expected<HostTensors>
 rope_reference_tensors(const RopeGeometry& g, std::uint32_t tokens, const HostTensors& in,

@@ -66,6 +66,10 @@ struct RopeNeox {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors& in) {
+    return rope_tolerance(in, "(1e-5 + 1.5e-7 * max position) * sqrt(2): f32 inv_freq, "
+                              "sin/cos.approx after an exact mod-2pi reduction (docs/kernels.md)");
+  }
 };
 
 } // namespace ptxkit::kernels

@@ -35,6 +35,16 @@ struct RopeNeoxBackward {
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in) {
     return rope_reference_tensors(c.geometry(), c.num_tokens, in, RopeDirection::kInverse, kName);
   }
+  static Tolerance tolerance(const Config&, const HostTensors& in) {
+    return rope_tolerance(in, "as rope_neox");
+  }
+  static std::vector<BenchCase> bench_cases() {
+    return {{.name = "rope_neox_backward_65535x14x64",
+             .config = "qwen05b_q",
+             .sets = {"num_tokens=65535"},
+             .shape = "65535 tokens x 14 heads x 64",
+             .target = BenchTarget{.min_pct_of_copy = 80}}};
+  }
 };
 
 } // namespace ptxkit::kernels

@@ -81,6 +81,10 @@ struct RopeNeoxBatched {
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in) {
     return rope_reference_tensors(c.geometry(), c.num_tokens, in, RopeDirection::kForward, kName);
   }
+  static Tolerance tolerance(const Config&, const HostTensors& in) {
+    return rope_tolerance(in, "as rope_neox");
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 } // namespace ptxkit::kernels

@@ -1,5 +1,5 @@
 // rope_neox_batched_reference.cpp: the launch contract, parameters and reference configs that
-// rope_neox_batched and rope_neox_backward share.
+// rope_neox_batched and rope_neox_backward share, and rope_neox_batched's bench case.
 #include "rope_neox_batched.h"
 
 namespace ptxkit::kernels {
@@ -13,6 +13,14 @@ std::vector<NamedConfig<RopeNeoxBatchedConfig>> rope_batched_reference_configs()
       {"llama", "Llama: 32 heads, head_dim 128, theta 1e4, 512 tokens",
        RopeNeoxBatchedConfig{.head_dim = 128, .num_heads = 32, .theta = 1e4f, .num_tokens = 512}},
   };
+}
+
+std::vector<BenchCase> RopeNeoxBatched::bench_cases() {
+  return {{.name = "rope_neox_batched_65535x14x64",
+           .config = "qwen05b_q",
+           .sets = {"num_tokens=65535"},
+           .shape = "65535 tokens x 14 heads x 64",
+           .target = BenchTarget{.min_pct_of_copy = 80}}};
 }
 
 LaunchDims rope_batched_launch(const RopeNeoxBatchedConfig& c) {

@@ -85,6 +85,10 @@ struct SoftmaxRows {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {1e-9, 2e-5, "ex2.approx per element and an f32 sum over the row (probabilities ~1e-5)"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // The reference in double (two passes: max, then sum), x is rows * row_len.

@@ -1,5 +1,5 @@
 // softmax_rows_reference.cpp: softmax_rows's geometry, launch contract, inputs, reference and
-// reference configs.
+// reference configs and bench case.
 //
 // The reference is the plain two-pass softmax in double (max, then exponentials and their sum):
 // it shares nothing with the kernel's online rescaling, so a rescale bug cannot hide in both.
@@ -34,6 +34,15 @@ std::vector<NamedConfig<SoftmaxRowsConfig>> SoftmaxRows::reference_configs() {
        "registers)",
        SoftmaxRowsConfig{.row_len = 2048, .rows = 48}},
   };
+}
+
+std::vector<BenchCase> SoftmaxRows::bench_cases() {
+  return {{
+      .name = "softmax_rows_1024x151936",
+      .config = "qwen05b_vocab",
+      .sets = {"rows=1024"},
+      .shape = "1024 rows x 151936 (looped online softmax; informative)",
+  }};
 }
 
 ptxkit::Expected<void> SoftmaxRows::validate(const Config&) {

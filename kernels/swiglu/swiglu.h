@@ -48,6 +48,10 @@ struct SwiGlu {
   static std::vector<ParamSpec> params(const Config& c);
   static HostTensors make_inputs(const Config& c, std::uint64_t seed);
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
+  static Tolerance tolerance(const Config&, const HostTensors&) {
+    return {1e-6, 1e-5, "ex2.approx (2 ulp) and div.full in silu"};
+  }
+  static std::vector<BenchCase> bench_cases();
 };
 
 // silu(x) in double.

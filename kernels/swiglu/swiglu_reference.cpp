@@ -1,4 +1,5 @@
-// swiglu_reference.cpp: SwiGLU's CPU reference, launch contract, inputs and reference configs.
+// swiglu_reference.cpp: SwiGLU's CPU reference, launch contract, inputs, reference configs and
+// bench case.
 //
 // silu in double with std::exp: independent of the kernel's ex2/log2(e) formulation, so a wrong
 // constant or sign in the kernel cannot hide in both.
@@ -15,6 +16,14 @@ std::vector<NamedConfig<SwiGluConfig>> SwiGlu::reference_configs() {
       {"qwen05b", "Qwen2.5-0.5B: intermediate 4864", Config{.n = 4864}},
       {"llama", "Llama-7B: intermediate 11008", Config{.n = 11008}},
   };
+}
+
+std::vector<BenchCase> SwiGlu::bench_cases() {
+  return {{.name = "swiglu_64M",
+           .config = "qwen05b",
+           .sets = {"n=67108864"},
+           .shape = "67108864 f32 (silu(g) * u)",
+           .target = BenchTarget{.min_pct_of_copy = 80}}};
 }
 
 ptxkit::Expected<void> SwiGlu::validate(const Config&) {

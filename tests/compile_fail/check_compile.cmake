@@ -1,6 +1,6 @@
 # check_compile.cmake: compiles one compile-fail case (cmake -P) and checks the outcome.
 #
-# -DCXX=compiler -DINCLUDE=dir -DSOURCE=file.cpp -DMODE=fail|pass
+# -DCXX=compiler -DINCLUDE=dir [-DKERNELS_INCLUDE=dir] -DSOURCE=file.cpp -DMODE=fail|pass
 # fail: compiled with -DPTXKIT_COMPILE_FAIL, must not compile, and the diagnostics must match the
 #       `// expected-error: <regex>` line of SOURCE.  pass: must compile cleanly (-Werror).
 file(STRINGS ${SOURCE} expect_lines REGEX "^// expected-error: ")
@@ -11,6 +11,9 @@ list(GET expect_lines 0 expect_line)
 string(REGEX REPLACE "^// expected-error: " "" expected "${expect_line}")
 
 set(flags -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I${INCLUDE})
+if(KERNELS_INCLUDE)
+  list(APPEND flags -I${KERNELS_INCLUDE})
+endif()
 if(MODE STREQUAL "fail")
   list(APPEND flags -DPTXKIT_COMPILE_FAIL)
 endif()

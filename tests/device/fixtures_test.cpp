@@ -1,10 +1,11 @@
 // fixtures_test.cpp: the parts of the device suite that need no GPU, so they run everywhere: the
 // fixtures really have the properties issue 7 asks for (and would catch the seed 003 defect), every
-// kernel has a stated tolerance, the device-to-target mapping, and the guard word is a NaN.
+// kernel's stated tolerance is sane, the bench runs every kernel's own cases, the device-to-target
+// mapping, and the guard word is a NaN.
 #include "attention_fixture.h"
+#include "device_bench.h"
 #include "device_check.h"
 #include "device_harness.h"
-#include "device_tolerance.h"
 
 #include <bit>
 #include <cmath>
@@ -17,22 +18,22 @@
 namespace ptxkit::device_tests {
 namespace {
 
-TEST(Tolerances, StatedForEveryKernel) {
+TEST(Tolerances, SaneAndExplainedForEveryKernel) {
   for (const auto* k : kernels::KernelRegistry::all()) {
     const auto values = k->reference_configs().front().values;
     // Only RoPE's tolerance reads the inputs; skip building the others' (a 544 MB table).
     const auto inputs =
         k->name().starts_with("rope") ? k->make_inputs(values, 1) : kernels::HostTensors{};
-    for (const auto& p : k->params(values)) {
-      if (p.kind != kernels::ParamKind::kOutput) continue;
-      auto t = cli::device::tolerance_for(*k, values, inputs, p.buffer);
-      ASSERT_TRUE(t.has_value()) << t.error().to_string();
-      EXPECT_GE(t->abs, 0);
-      // RoPE's grows with the position (f32 inv_freq): at most ~0.03 at the inputs' 2^17.
-      EXPECT_LT(t->abs, k->name().starts_with("rope") ? 0.05 : 0.01) << k->name();
-      EXPECT_LT(t->rel, 1e-3) << k->name();
-    }
-    EXPECT_FALSE(cli::device::tolerance_rationale(k->name()).empty()) << k->name();
+    const kernels::Tolerance t = k->tolerance(values, inputs);
+    EXPECT_GE(t.abs, 0) << k->name();
+    EXPECT_GE(t.rel, 0) << k->name();
+    // RoPE's grows with the position (f32 inv_freq): at most ~0.03 at the inputs' 2^17.
+    EXPECT_LT(t.abs, k->name().starts_with("rope") ? 0.05 : 0.01) << k->name();
+    EXPECT_LT(t.rel, 1e-3) << k->name();
+    EXPECT_FALSE(t.why.empty()) << k->name();
+    const runtime::Tolerance rt = cli::device::to_runtime(t);
+    EXPECT_EQ(rt.abs, t.abs);
+    EXPECT_EQ(rt.rel, t.rel);
   }
 }
 
@@ -42,14 +43,46 @@ TEST(Tolerances, RopeGrowsWithPositionGemvWithK) {
   auto in = rope.make_inputs(v, 3);
   for (auto& p : in.u32["positions"])
     p = 0;
-  const double at0 = cli::device::tolerance_for(rope, v, in, "out")->abs;
+  const double at0 = rope.tolerance(v, in).abs;
   in.u32["positions"][0] = 100000;
-  const double far = cli::device::tolerance_for(rope, v, in, "out")->abs;
+  const double far = rope.tolerance(v, in).abs;
   EXPECT_NEAR(at0, 1e-5 * std::sqrt(2.0), 1e-12);
   EXPECT_NEAR(far, (1e-5 + 1.5e-2) * std::sqrt(2.0), 1e-9);
   const auto& gemv = kernel_named("gemv_f32");
   const auto gv = config_of(gemv, "llama");
-  EXPECT_NEAR(cli::device::tolerance_for(gemv, gv, {}, "y")->abs, 4e-7 * 4096, 1e-12);
+  EXPECT_NEAR(gemv.tolerance(gv, {}).abs, 4e-7 * 4096, 1e-12);
+  const auto& q4k = kernel_named("q4k_gemv");
+  EXPECT_NEAR(q4k.tolerance(config_of(q4k, "qwen05b_down"), {}).abs, 4e-7 * 4864, 1e-12);
+}
+
+// `ptxkit bench` has no list of single-kernel cases: every kernel's own (and the back-to-back
+// twin it asks for) is a case that launches that kernel, so a kernel defined elsewhere is timed.
+TEST(BenchCases, EveryKernelsOwnCasesAreRunWithTheirKernel) {
+  const auto& listed = cli::device::bench_cases();
+  auto kernels_of = [&](const std::string& name) -> const std::vector<std::string>* {
+    for (const auto& c : listed)
+      if (c.name == name) return &c.kernels;
+    return nullptr;
+  };
+  std::size_t own = 0;
+  for (const auto* k : kernels::KernelRegistry::all()) {
+    for (const auto& c : k->bench_cases()) {
+      const std::vector<std::string> want = {std::string(k->name())};
+      const auto* got = kernels_of(c.name);
+      ASSERT_NE(got, nullptr) << c.name;
+      EXPECT_EQ(*got, want) << c.name;
+      ++own;
+      if (!c.back_to_back) continue;
+      got = kernels_of(c.name + "_back_to_back");
+      ASSERT_NE(got, nullptr) << c.name;
+      EXPECT_EQ(*got, want) << c.name;
+      ++own;
+    }
+  }
+  // Besides them: the flash-decoding pipelines and the launch overhead.
+  EXPECT_EQ(listed.size(), own + 3);
+  EXPECT_EQ(listed.back().name, "launch_overhead");
+  EXPECT_NE(kernels_of("flash_decode_4x12_2x2048"), nullptr);
 }
 
 TEST(Targets, HighestPlainTargetTheDeviceRuns) {

@@ -9,7 +9,9 @@
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/kernels/reflect.h>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace ptxkit::kernels {
 namespace {
@@ -64,7 +66,34 @@ struct AllTypesDef {
   static ptxkit::Expected<HostTensors> reference(const Config&, const HostTensors&) {
     return HostTensors{};
   }
+  // Depends on the config and the inputs, to show that both reach the definition.
+  static Tolerance tolerance(const Config& c, const HostTensors& in) {
+    return {c.eps, static_cast<double>(in.f32.size()), "test: abs is eps, rel the input count"};
+  }
 };
+
+// The same kernel with bench cases (the optional member).
+struct BenchedDef : AllTypesDef {
+  static std::vector<BenchCase> bench_cases() {
+    return {{.name = "all_types_big", .config = "small", .sets = {"rows=7"}, .shape = "7 rows"},
+            {.name = "all_types_fast",
+             .target = BenchTarget{.min_pct_of_copy = 50},
+             .back_to_back = true}};
+  }
+};
+
+// A definition whose bench_cases has another shape: a mistake the contract must not take for an
+// absent member.
+struct MisshapedBenchDef : AllTypesDef {
+  static std::vector<std::string> bench_cases() { return {"all_types_big"}; }
+};
+
+// The contract, piece by piece: what PTXKIT_REGISTER_KERNEL checks (registry.h).
+static_assert(KernelDefinition<AllTypesDef>);
+static_assert(KernelDefinition<BenchedDef>);
+static_assert(!HasBenchCases<AllTypesDef> && HasBenchCases<BenchedDef>);
+static_assert(NamesBenchCases<MisshapedBenchDef> && !HasBenchCases<MisshapedBenchDef>);
+static_assert(!KernelDefinition<MisshapedBenchDef>);
 
 TEST(Reflection, DescribesEveryFieldInOrderWithTypesDefaultsAndSpecs) {
   auto fields = describe<AllTypesConfig>();
@@ -189,6 +218,33 @@ TEST(Validation, CrossFieldRulesRunAfterFieldLimitsAndNameTheKernel) {
                              ptxgen::Target::all_supported().front());
   ASSERT_FALSE(gen); // validation runs before any build
   EXPECT_NE(gen.error().message.find("offset must be negative"), std::string::npos);
+}
+
+TEST(Adapter, ForwardsTheToleranceWithTheConfigAndTheInputs) {
+  KernelAdapter<AllTypesDef> kernel;
+  HostTensors in;
+  in.f32["a"] = {1.0f};
+  in.f32["b"] = {2.0f};
+  const Tolerance t = kernel.tolerance(to_values(AllTypesConfig{.eps = 0.25f}), in);
+  EXPECT_EQ(t.abs, 0.25);
+  EXPECT_EQ(t.rel, 2.0);
+  EXPECT_EQ(t.why, "test: abs is eps, rel the input count");
+}
+
+TEST(Adapter, BenchCasesAreTheDefinitionsOrNone) {
+  EXPECT_TRUE(KernelAdapter<AllTypesDef>{}.bench_cases().empty());
+  KernelAdapter<BenchedDef> kernel;
+  const auto& cases = kernel.bench_cases();
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].name, "all_types_big");
+  EXPECT_EQ(cases[0].config, "small");
+  EXPECT_EQ(cases[0].sets, (std::vector<std::string>{"rows=7"}));
+  EXPECT_FALSE(cases[0].target.has_value());
+  EXPECT_FALSE(cases[0].back_to_back);
+  EXPECT_EQ(cases[1].name, "all_types_fast");
+  ASSERT_TRUE(cases[1].target.has_value());
+  EXPECT_EQ(cases[1].target->min_pct_of_copy, 50);
+  EXPECT_TRUE(cases[1].back_to_back);
 }
 
 TEST(Validation, WrongNumberOfValuesIsAnError) {

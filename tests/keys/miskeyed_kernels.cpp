@@ -18,7 +18,7 @@ namespace ptxkit::kernels::keytest {
 namespace {
 
 // The shared body of the RMSNorm test kernels: every one forwards to the library's RmsNorm
-// (builder, validation, launch contract, reference) through Config::real().
+// (builder, validation, launch contract, reference, tolerance) through Config::real().
 template <class C, const char* Name>
 struct RmsNormVariant {
   using Config = C;
@@ -41,6 +41,9 @@ struct RmsNormVariant {
   }
   static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in) {
     return RmsNorm::reference(c.real(), in);
+  }
+  static Tolerance tolerance(const Config& c, const HostTensors& in) {
+    return RmsNorm::tolerance(c.real(), in);
   }
 };
 

@@ -2,16 +2,20 @@
 // kernel definition struct.
 //
 // Consumers (the CLI, the key, golden files, the runtime, the tests) see `Kernel`: a name, the
-// reflected fields, reference configs, validation, PTX generation, the launch contract and the CPU
-// reference, all over type-erased ConfigValues. A kernel author writes a plain definition struct
-// with a typed Config (see docs/kernels.md, "How to add a kernel") and registers
-// `KernelAdapter<Def>` with PTXKIT_REGISTER_KERNEL (registry.h).
+// reflected fields, reference configs, validation, PTX generation, the launch contract, the CPU
+// reference, the device tolerance and the benchmark cases, all over type-erased ConfigValues. A
+// kernel author writes a plain definition struct with a typed Config (see docs/kernels.md, "How to
+// add a kernel"), whose contract is the concept KernelDefinition below, and registers it with
+// PTXKIT_REGISTER_KERNEL (registry.h), which checks the contract piece by piece.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <ptxkit/kernels/bench_case.h>
 #include <ptxkit/kernels/field.h>
 #include <ptxkit/kernels/host_tensors.h>
 #include <ptxkit/kernels/reflect.h>
+#include <ptxkit/kernels/tolerance.h>
 #include <ptxkit/ptxgen/expected.h>
 #include <ptxkit/ptxgen/target.h>
 #include <string>
@@ -84,6 +88,13 @@ public:
   [[nodiscard]] virtual ptxkit::Expected<HostTensors>
   reference(const ConfigValues& values, const HostTensors& inputs) const = 0;
 
+  // How close the device output must be to the reference for these inputs (some tolerances grow
+  // with the inputs: RoPE's with the largest position), with the reason.
+  [[nodiscard]] virtual Tolerance tolerance(const ConfigValues& values,
+                                            const HostTensors& inputs) const = 0;
+  // The kernel's cases for `ptxkit bench` (bench_case.h); empty when it states none.
+  [[nodiscard]] virtual const std::vector<BenchCase>& bench_cases() const = 0;
+
 protected:
   [[nodiscard]] virtual ptxkit::Expected<void> validate_rules(const ConfigValues& values) const = 0;
   [[nodiscard]] virtual ptxkit::Expected<GeneratedPtx> build(const ConfigValues& values,
@@ -99,7 +110,9 @@ struct NamedConfig {
   Config config;
 };
 
-// Turns a definition struct into a Kernel. `Def` provides:
+// The contract of a kernel definition, one concept per piece, so that PTXKIT_REGISTER_KERNEL can
+// name the piece that is missing (registry.h). Types are those of namespace ptxkit::kernels.
+//
 //   using Config = ...;                              // reflected struct (reflect.h)
 //   static constexpr std::string_view kName, kSummary, kLimits;
 //   static std::vector<NamedConfig<Config>> reference_configs();
@@ -110,7 +123,98 @@ struct NamedConfig {
 //   static std::vector<ParamSpec> params(const Config&);
 //   static HostTensors make_inputs(const Config&, std::uint64_t seed);
 //   static ptxkit::Expected<HostTensors> reference(const Config&, const HostTensors&);
+//   static Tolerance tolerance(const Config&, const HostTensors& inputs);
+//   static std::vector<BenchCase> bench_cases();     // optional
+template <class Config>
+concept ReflectedConfig = std::default_initializable<Config> &&
+    requires(detail::Describer& d, Config& c) {
+  Config::visit(d, c);
+};
+
 template <class Def>
+concept DeclaresConfig = requires {
+  typename Def::Config;
+};
+
+template <class Def>
+concept HasConfig = DeclaresConfig<Def> && ReflectedConfig<typename Def::Config>;
+
+template <class Def>
+concept HasName = requires {
+  { Def::kName } -> std::convertible_to<std::string_view>;
+};
+
+template <class Def>
+concept HasDescription = requires {
+  { Def::kSummary } -> std::convertible_to<std::string_view>;
+  { Def::kLimits } -> std::convertible_to<std::string_view>;
+};
+
+template <class Def>
+concept HasReferenceConfigs = HasConfig<Def> && requires {
+  {
+    Def::reference_configs()
+    } -> std::convertible_to<std::vector<NamedConfig<typename Def::Config>>>;
+};
+
+template <class Def>
+concept HasValidate = HasConfig<Def> && requires(const typename Def::Config& c) {
+  { Def::validate(c) } -> std::convertible_to<ptxkit::Expected<void>>;
+};
+
+template <class Def>
+concept HasBuild = HasConfig<Def> &&
+    requires(const typename Def::Config& c, const ptxgen::Target& target, const GenOptions& o) {
+  { Def::build(c, target, o) } -> std::convertible_to<ptxkit::Expected<GeneratedPtx>>;
+};
+
+template <class Def>
+concept HasLaunch = HasConfig<Def> && requires(const typename Def::Config& c) {
+  { Def::launch(c) } -> std::convertible_to<LaunchDims>;
+};
+
+template <class Def>
+concept HasParams = HasConfig<Def> && requires(const typename Def::Config& c) {
+  { Def::params(c) } -> std::convertible_to<std::vector<ParamSpec>>;
+};
+
+template <class Def>
+concept HasInputs = HasConfig<Def> && requires(const typename Def::Config& c, std::uint64_t seed) {
+  { Def::make_inputs(c, seed) } -> std::convertible_to<HostTensors>;
+};
+
+template <class Def>
+concept HasReference = HasConfig<Def> &&
+    requires(const typename Def::Config& c, const HostTensors& in) {
+  { Def::reference(c, in) } -> std::convertible_to<ptxkit::Expected<HostTensors>>;
+};
+
+template <class Def>
+concept HasTolerance = HasConfig<Def> &&
+    requires(const typename Def::Config& c, const HostTensors& in) {
+  { Def::tolerance(c, in) } -> std::convertible_to<Tolerance>;
+};
+
+// bench_cases is optional, but one that is declared with another shape is a mistake, not an
+// absence: NamesBenchCases sees the name, HasBenchCases the right shape.
+template <class Def>
+concept NamesBenchCases = requires {
+  &Def::bench_cases;
+};
+
+template <class Def>
+concept HasBenchCases = requires {
+  { Def::bench_cases() } -> std::convertible_to<std::vector<BenchCase>>;
+};
+
+template <class Def>
+concept KernelDefinition = HasConfig<Def> && HasName<Def> && HasDescription<Def> &&
+    HasReferenceConfigs<Def> && HasValidate<Def> && HasBuild<Def> && HasLaunch<Def> &&
+    HasParams<Def> && HasInputs<Def> && HasReference<Def> && HasTolerance<Def> &&
+    (!NamesBenchCases<Def> || HasBenchCases<Def>);
+
+// Turns a definition struct (KernelDefinition) into a Kernel.
+template <KernelDefinition Def>
 class KernelAdapter final : public Kernel {
 public:
   using Config = typename Def::Config;
@@ -118,6 +222,7 @@ public:
   KernelAdapter() : fields_(describe<Config>()) {
     for (auto& named : Def::reference_configs())
       refs_.push_back({named.tag, named.description, to_values(named.config)});
+    if constexpr (HasBenchCases<Def>) bench_cases_ = Def::bench_cases();
   }
 
   std::string_view name() const override { return Def::kName; }
@@ -139,6 +244,10 @@ public:
                                           const HostTensors& inputs) const override {
     return Def::reference(from_values<Config>(v), inputs);
   }
+  Tolerance tolerance(const ConfigValues& v, const HostTensors& inputs) const override {
+    return Def::tolerance(from_values<Config>(v), inputs);
+  }
+  const std::vector<BenchCase>& bench_cases() const override { return bench_cases_; }
 
 protected:
   ptxkit::Expected<void> validate_rules(const ConfigValues& v) const override {
@@ -152,6 +261,7 @@ protected:
 private:
   std::vector<FieldInfo> fields_;
   std::vector<ReferenceConfig> refs_;
+  std::vector<BenchCase> bench_cases_;
 };
 
 } // namespace ptxkit::kernels
