@@ -105,9 +105,10 @@ function(ptxkit_generate_ptx)
           message(FATAL_ERROR "ptxkit_generate_ptx: bad assignment '${a}' in '${spec}': "
                               "expected FIELD=VALUE")
         endif()
-        list(APPEND set_args --set ${a})
+        set(field ${CMAKE_MATCH_1})
         string(REGEX REPLACE "[^A-Za-z0-9_.+-]" "_" value "${CMAKE_MATCH_2}")
-        string(APPEND stem ".${CMAKE_MATCH_1}-${value}")
+        list(APPEND set_args --set ${a})
+        string(APPEND stem ".${field}-${value}")
       endforeach()
     endif()
     foreach(arch IN LISTS ARG_ARCHS)
@@ -116,9 +117,10 @@ function(ptxkit_generate_ptx)
       if(ARG_LOC)
         list(APPEND gen_args --loc)
       endif()
-      string(REPLACE ";" "\\;" gen_args_escaped "${gen_args}")
+      # One -D value: the step script splits it at '|' (no argument contains one).
+      string(REPLACE ";" "|" gen_args_joined "${gen_args}")
       add_custom_command(OUTPUT ${out}
-        COMMAND ${CMAKE_COMMAND} -DTOOL=${exe} "-DGEN_ARGS=${gen_args_escaped}" -DOUTPUT=${out}
+        COMMAND ${CMAKE_COMMAND} -DTOOL=${exe} "-DGEN_ARGS=${gen_args_joined}" -DOUTPUT=${out}
                 -DARCH=${arch} -DVERIFY=${ARG_VERIFY} -DVALIDATE=${ARG_VALIDATE} -DPTXAS=${ptxas}
                 -P ${_PTXKIT_GENERATE_DIR}/PtxkitGenerateStep.cmake
         DEPENDS ${dep} ${_PTXKIT_GENERATE_DIR}/PtxkitGenerateStep.cmake

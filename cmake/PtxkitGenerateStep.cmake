@@ -1,10 +1,12 @@
 # One build step of ptxkit_generate_ptx (PtxkitGenerate.cmake): generate one PTX file, then verify
-# and validate it as asked. Run as `cmake -DTOOL=... -DGEN_ARGS=... -DOUTPUT=... -DARCH=...
+# and validate it as asked. Run as `cmake -DTOOL=... -DGEN_ARGS=gen|KERNEL|--set|F=V|... -DOUTPUT=... -DARCH=...
 # -DVERIFY=ON|OFF -DVALIDATE=ON|OFF -DPTXAS=path-or-empty -P PtxkitGenerateStep.cmake`.
 #
 # A file that fails a check is moved to OUTPUT.rejected: nothing unverified stays at OUTPUT, so
 # the next build runs the step again instead of taking the file as up to date.
 cmake_minimum_required(VERSION 3.25)
+
+string(REPLACE "|" ";" GEN_ARGS "${GEN_ARGS}")
 
 get_filename_component(dir "${OUTPUT}" DIRECTORY)
 file(MAKE_DIRECTORY "${dir}")
@@ -13,7 +15,8 @@ file(REMOVE "${OUTPUT}.rejected")
 execute_process(COMMAND "${TOOL}" ${GEN_ARGS} -o "${OUTPUT}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   file(REMOVE "${OUTPUT}")
-  message(FATAL_ERROR "ptxkit: `${GEN_ARGS}` failed (exit ${rc}); see the error above")
+  string(REPLACE ";" " " command "${GEN_ARGS}")
+  message(FATAL_ERROR "ptxkit: `${command}` failed (exit ${rc}); see the error above")
 endif()
 
 function(reject what)
@@ -27,6 +30,7 @@ if(VERIFY)
   if(NOT rc EQUAL 0)
     reject("has verifier findings (exit ${rc})")
   endif()
+  message("${OUTPUT}: verified: no error findings")
 endif()
 
 if(VALIDATE)

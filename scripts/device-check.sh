@@ -24,11 +24,21 @@ if [ "${1:-}" = "--prepare" ]; then
   bdir=${PTXKIT_PREPARE_BUILD:-build-devcheck}
   cmake -S . -B "$bdir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DPTXKIT_BUILD_BENCHMARKS=OFF \
-    -DCMAKE_CXX_FLAGS="-Wno-error=restrict" \
     -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" || exit 2
-  cmake --build "$bdir" --target ptxkit ptxkit_device_tests -j"${JOBS:-2}" || exit 2
+  # What the device run and the install below need (the install takes the libraries, the tool and
+  # the generated CLI reference).
+  cmake --build "$bdir" -j"${JOBS:-2}" --target ptxkit ptxkit_device_tests ptxkit_cli_main \
+    ptxkit_cli_reference || exit 2
   mkdir -p "$dir/bin"
   cp "$bdir"/bin/ptxkit "$bdir"/bin/ptxkit_device_tests "$dir/bin/"
+  # examples/consumer against this build's installed package: its app and its kernel tool.
+  rm -rf "$bdir/prefix" "$bdir/consumer"
+  cmake --install "$bdir" --prefix "$bdir/prefix" >/dev/null || exit 2
+  cmake -S examples/consumer -B "$bdir/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$PWD/$bdir/prefix" \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null || exit 2
+  cmake --build "$bdir/consumer" || exit 2
+  cp "$bdir/consumer/consumer-app" "$bdir/consumer/consumer-tool" "$dir/bin/"
   # The GPU machine gets a copy of the tree without .git: record what was built.
   echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- cli tests/device scripts || echo ' (+ uncommitted changes)')" >"$dir/COMMIT"
   grep -qx "/$dir/" .git/info/exclude 2>/dev/null || echo "/$dir/" >>.git/info/exclude
@@ -119,6 +129,25 @@ grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? ran|^\[  FAILED  \]' "$OUT/tests.l
 if [ "$T_RUN" -gt 0 ]; then
   step "ptxkit run --all" $T_RUN "$OUT/run_all.log" "$PTXKIT" run --all
   tail -1 "$OUT/run_all.log" | sed 's/^/    /' | tee -a "$SUMMARY"
+fi
+
+# --- a project's own kernel: examples/consumer's app and kernel tool --------------------------
+if [ -x "$BIN/consumer-app" ]; then
+  step "consumer-app (3 embedded kernels vs their CPU references)" 30 "$OUT/run_all.log" \
+    "$BIN/consumer-app"
+  grep -E '^consumer-app:' "$OUT/run_all.log" | tail -1 | sed 's/^/    /' | tee -a "$SUMMARY"
+  step "consumer-tool run row_center_bias (defaults; 4096 x 256)" 30 "$OUT/run_all.log" sh -c \
+    "'$BIN/consumer-tool' run row_center_bias && '$BIN/consumer-tool' run row_center_bias --set cols=4096 --set rows=256"
+fi
+
+# --- verify on every core: the corpus at -j 1 and -j $(nproc) ---------------------------------
+if [ -f tests/corpus/corpus.tar.xz ]; then
+  mkdir -p /tmp/ptxkit-corpus && tar -xJf tests/corpus/corpus.tar.xz -C /tmp/ptxkit-corpus
+  for j in 1 "$(nproc)" 1 "$(nproc)"; do
+    step "verify -j $j corpus" 60 "$OUT/run_all.log" bash -c \
+      "TIMEFORMAT='verify -j $j: %R s wall, %U s user'; time '$PTXKIT' verify -j $j /tmp/ptxkit-corpus >/dev/null"
+  done
+  grep -E '^verify -j' "$OUT/run_all.log" | sed 's/^/    /' | tee -a "$SUMMARY"
 fi
 
 # --- benchmarks and PyTorch ------------------------------------------------------------------

@@ -63,7 +63,8 @@ ptxkit::Expected<GeneratedPtx> RowCenterBias::build(const Config& c, const Targe
     Reg<F32> v = b.ld(x_row + i);
     Reg<F32> centered = b.sub(v, mean);
     Reg<F32> bi = b.ld(bias + i);
-    b.st(out_row + i, b.add(centered, bi));
+    Reg<F32> y = b.add(centered, bi);
+    b.st(out_row + i, y);
   });
   b.place(done);
   b.ret();
