@@ -119,11 +119,16 @@ function(ptxkit_generate_ptx)
       endif()
       # One -D value: the step script splits it at '|' (no argument contains one).
       string(REPLACE ";" "|" gen_args_joined "${gen_args}")
+      # Every argument that shapes the file, in a file rewritten only when one changes: the step
+      # depends on it, so a changed check or tool reruns it with any generator (Makefiles do not
+      # compare command lines as Ninja does).
+      file(CONFIGURE OUTPUT ${out}.args
+        CONTENT "${dep} ${gen_args_joined} verify=${ARG_VERIFY} validate=${ARG_VALIDATE} ptxas=${ptxas}\n")
       add_custom_command(OUTPUT ${out}
         COMMAND ${CMAKE_COMMAND} -DTOOL=${exe} "-DGEN_ARGS=${gen_args_joined}" -DOUTPUT=${out}
                 -DARCH=${arch} -DVERIFY=${ARG_VERIFY} -DVALIDATE=${ARG_VALIDATE} -DPTXAS=${ptxas}
                 -P ${_PTXKIT_GENERATE_DIR}/PtxkitGenerateStep.cmake
-        DEPENDS ${dep} ${_PTXKIT_GENERATE_DIR}/PtxkitGenerateStep.cmake
+        DEPENDS ${dep} ${_PTXKIT_GENERATE_DIR}/PtxkitGenerateStep.cmake ${out}.args
         COMMENT "ptxkit: ${spec} for ${arch}"
         VERBATIM)
       list(APPEND outputs ${out})
@@ -135,9 +140,10 @@ function(ptxkit_generate_ptx)
   if(ARG_EMBED)
     cmake_path(ABSOLUTE_PATH ARG_EMBED BASE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
     cmake_path(GET ARG_EMBED PARENT_PATH embed_dir)
+    file(CONFIGURE OUTPUT ${ARG_EMBED}.args CONTENT "${dep} ${ARG_NAMESPACE} ${embed_items}\n")
     add_custom_command(OUTPUT ${ARG_EMBED}
       COMMAND ${exe} embed -o ${ARG_EMBED} --namespace ${ARG_NAMESPACE} ${embed_items}
-      DEPENDS ${dep} ${outputs}
+      DEPENDS ${dep} ${outputs} ${ARG_EMBED}.args
       COMMENT "ptxkit: embedding ${ARG_TARGET}'s PTX in ${ARG_EMBED}"
       VERBATIM)
     target_sources(${ARG_TARGET} PRIVATE ${ARG_EMBED})

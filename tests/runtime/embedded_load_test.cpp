@@ -1,6 +1,7 @@
-// embedded_load_test.cpp: PTX embedded in the program by `ptxkit embed` (a header generated at
-// build time, as ptxkit_generate_ptx(... EMBED) makes one) loads through load_embedded with no
-// file I/O, is verified on load, and every launch is held to the embedded launch contract.
+// embedded_load_test.cpp: PTX embedded in the program (ptxkit_generate_ptx(... EMBED) in this
+// folder's CMakeLists.txt generates, verifies and validates it at build time) loads through
+// load_embedded with no file I/O, is verified on load, and every launch is held to the embedded
+// launch contract.
 #include "embedded_kernels.h"
 #include "fake_driver.h"
 #include "ptxkit/runtime/embedded.h"
@@ -32,8 +33,11 @@ TEST(EmbeddedLoad, TheHeaderHoldsKeyContractAndParameters) {
   ASSERT_EQ(k.params.size(), 3u);
   EXPECT_EQ(k.params[2].kind, "output");
   EXPECT_EQ(k.params[2].elems, 4099u);
-  ASSERT_EQ(std::size(embedded_test::all), 2u);
-  EXPECT_EQ(embedded_test::all[1], &embedded_test::rmsnorm_hidden_4096_sm_80);
+  // Every kernel at every arch, kernels in the order given, then archs.
+  ASSERT_EQ(std::size(embedded_test::all), 4u);
+  EXPECT_EQ(embedded_test::all[1], &embedded_test::residual_add_n_4099_sm_80);
+  EXPECT_EQ(embedded_test::all[3], &embedded_test::rmsnorm_hidden_4096_sm_80);
+  EXPECT_EQ(embedded_test::rmsnorm_hidden_4096_sm_80.target, "sm_80");
 }
 
 TEST(EmbeddedLoad, LoadsVerifiedAndLaunchesOnlyWithTheContract) {
