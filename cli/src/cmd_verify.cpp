@@ -13,6 +13,7 @@
 #include "diagnostics.h"
 #include "output_file.h"
 #include "parallel_for.h"
+#include "progress.h"
 #include "ptx_inputs.h"
 #include "ptxkit/verifier/report.h"
 #include "ptxkit/verifier/rule.h"
@@ -102,9 +103,13 @@ int run_verify(VerifyOptions opt) {
       break;
     }
   std::vector<InputResult> results(inputs.size());
-  parallel_for(inputs.size(), static_cast<unsigned>(opt.jobs), [&](std::size_t i) {
-    results[i] = check_input(inputs[i], inputs[i].path == "-" ? stdin_text : std::string(), vopt);
-  });
+  {
+    Progress progress("verify: files checked", inputs.size());
+    parallel_for(inputs.size(), static_cast<unsigned>(opt.jobs), [&](std::size_t i) {
+      results[i] = check_input(inputs[i], inputs[i].path == "-" ? stdin_text : std::string(), vopt);
+      progress.step();
+    });
+  }
   std::vector<verifier::FileReport> reports;
   bool bad_input = false;
   for (InputResult& r : results) {
