@@ -129,9 +129,12 @@ std::string quoted(std::string_view s) {
 
 std::string_view kind_name(kernels::ParamKind kind) {
   switch (kind) {
-  case kernels::ParamKind::kInput: return "input";
-  case kernels::ParamKind::kOutput: return "output";
-  case kernels::ParamKind::kPointerArray: return "pointer_array";
+  case kernels::ParamKind::kInput:
+    return "input";
+  case kernels::ParamKind::kOutput:
+    return "output";
+  case kernels::ParamKind::kPointerArray:
+    return "pointer_array";
   }
   return "input";
 }
@@ -207,8 +210,7 @@ const CommandRegistration reg{
                       "KERNEL[:FIELD=VALUE,...]@sm_XX[=FILE]: the instance, its target, and "
                       "optionally the PTX file to embed (it must be what the kernel generates)")
           ->required();
-      sub->add_option("-o,--output", args->output, "The header to write (atomically)")
-          ->required();
+      sub->add_option("-o,--output", args->output, "The header to write (atomically)")->required();
       sub->add_option("--namespace", args->ns,
                       "C++ namespace of the header's variables (default ptxkit_embedded)");
       sub->footer("Example:\n  ptxkit embed -o kernels_ptx.h --namespace app \\\n"

@@ -16,9 +16,13 @@ std::string& program() {
 
 } // namespace
 
-void set_program_name(std::string_view name) { program() = std::string(name); }
+void set_program_name(std::string_view name) {
+  program() = std::string(name);
+}
 
-std::string_view program_name() { return program(); }
+std::string_view program_name() {
+  return program();
+}
 
 int usage_error(std::string_view message) {
   std::cerr << program() << ": error: " << message << '\n';
@@ -30,4 +34,4 @@ void located_error(std::string_view path, std::size_t line, std::size_t col,
   std::cerr << path << ':' << line << ':' << col << ": error: " << message << '\n';
 }
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

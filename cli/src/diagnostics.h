@@ -21,4 +21,4 @@ int usage_error(std::string_view message);
 void located_error(std::string_view path, std::size_t line, std::size_t col,
                    std::string_view message);
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli

@@ -2,4 +2,6 @@
 // ptxkit_cli_main library holds this file, so such a tool needs no main of its own).
 #include "tool.h"
 
-int main(int argc, char** argv) { return ptxkit::cli::run_tool(argc, argv); }
+int main(int argc, char** argv) {
+  return ptxkit::cli::run_tool(argc, argv);
+}

@@ -6,7 +6,6 @@
 #include "diagnostics.h"
 
 #include <CLI/CLI.hpp>
-
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -43,7 +42,8 @@ int run_tool(int argc, char** argv) {
              "Run `" +
              name + " COMMAND --help` for a command's options.");
   CommandResult result;
-  for (auto& [command, setup] : registry()) setup(app, result);
+  for (auto& [command, setup] : registry())
+    setup(app, result);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -75,8 +75,7 @@ TEST(EmbeddedLoad, TextThatFailsVerificationIsRefusedWithTheFindings) {
   auto fn = load_embedded(f.cache, k);
   ASSERT_FALSE(fn);
   EXPECT_EQ(fn.error().kind, ErrorKind::kBadArgument);
-  EXPECT_NE(fn.error().message.find("undefined-register"), std::string::npos)
-      << fn.error().message;
+  EXPECT_NE(fn.error().message.find("undefined-register"), std::string::npos) << fn.error().message;
   EXPECT_EQ(f.fake->loads, 0);
 }
 

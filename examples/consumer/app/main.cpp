@@ -58,8 +58,7 @@ std::string run_one(const rt::Context& ctx, const rt::Stream& stream, rt::Kernel
     }
     args.buffer(buffers.at(name));
   }
-  if (auto launched = function->launch_args(stream, embedded.launch_dims(), args.refs());
-      !launched)
+  if (auto launched = function->launch_args(stream, embedded.launch_dims(), args.refs()); !launched)
     return launched.error().message;
   if (auto done = stream.synchronize(); !done) return done.error().message;
 
@@ -98,8 +97,7 @@ int main() {
                 std::string(k->key).c_str());
     const std::string error = run_one(*ctx, *stream, cache, *k);
     if (!error.empty()) {
-      std::fprintf(stderr, "consumer-app: %s: %s\n", std::string(k->kernel).c_str(),
-                   error.c_str());
+      std::fprintf(stderr, "consumer-app: %s: %s\n", std::string(k->kernel).c_str(), error.c_str());
       ++failed;
     }
   }

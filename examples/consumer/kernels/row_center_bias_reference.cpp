@@ -7,7 +7,9 @@
 namespace consumer {
 
 namespace {
-ptxkit::Error error(std::string message) { return ptxkit::Error{std::move(message), {}, 0, 0}; }
+ptxkit::Error error(std::string message) {
+  return ptxkit::Error{std::move(message), {}, 0, 0};
+}
 } // namespace
 
 std::vector<NamedConfig<RowCenterBiasConfig>> RowCenterBias::reference_configs() {
@@ -78,7 +80,8 @@ ptxkit::Expected<HostTensors> RowCenterBias::reference(const Config& c, const Ho
 
 Tolerance RowCenterBias::tolerance(const Config& c, const HostTensors&) {
   // An f32 sum of cols values in [3, 5] in lane-strided order, then one subtract and one add.
-  return {.abs = 2e-7 * c.cols / 32 + 1e-6, .rel = 1e-6,
+  return {.abs = 2e-7 * c.cols / 32 + 1e-6,
+          .rel = 1e-6,
           .why = "f32 row sum (32 lane partials, then a shuffle tree), one sub and one add"};
 }
 

@@ -33,9 +33,15 @@ public:
   }
 #endif
   constexpr Loc() noexcept = default;
-  constexpr const char* file_name() const noexcept { return file_; }
-  constexpr std::uint_least32_t line() const noexcept { return line_; }
-  constexpr std::uint_least32_t column() const noexcept { return column_; }
+  constexpr const char* file_name() const noexcept {
+    return file_;
+  }
+  constexpr std::uint_least32_t line() const noexcept {
+    return line_;
+  }
+  constexpr std::uint_least32_t column() const noexcept {
+    return column_;
+  }
 
 private:
   constexpr Loc(const char* file, std::uint_least32_t line, std::uint_least32_t column) noexcept
