@@ -34,6 +34,19 @@ bool is_pure(const Instruction& inst) {
   return true;
 }
 
+// `ld.param` of a `.param` the function body declares, not of one of its own parameters: the
+// calling convention's read of a call's return value (`call (retval0), f, ...;` then
+// `ld.param.b32 %r, [retval0+0];`). The compiler emits it for every call whose callee returns a
+// value, whether the source uses the result (printf's count, say) or not: a discarded result is
+// the source's choice, not a dead load.
+bool reads_call_result(const Function& fn, const Instruction& inst) {
+  if (!is_load(inst) || !inst.has_modifier("param") || inst.operands.size() < 2) return false;
+  const std::string_view base = inst.operands[1].text();
+  for (const VarDecl& p : fn.params)
+    if (p.name == base) return false;
+  return true;
+}
+
 bool is_debug_build(const Module& m) {
   return std::find(m.targets.begin(), m.targets.end(), "debug") != m.targets.end();
 }
@@ -97,7 +110,8 @@ void DeadValueRule::check(RuleContext& ctx) const {
     bool has_def = false;
     for (const Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m)
       has_def = has_def || m->is_def;
-    if (!has_def || !is_pure(ir.inst(i))) make_live(i);
+    if (!has_def || !is_pure(ir.inst(i)) || reads_call_result(ctx.function(), ir.inst(i)))
+      make_live(i);
   }
   while (!work.empty()) {
     ValueId v = work.back();
