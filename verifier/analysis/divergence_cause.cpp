@@ -4,6 +4,7 @@
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 
 #include "ptxkit/verifier/analysis/solver.h"
+#include "ptxkit/verifier/analysis/thread_index.h"
 
 #include <algorithm>
 #include <limits>
@@ -12,15 +13,6 @@
 namespace ptxkit::verifier::analysis {
 
 namespace {
-
-// %tid.x read directly (mov/cvt of the special register).
-bool is_tid_x(const FunctionAnalysis& a, ValueId v) {
-  InstId d = a.values.defining_instruction(v);
-  if (d == kNoId || a.values.info(v).kind != ValueKind::kDef) return false;
-  const Instruction& di = a.ir.inst(d);
-  return (di.opcode == "mov" || di.opcode == "cvt") && di.operands.size() == 2 &&
-         di.operands[1].kind == OperandKind::kSpecialReg && di.operands[1].text() == "%tid.x";
-}
 
 bool is_thread_index(std::string_view name) {
   return name.starts_with("%tid") || name.starts_with("%laneid") || name.starts_with("%lanemask");
@@ -114,6 +106,8 @@ void WarpDivergence::compute_tid_dependent() {
     const Instruction& di = ir.inst(info.inst);
     // bar.red/barrier.red: the same result in every thread of the CTA.
     if ((di.opcode == "bar" || di.opcode == "barrier") && di.has_modifier("red")) return false;
+    // A comparison of %tid.x that the declared launch bound decides: the same in every thread.
+    if (info.kind == ValueKind::kDef && tid_x_compare_is_constant(ir, vn, info.inst)) return false;
     for (std::uint32_t k = writes_first_operand(di) ? 1 : 0; k < di.operands.size(); ++k) {
       const Operand& o = di.operands[k];
       if (o.kind == OperandKind::kSpecialReg && is_thread_index(o.text())) return true;
@@ -278,7 +272,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
                       : op == "div" ? (k > 0 && k % 32 == 0)
                                     : (k & 31) == 0; // tid & ~31
     ValueId x = a.values.value_of(d, 1);
-    if (warp_index && x != kNoId && is_tid_x(a, x)) return true;
+    if (warp_index && x != kNoId && is_tid_x(a.ir, a.values, x)) return true;
   }
   // tid.x < 32m (and the other comparisons on a warp boundary): whole warps on each side.
   if (warp_index_ok_ && op == "setp" && n == 3 && di.modifiers.size() == 2) {
@@ -287,7 +281,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
       const Operand& c = di.operands[3 - side];
       ValueId x =
           di.operands[side].kind == OperandKind::kRegister ? a.values.value_of(d, side) : kNoId;
-      if (x == kNoId || c.kind != OperandKind::kImmInt || !is_tid_x(a, x)) continue;
+      if (x == kNoId || c.kind != OperandKind::kImmInt || !is_tid_x(a.ir, a.values, x)) continue;
       std::int64_t k = c.int_value();
       bool strict = cmp == "lt" || cmp == "ge" || cmp == "lo" || cmp == "hs";
       bool loose = cmp == "le" || cmp == "gt" || cmp == "ls" || cmp == "hi";

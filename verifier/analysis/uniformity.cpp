@@ -4,6 +4,7 @@
 #include "ptxkit/verifier/analysis/uniformity.h"
 
 #include "ptxkit/verifier/analysis/solver.h"
+#include "ptxkit/verifier/analysis/thread_index.h"
 
 #include <algorithm>
 #include <array>
@@ -274,18 +275,7 @@ struct UniformityBuilder {
     return (*dims)[0] % 32 == 0 || ((*dims)[1] == 1 && (*dims)[2] == 1);
   }
 
-  // Value v is exactly %tid.x (moved, or widened by cvt).
-  bool is_tid_x(ValueId v, int depth = 0) const {
-    if (v == kNoId || depth > 4) return false;
-    InstId d = vn.defining_instruction(v);
-    if (d == kNoId || vn.info(v).kind != ValueKind::kDef) return false;
-    const Instruction& in = ir.inst(d);
-    if (in.opcode == "mov" && in.operands.size() == 2)
-      return in.operands[1].kind == OperandKind::kSpecialReg && in.operands[1].text() == "%tid.x";
-    if (in.opcode == "cvt" && in.operands.size() == 2)
-      return is_tid_x(vn.value_of(d, 1), depth + 1);
-    return false;
-  }
+  bool is_tid_x(ValueId v) const { return analysis::is_tid_x(ir, vn, v); }
 
   // The instruction computes something of %tid.x that is the same in every lane of a warp:
   // tid.x >> k (k >= 5), tid.x / (32m), tid.x & mask with mask's low 5 bits clear, or a
@@ -353,6 +343,8 @@ struct UniformityBuilder {
       return true;
     if (reads_carry(inst) && carry_in_varying(i)) return true;
     if (op == "ld" || op == "ldu") return load_varying(i);
+    // The same outcome in every thread of the block, so at every scope.
+    if (tid_x_compare_is_constant(ir, vn, i)) return false;
     if (u.scope_ == UniformityScope::kBlock) {
       // Warp-level results differ between warps; same-everywhere inputs give same results.
       if (op == "activemask" || op == "elect") return true;

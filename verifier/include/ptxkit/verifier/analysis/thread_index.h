@@ -1,0 +1,30 @@
+// thread_index.h: what the PTX says about %tid.x, for the uniformity analyses.
+//
+// One place for the facts that both the warp-level uniformity (uniformity.cpp) and the
+// thread-level divergence of CTA barriers (divergence_cause.cpp) use: which values are exactly
+// %tid.x, the largest %tid.x the declared launch bounds allow, and the comparisons of %tid.x with
+// a constant that those bounds decide (the same outcome in every thread).
+#pragma once
+
+#include "ptxkit/verifier/analysis/function_ir.h"
+#include "ptxkit/verifier/analysis/value_numbering.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace ptxkit::verifier::analysis {
+
+// v is exactly %tid.x: a mov or cvt of the special register, or a cvt (widening) of such a value.
+bool is_tid_x(const FunctionIR& ir, const ValueNumbering& vn, ValueId v);
+
+// The largest %tid.x a launch of `fn` can have: .reqntid gives ntid.x exactly; .maxntid bounds
+// the block's thread count (the product of its extents), and tid.x < ntid.x <= that count.
+// nullopt when the function declares neither.
+std::optional<std::int64_t> max_tid_x(const Function& fn);
+
+// Instruction i is a setp/set comparing %tid.x with an immediate whose outcome the launch bound
+// fixes for every thread (`if (threadIdx.x < 256)` under __launch_bounds__(256) compiles to
+// `setp.gt.u32 %p, %tid, 255`: always false): its result is the same in every thread of the block.
+bool tid_x_compare_is_constant(const FunctionIR& ir, const ValueNumbering& vn, InstId i);
+
+} // namespace ptxkit::verifier::analysis
