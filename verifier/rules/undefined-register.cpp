@@ -246,6 +246,29 @@ bool undefined_value_observed(const FunctionAnalysis& a, InstId i, ValueId read)
   return false;
 }
 
+// CUTLASS's guarded loads (`mov.b32 %d, %fallback; @p ld.global.u32 %d, [a];`, from inline asm
+// whose fallback operand is an uninitialised variable): the instruction at i copies the
+// undefined word into %d, and the next instruction of its block that mentions %d is a
+// predicated write of %d that does not read it. The word survives only where that guard fails:
+// "may be undefined", not a lost definition. Returns the predicated write, or kNoId.
+InstId guarded_write_after_fallback(const FunctionAnalysis& a, InstId i) {
+  const Instruction& inst = a.ir.inst(i);
+  if (inst.opcode != "mov" || a.ir.info(i).guard != kNoId) return kNoId;
+  RegId dest = kNoId;
+  for (const Mention* m = a.ir.mentions_begin(i); m != a.ir.mentions_end(i); ++m)
+    if (m->is_def) dest = m->reg;
+  if (dest == kNoId) return kNoId;
+  const BlockId b = a.cfg.block_of(i);
+  for (InstId j = i + 1; j < a.cfg.block(b).end; ++j) {
+    bool reads = false, writes = false;
+    for (const Mention* m = a.ir.mentions_begin(j); m != a.ir.mentions_end(j); ++m)
+      if (m->reg == dest) (m->is_def ? writes : reads) = true;
+    if (!reads && !writes) continue;
+    return !reads && writes && a.ir.info(j).guard != kNoId ? j : kNoId;
+  }
+  return kNoId;
+}
+
 void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
   const FunctionAnalysis& a = ctx.analysis();
   std::string name = a.ir.reg_name(reg);
@@ -273,10 +296,16 @@ void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
   // An error needs a lost definition (nothing writes the register on any path) whose value is
   // observed: compilers shuffle and spill never-initialised words of partly-initialised
   // structs (CUB's ShuffleUp of padding words), which only moves undefined bits around.
-  Severity severity = sites.empty() && !debug && undefined_value_observed(a, i, v)
-                          ? Severity::kError
-                          : Severity::kWarning;
+  const InstId guarded = guarded_write_after_fallback(a, i);
+  if (guarded != kNoId)
+    msg += ": it is the fallback value of a predicated write, so it may be undefined only where "
+           "that write's guard fails";
+  Severity severity =
+      sites.empty() && !debug && guarded == kNoId && undefined_value_observed(a, i, v)
+          ? Severity::kError
+          : Severity::kWarning;
   Finding& f = ctx.report(i, msg, severity);
+  if (guarded != kNoId) ctx.relate(f, guarded, "the predicated write it is the fallback of");
   for (InstId s : sites) {
     const InstInfo& info = a.ir.info(s);
     std::string note = "defines " + name;
