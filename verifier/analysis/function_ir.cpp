@@ -15,6 +15,32 @@ namespace ptxkit::verifier::analysis {
 
 namespace {
 constexpr std::uint64_t kMaxRangeIds = FunctionIR::kMaxRangeIds;
+
+// Registers a `.reg` declaration makes per name: its vector width (.v2/.v4), else 1.
+std::uint32_t register_elements(const VarDecl& d) {
+  return d.vector_width == 2 || d.vector_width == 4 ? d.vector_width : 1;
+}
+
+// 0..3 for a name ending in a vector element selector (.x .y .z .w, or .r .g .b .a), else -1.
+int vector_element_index(std::string_view name) {
+  if (name.size() < 3 || name[name.size() - 2] != '.') return -1;
+  switch (name.back()) {
+  case 'x':
+  case 'r':
+    return 0;
+  case 'y':
+  case 'g':
+    return 1;
+  case 'z':
+  case 'b':
+    return 2;
+  case 'w':
+  case 'a':
+    return 3;
+  default:
+    return -1;
+  }
+}
 } // namespace
 
 bool writes_first_operand(const Instruction& inst) {
@@ -104,13 +130,20 @@ struct FunctionIRBuilder {
   void add_decl(const VarDecl& d, std::uint32_t scope, bool is_param) {
     auto& table = ir.scopes_[scope];
     RegId base = static_cast<RegId>(ir.regs_.size());
+    // A vector register is one id per element, consecutive.
+    const std::uint32_t width = register_elements(d);
+    auto push = [&](std::uint32_t index) {
+      for (std::uint32_t e = 0; e < width; ++e)
+        ir.regs_.push_back(
+            {&d, index, is_param, width > 1 ? static_cast<std::uint8_t>(e) : kNoElement});
+    };
     if (d.has_range) {
       const auto count = static_cast<std::uint32_t>(std::min<std::uint64_t>(d.range, index_bound));
       for (std::uint32_t k = 0; k < count; ++k)
-        ir.regs_.push_back({&d, k, is_param});
+        push(k);
       table.ranged[d.name] = {base, count};
     } else {
-      ir.regs_.push_back({&d, kNoId, is_param});
+      push(kNoId);
       table.plain[d.name] = base;
     }
   }
@@ -159,7 +192,10 @@ struct FunctionIRBuilder {
       if (op.kind == OperandKind::kRegister) ir.undeclared_.push_back(op.text());
       return;
     }
-    ir.mentions_.push_back({r, index, element, def});
+    // The whole of a vector register: every element, as a `{%a.x, %a.y, ...}` operand would.
+    const std::uint32_t n = ir.vector_elements(r, op.text());
+    for (std::uint32_t e = 0; e < n; ++e)
+      ir.mentions_.push_back({r + e, index, static_cast<std::uint16_t>(n > 1 ? e : element), def});
   }
 
   void add_operand(InstId i, const Operand& op, std::uint16_t index, bool def) {
@@ -300,17 +336,35 @@ RegId FunctionIR::resolve(std::string_view name, std::uint32_t scope) const {
     if (auto it = t.plain.find(name); it != t.plain.end()) return it->second;
     if (split.index && !t.ranged.empty()) {
       auto it = t.ranged.find(split.prefix);
-      if (it != t.ranged.end() && *split.index < it->second.count)
-        return it->second.base + static_cast<RegId>(*split.index);
+      if (it != t.ranged.end() && *split.index < it->second.count) {
+        const RegId base = it->second.base;
+        return base + static_cast<RegId>(*split.index) * register_elements(*regs_[base].decl);
+      }
     }
   }
-  return kNoId;
+  // `%acc.y`: an element of a vector register.
+  const int element = vector_element_index(name);
+  if (element < 0) return kNoId;
+  const RegId whole = resolve(name.substr(0, name.size() - 2), scope);
+  if (whole == kNoId ||
+      static_cast<std::uint32_t>(element) >= register_elements(*regs_[whole].decl))
+    return kNoId;
+  return whole + static_cast<RegId>(element);
+}
+
+std::uint32_t FunctionIR::vector_elements(RegId r, std::string_view name) const {
+  const std::uint32_t n = register_elements(*regs_[r].decl);
+  return n > 1 && vector_element_index(name) < 0 ? n : 1;
 }
 
 std::string FunctionIR::reg_name(RegId r) const {
   const RegInfo& info = regs_[r];
   std::string s(info.decl->name);
   if (info.index != kNoId) s += std::to_string(info.index);
+  if (info.element != kNoElement) {
+    s += '.';
+    s += "xyzw"[info.element];
+  }
   return s;
 }
 

@@ -47,10 +47,15 @@ enum class ControlKind : std::uint8_t {
   kTrap,     // trap
 };
 
+// A vector register (`.reg .v4 .f32 %acc;`) is one register per element (%acc.x ... %acc.w):
+// an instruction naming the whole vector mentions every element, `%acc.y` only its own.
+inline constexpr std::uint8_t kNoElement = 0xff;
+
 struct RegInfo {
   const VarDecl* decl = nullptr; // the declaration (a .reg parameter included)
   std::uint32_t index = kNoId;   // N of `%r<..>` ranges, kNoId for a plain name
   bool is_param = false;         // old-style `.func (.reg ...)` parameter: defined on entry
+  std::uint8_t element = kNoElement; // element of a vector register (0 = .x), else kNoElement
 };
 
 // One register named by an instruction.
@@ -104,8 +109,11 @@ public:
   // Register names used but never declared (ptxas rejects these; analyses ignore them).
   const std::vector<std::string_view>& undeclared_names() const { return undeclared_; }
 
-  // Register named `name` as seen from scope `scope`, or kNoId.
+  // Register named `name` as seen from scope `scope`, or kNoId. A vector register's whole name
+  // gives its first element (vector_elements() says how many follow); `%acc.y` its element.
   RegId resolve(std::string_view name, std::uint32_t scope) const;
+  // 2 or 4 when `name` names a whole vector register, else 1.
+  std::uint32_t vector_elements(RegId r, std::string_view name) const;
 
   // One `{ }` scope's declarations (0 = the function body, including its parameters).
   // "%r17" -> prefix "%r" and index 17 (the name of register 17 of a `%r<N>` range); no index
