@@ -1,9 +1,9 @@
 // expected.h: ptxkit::Error and ptxkit::Expected<T>, the error-as-value result used by every
 // library.
 //
-// C++20 has no std::expected, and errors must never cross a library boundary as exceptions
-// (STYLE.md item 5), so this small type carries either a value or an Error. It is [[nodiscard]]
-// so a failure cannot be dropped silently. Other libraries (verifier, runtime, cli) reuse it.
+// C++20 has no std::expected, and errors must never cross a library boundary as exceptions, so
+// this small type carries either a value or an Error. It is [[nodiscard]] so a failure cannot be
+// dropped silently. Other libraries (verifier, runtime, cli) reuse it.
 #pragma once
 
 #include <cassert>
