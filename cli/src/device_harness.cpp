@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <ptxkit/kernels/key.h>
+#include <ptxkit/runtime/embedded.h>
 #include <ptxkit/verifier/verified_ptx.h>
 #include <random>
 #include <utility>
@@ -64,32 +65,13 @@ rt::Expected<Prepared> prepare(Session& session, const kernels::Kernel& kernel,
   if (!ptx) return bad_argument(ptx.error().to_string());
   const std::string tname(session.target.name());
   std::string key = kernels::cache_key(kernel, values, tname);
-  auto verified = verifier::verify_for_load(std::move(ptx->text), key + ".ptx");
-  if (!verified) {
-    std::string message =
-        "the verifier refused " + std::string(kernel.name()) + ": " + verified.error().message;
-    for (const auto& d : verified.error().diagnostics)
-      message += "\n" + d;
-    return rt::fail(rt::ErrorKind::kBadArgument, message);
-  }
-  auto module = session.cache->get(*verified, key);
-  if (!module) return rt::fail(std::move(module).error());
-  auto function = module->function(kernel.name());
+  const kernels::LaunchDims dims = kernel.launch(values);
+  // Verified, loaded through the cache, the launch contract set: the path embedded PTX takes.
+  auto function =
+      rt::load_kernel(*session.cache, std::move(ptx->text), key, kernel.name(), to_runtime(dims));
   if (!function) return rt::fail(std::move(function).error());
-
-  Prepared p{&kernel,
-             values,
-             std::move(key),
-             std::move(*function),
-             kernel.launch(values),
-             kernel.params(values)};
-  const rt::LaunchDims dims = to_runtime(p.dims);
-  rt::LaunchContract contract;
-  contract.block = dims.block;
-  contract.grid = dims.grid;
-  contract.dynamic_smem_bytes = dims.dynamic_smem_bytes;
-  p.function.set_contract(std::move(contract));
-  return p;
+  return Prepared{
+      &kernel, values, std::move(key), std::move(*function), dims, kernel.params(values)};
 }
 
 namespace {

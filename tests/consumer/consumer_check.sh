@@ -127,8 +127,11 @@ for cxx in g++ clang++; do
     || fail "the build log does not show the PTX being generated"
   grep -q "row_center_bias.cols-1000.rows-64.sm_90.ptx: verified: no error findings" "$b.log" \
     || fail "the build log does not show the PTX being verified"
-  "$b/build/consumer-tool" list | grep -q '^row_center_bias' || fail "consumer-tool list lacks row_center_bias"
-  "$b/build/consumer-tool" list | grep -q '^rmsnorm' || fail "consumer-tool list lacks the built-in kernels"
+  # (To a file first: `grep -q` stops reading at its match, and pipefail would then see the
+  # tool's SIGPIPE as a failure.)
+  "$b/build/consumer-tool" list >"$b.list" || fail "consumer-tool list failed"
+  grep -q '^row_center_bias' "$b.list" || fail "consumer-tool list lacks row_center_bias"
+  grep -q '^rmsnorm' "$b.list" || fail "consumer-tool list lacks the built-in kernels"
   # `golden update` ran on the copy: the committed golden files were already current.
   diff -r "$src/examples/consumer/golden" "$b/golden" || fail "the consumer's golden files are stale ($cxx)"
   if grep -q "no CUDA device" "$b.log"; then
