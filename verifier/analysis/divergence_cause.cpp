@@ -374,14 +374,14 @@ const WarpBits& WarpDivergence::bits() const {
   return *bits_;
 }
 
-InstId WarpDivergence::cause(BlockId b) const {
+InstId WarpDivergence::cause_except(BlockId b, BlockId except) const {
   const FunctionAnalysis& a = *a_;
   const Cfg& cfg = a.cfg;
   BlockId best = kNoId;
   std::vector<std::uint32_t> seen(cfg.size(), kNoId);
   std::vector<BlockId> work;
   for (BlockId d = 0; d < cfg.size(); ++d) {
-    if (!divergent_[d]) continue;
+    if (!divergent_[d] || d == except) continue;
     if (best != kNoId && cfg.rpo_index(d) <= cfg.rpo_index(best)) continue;
     std::uint32_t stop = a.pdom.idom(d); // cfg.size() (virtual exit) or kNoId: walk everything
     work.clear();
@@ -401,6 +401,91 @@ InstId WarpDivergence::cause(BlockId b) const {
     if (found) best = d;
   }
   return best == kNoId ? kNoId : cfg.terminator(best);
+}
+
+namespace {
+
+// Why the result of `inst` differs between lanes when none of its register operands does.
+std::string root_reason(const Instruction& inst, bool thread_level) {
+  for (const Operand& o : inst.operands)
+    if (o.kind == OperandKind::kSpecialReg &&
+        !Uniformity::special_register_uniform(
+            o.text(), thread_level ? UniformityScope::kBlock : UniformityScope::kWarp))
+      return "reads " + std::string(o.text()) + ", which differs between lanes";
+  std::string_view op = inst.opcode;
+  if (op == "ld" && inst.has_modifier("local")) return "a load from per-thread .local memory";
+  if (op == "ld" && inst.has_modifier("param"))
+    return "a call's return value or a .func parameter: per-lane";
+  if (op == "ld" || op == "ldu")
+    return "a load from memory that the kernel also writes: lanes may read different values";
+  if (op == "atom") return "an atomic's result: different in every lane";
+  if (op == "shfl") return "a shuffle: each lane receives another lane's value";
+  if (op == "mbarrier") return "what this thread observed polling an mbarrier";
+  if (thread_level && (op == "vote" || op == "redux" || op == "activemask" || op == "elect" ||
+                       op == "match"))
+    return "a warp-level result: it differs between the warps of the block";
+  return "the result of " + inst.full_opcode() + " differs between lanes";
+}
+
+} // namespace
+
+std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, BlockId use_block,
+                                                                std::size_t max_steps) const {
+  const FunctionAnalysis& a = *a_;
+  const ValueNumbering& vn = a.values;
+  std::vector<VaryingStep> steps;
+  std::vector<char> seen(vn.size(), 0);
+  const BlockId explained_block = use_block;
+  auto add = [&](InstId i, std::string why) {
+    if (i != kNoId && steps.size() < max_steps) steps.push_back({i, std::move(why)});
+  };
+  while (v != kNoId && steps.size() < max_steps && !warp_uniform_at(v, use_block)) {
+    ValueId l = vn.leader(v);
+    if (seen[l]) break;
+    seen[l] = 1;
+    const ValueInfo& info = vn.info(l);
+    // Temporal divergence: defined in a loop with a divergent terminator, read outside it.
+    if (warp_uniform(v) && info.block != kNoId) {
+      for (LoopId lp = a.loops.loop_of(info.block); lp != kNoId; lp = a.loops.loop(lp).parent)
+        if (loop_divergent_[lp] && !a.loops.contains(lp, use_block)) {
+          add(vn.defining_instruction(l), "defined in a loop that lanes leave at different "
+                                          "iterations: lanes read different iterations' values");
+          break;
+        }
+      break;
+    }
+    BlockId at = info.block;
+    ValueId next = kNoId;
+    if (info.kind == ValueKind::kPhi) {
+      for (const PhiIncoming& in : vn.phi_incoming(l))
+        if (in.value != kNoId && !warp_uniform_at(in.value, at)) next = in.value;
+      if (next == kNoId) {
+        // Not the branch being explained (a loop's exit test whose header merges its values).
+        BlockId self = steps.empty() ? explained_block : a.cfg.block_of(steps.back().inst);
+        InstId t = cause_except(at, self);
+        // At a reconvergence point the lanes arrive from both sides of the divergent branch.
+        for (BlockId d = 0; d < a.cfg.size() && t == kNoId; ++d)
+          if (divergent_[d] && d != self && a.pdom.idom(d) == at) t = a.cfg.terminator(d);
+        if (t == kNoId) break;
+        add(t, "values merge after this lane-varying branch: lanes arrive with different ones");
+        next = vn.guard_value(t);
+        at = a.cfg.block_of(t);
+      }
+    } else if (info.kind == ValueKind::kGuarded) {
+      for (ValueId x : {info.pred, info.fresh, info.prior})
+        if (next == kNoId && x != kNoId && !warp_uniform_at(x, at)) next = x;
+    } else if (info.kind == ValueKind::kDef) {
+      const InstInfo& ii = a.ir.info(info.inst);
+      for (std::uint32_t m = ii.mention_begin; m < ii.mention_end && next == kNoId; ++m)
+        if (!a.ir.mention(m).is_def && !warp_uniform_at(vn.ssa_use(m), at)) next = vn.ssa_use(m);
+      if (next == kNoId) add(info.inst, root_reason(a.ir.inst(info.inst), thread_level_));
+    } else if (info.kind == ValueKind::kParam) {
+      break; // a .func's register parameter: the caller's per-lane argument
+    }
+    v = next;
+    use_block = at;
+  }
+  return steps;
 }
 
 std::uint32_t member_mask_operand(const Instruction& inst) {

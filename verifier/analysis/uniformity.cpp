@@ -108,10 +108,46 @@ struct UniformityBuilder {
     if (k >= in.operands.size() || in.operands[k].kind != OperandKind::kAddress) return {};
     const Operand& a = in.operands[k];
     if (a.address_base_is_immediate()) return {};
-    if (in.opcode == "ld" && access_space(in) == "param")
-      return is_kernel_param(a.text()) ? a.text() : std::string_view{};
+    if (in.opcode == "ld" && access_space(in) == "param") {
+      std::string_view sym = param_symbol_of_address(i, k);
+      return is_kernel_param(sym) ? sym : std::string_view{};
+    }
     if (!a.text().starts_with('%')) return a.text(); // a global variable
     return pointer_root(vn.value_of(i, k, 0), depth + 1);
+  }
+
+  // The symbol a register holds the address of (a .param variable, a global), through the
+  // address arithmetic nvcc emits for a struct parameter passed by value: `mov.b64 %rd1, p;
+  // add.s64 %rd2, %rd1, 640; ld.param.u32 %r, [%rd2+8]`. "" when not traceable.
+  std::string_view address_symbol(ValueId v, int depth = 0) const {
+    if (v == kNoId || depth > 16 || vn.info(v).kind != ValueKind::kDef) return {};
+    InstId d = vn.info(v).inst;
+    const Instruction& in = ir.inst(d);
+    if ((in.opcode == "mov" || in.opcode == "cvta") && in.operands.size() == 2) {
+      if (in.operands[1].kind == OperandKind::kSymbol) return in.operands[1].text();
+      return address_symbol(vn.value_of(d, 1), depth + 1);
+    }
+    if ((in.opcode == "add" || in.opcode == "sub") && in.operands.size() == 3) {
+      std::string_view r;
+      if (in.operands[2].kind == OperandKind::kImmInt || !operand_varying(d, 2))
+        r = address_symbol(vn.value_of(d, 1), depth + 1);
+      if (r.empty() && in.opcode == "add" &&
+          (in.operands[1].kind == OperandKind::kImmInt || !operand_varying(d, 1)))
+        r = address_symbol(vn.value_of(d, 2), depth + 1);
+      return r;
+    }
+    return {};
+  }
+
+  // The .param symbol operand k (an address) of instruction i reads: `[p+8]` names it, `[%rd+8]`
+  // reaches it through address_symbol.
+  std::string_view param_symbol_of_address(InstId i, std::uint32_t k) const {
+    const Instruction& in = ir.inst(i);
+    if (k >= in.operands.size() || in.operands[k].kind != OperandKind::kAddress) return {};
+    const Operand& a = in.operands[k];
+    if (a.address_base_is_immediate()) return {};
+    if (!a.text().starts_with('%')) return a.text();
+    return address_symbol(vn.value_of(i, k, 0));
   }
 
   // The address operand index of a memory instruction (first kAddress), or kNoId.
@@ -305,13 +341,7 @@ struct UniformityBuilder {
     if (space == "param") {
       // Only the kernel's own parameters are the same in every thread: `.param` variables
       // declared in the body carry per-thread call arguments and return values.
-      if (is_func || inst.operands.size() < 2 || inst.operands[1].kind != OperandKind::kAddress)
-        return true;
-      std::string_view base = inst.operands[1].text();
-      bool kernel_param = false;
-      for (const VarDecl& p : ir.function().params)
-        kernel_param = kernel_param || p.name == base;
-      if (!kernel_param) return true;
+      if (is_func || !is_kernel_param(param_symbol_of_address(i, 1))) return true;
     }
     bool address_varying = false;
     for (std::uint32_t k = 1; k < inst.operands.size(); ++k)

@@ -41,12 +41,18 @@ inline DivergenceCause divergence_cause(const analysis::FunctionAnalysis& a,
   return c;
 }
 
-// Relates `f` to the cause: "some lanes exit here" or "the warp splits here".
-inline void relate_cause(RuleContext& ctx, Finding& f, const DivergenceCause& c) {
-  if (c.inst != analysis::kNoId)
-    ctx.relate(f, c.inst,
-               c.is_exit ? "some lanes exit here"
-                         : "the warp splits here (lane-varying condition)");
+// Relates `f` to the cause: "some lanes exit here" or "the warp splits here", then to where the
+// condition's difference between lanes comes from (a thread-index read, a per-lane load, a merge
+// after another branch), so that a reader can judge the finding without re-deriving it.
+inline void relate_cause(RuleContext& ctx, Finding& f, const DivergenceCause& c,
+                         const analysis::WarpDivergence& div) {
+  if (c.inst == analysis::kNoId) return;
+  ctx.relate(f, c.inst,
+             c.is_exit ? "some lanes exit here" : "the warp splits here (lane-varying condition)");
+  const analysis::FunctionAnalysis& a = ctx.analysis();
+  for (const auto& step :
+       div.explain(a.values.guard_value(c.inst), a.cfg.block_of(c.inst), /*max_steps=*/3))
+    if (step.inst != c.inst) ctx.relate(f, step.inst, "lane-varying because: " + step.why);
 }
 
 } // namespace ptxkit::verifier

@@ -82,7 +82,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                           : what + " under lane-varying control flow: only part of the warp "
                                    "reaches it";
     Finding& f = ctx.report(i, msg, severity);
-    relate_cause(ctx, f, cause);
+    relate_cause(ctx, f, cause, *div);
   }
 }
 

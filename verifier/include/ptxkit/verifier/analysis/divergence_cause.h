@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace ptxkit::verifier::analysis {
 
@@ -72,7 +74,10 @@ public:
   bool after_exit(BlockId b) const { return after_exit_[b] != 0; }
   // The terminator of the divergent block that causes b (the latest in reverse post-order), or
   // kNoId.
-  InstId cause(BlockId b) const;
+  InstId cause(BlockId b) const { return cause_except(b, kNoId); }
+  // The same, leaving out the divergent block `except` (a loop's own exit branch, when asking
+  // what else made its header's merges varying).
+  InstId cause_except(BlockId b, BlockId except) const;
   // v is the same in every lane (thread, at thread level), by the last round's fixpoint.
   bool warp_uniform(ValueId v) const;
   // v read in use_block is the same in every lane: warp_uniform(v), and v is not defined in a
@@ -82,6 +87,16 @@ public:
   // inst is unguarded, or its guard predicate is the same in every lane (thread): every lane
   // that reaches inst executes it.
   bool guard_uniform(InstId inst) const;
+
+  // Why v, read in use_block, differs between lanes: a short trail from v back to where the
+  // difference starts (a thread-index read, a load or atomic whose result is per-lane, a merge
+  // after a lane-varying branch, a value that lanes leave a loop with at different iterations),
+  // at most `max_steps` instructions, nearest first. Empty when v is uniform.
+  struct VaryingStep {
+    InstId inst = kNoId;
+    std::string why;
+  };
+  std::vector<VaryingStep> explain(ValueId v, BlockId use_block, std::size_t max_steps = 4) const;
 
 private:
   void build_users();

@@ -57,7 +57,9 @@
 //         ld.param/cvta/mov/add/sub, and none has the load's root; one untraceable write makes
 //         every such load varying. Explicit assumption: the kernel does not write, through
 //         one pointer parameter, memory that it reads through another (as with __restrict__). A
-//         .param load is uniform only when it reads one of the .entry's own parameters by name:
+//         .param load is uniform only when it reads one of the .entry's own parameters, by name
+//         or through a register that holds its address (`mov.b64 %rd, p; add.s64 %rd2, %rd, 8`:
+//         a struct passed by value):
 //         .param variables declared in the body carry per-thread call arguments and return values,
 //         and in a .func every parameter comes from a caller's lane.
 //   - a value defined inside a loop that has a divergent branch, read outside that loop, is
