@@ -263,8 +263,14 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   const Instruction& di = a.ir.inst(d);
   std::string_view op = di.opcode;
   const auto n = static_cast<std::uint32_t>(di.operands.size());
-  // tid.x / 32m, tid.x >> k (k >= 5), tid.x & ~31: the warp index (see the constructor).
-  if (warp_index_ok_ && n == 3 && (op == "shr" || op == "div" || op == "and") &&
+  // tid.x (see the constructor) or the linear thread index (always): its warp-boundary functions
+  // are the same in every lane of a warp.
+  auto warp_index_source = [&](ValueId x) {
+    return x != kNoId && ((warp_index_ok_ && is_tid_x(a.ir, a.values, x)) ||
+                          (!thread_level_ && is_linear_tid(a.ir, a.values, x)));
+  };
+  // tid.x / 32m, tid.x >> k (k >= 5), tid.x & ~31: the warp index.
+  if (n == 3 && (op == "shr" || op == "div" || op == "and") &&
       di.operands[2].kind == OperandKind::kImmInt &&
       di.operands[1].kind == OperandKind::kRegister) {
     std::int64_t k = di.operands[2].int_value();
@@ -272,16 +278,16 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
                       : op == "div" ? (k > 0 && k % 32 == 0)
                                     : (k & 31) == 0; // tid & ~31
     ValueId x = a.values.value_of(d, 1);
-    if (warp_index && x != kNoId && is_tid_x(a.ir, a.values, x)) return true;
+    if (warp_index && warp_index_source(x)) return true;
   }
   // tid.x < 32m (and the other comparisons on a warp boundary): whole warps on each side.
-  if (warp_index_ok_ && op == "setp" && n == 3 && di.modifiers.size() == 2) {
+  if (op == "setp" && n == 3 && di.modifiers.size() == 2) {
     std::string_view cmp = di.modifiers[0];
     for (std::uint32_t side = 1; side <= 2; ++side) {
       const Operand& c = di.operands[3 - side];
       ValueId x =
           di.operands[side].kind == OperandKind::kRegister ? a.values.value_of(d, side) : kNoId;
-      if (x == kNoId || c.kind != OperandKind::kImmInt || !is_tid_x(a.ir, a.values, x)) continue;
+      if (c.kind != OperandKind::kImmInt || !warp_index_source(x)) continue;
       std::int64_t k = c.int_value();
       bool strict = cmp == "lt" || cmp == "ge" || cmp == "lo" || cmp == "hs";
       bool loose = cmp == "le" || cmp == "gt" || cmp == "ls" || cmp == "hi";

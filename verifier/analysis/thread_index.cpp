@@ -17,6 +17,99 @@ bool is_tid_x(const FunctionIR& ir, const ValueNumbering& vn, ValueId v) {
   return false;
 }
 
+namespace {
+
+// v through copies and widening conversions: the instruction that computes it, or kNoId.
+InstId computing_instruction(const FunctionIR& ir, const ValueNumbering& vn, ValueId& v) {
+  for (int depth = 0; depth < 4 && v != kNoId; ++depth) {
+    const InstId d = vn.defining_instruction(v);
+    if (d == kNoId || vn.info(v).kind != ValueKind::kDef) return kNoId;
+    const Instruction& in = ir.inst(d);
+    if ((in.opcode == "mov" || in.opcode == "cvt") && in.operands.size() == 2 &&
+        in.operands[1].kind == OperandKind::kRegister) {
+      v = vn.value_of(d, 1);
+      continue;
+    }
+    return d;
+  }
+  return kNoId;
+}
+
+bool is_special(const FunctionIR& ir, const ValueNumbering& vn, InstId i, std::uint32_t k,
+                std::string_view name) {
+  const Instruction& in = ir.inst(i);
+  if (k >= in.operands.size()) return false;
+  if (in.operands[k].kind == OperandKind::kSpecialReg) return in.operands[k].text() == name;
+  ValueId v = vn.value_of(i, k);
+  InstId d = computing_instruction(ir, vn, v);
+  if (d == kNoId) return false;
+  const Instruction& di = ir.inst(d);
+  return (di.opcode == "mov" || di.opcode == "cvt") && di.operands.size() == 2 &&
+         di.operands[1].kind == OperandKind::kSpecialReg && di.operands[1].text() == name;
+}
+
+// a * b + c (mad.lo) or, for `add`, one addend a mul.lo: the three operands as (instruction,
+// operand) pairs of the multiplication and the addend. false when v is neither form.
+struct MulAdd {
+  InstId mul = kNoId;
+  std::uint32_t a = 0, b = 0;
+  InstId add = kNoId;
+  std::uint32_t c = 0;
+};
+
+bool as_mul_add(const FunctionIR& ir, const ValueNumbering& vn, ValueId v, MulAdd& out) {
+  InstId d = computing_instruction(ir, vn, v);
+  if (d == kNoId) return false;
+  const Instruction& in = ir.inst(d);
+  if (in.opcode == "mad" && in.has_modifier("lo") && in.operands.size() == 4) {
+    out = {d, 1, 2, d, 3};
+    return true;
+  }
+  if (in.opcode != "add" || in.operands.size() != 3) return false;
+  for (std::uint32_t side = 1; side <= 2; ++side) {
+    if (in.operands[side].kind != OperandKind::kRegister) continue;
+    ValueId m = vn.value_of(d, side);
+    InstId md = computing_instruction(ir, vn, m);
+    if (md == kNoId) continue;
+    const Instruction& mi = ir.inst(md);
+    if (mi.opcode == "mul" && mi.has_modifier("lo") && mi.operands.size() == 3) {
+      out = {md, 1, 2, d, 3 - side};
+      return true;
+    }
+  }
+  return false;
+}
+
+// x * ntid.<dim> + <addend> in either operand order, with x satisfying `outer` and the addend
+// being %tid.<dim>.
+template <typename Outer>
+bool is_row_major(const FunctionIR& ir, const ValueNumbering& vn, ValueId v, std::string_view ntid,
+                  std::string_view tid, Outer outer) {
+  MulAdd f;
+  if (!as_mul_add(ir, vn, v, f) || !is_special(ir, vn, f.add, f.c, tid)) return false;
+  for (int swap = 0; swap < 2; ++swap) {
+    std::uint32_t n = swap ? f.b : f.a, x = swap ? f.a : f.b;
+    if (is_special(ir, vn, f.mul, n, ntid) && outer(f.mul, x)) return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool is_linear_tid(const FunctionIR& ir, const ValueNumbering& vn, ValueId v) {
+  auto bound = ir.function().reqntid();
+  if (!bound) bound = ir.function().maxntid();
+  const bool flat_z = bound && (*bound)[2] == 1;
+  // The row: tid.z * ntid.y + tid.y (or tid.y alone when ntid.z is 1).
+  auto row = [&](InstId i, std::uint32_t k) {
+    if (flat_z && is_special(ir, vn, i, k, "%tid.y")) return true;
+    if (ir.inst(i).operands[k].kind != OperandKind::kRegister) return false;
+    return is_row_major(ir, vn, vn.value_of(i, k), "%ntid.y", "%tid.y",
+                        [&](InstId j, std::uint32_t m) { return is_special(ir, vn, j, m, "%tid.z"); });
+  };
+  return is_row_major(ir, vn, v, "%ntid.x", "%tid.x", row);
+}
+
 std::optional<std::int64_t> max_tid_x(const Function& fn) {
   if (auto req = fn.reqntid()) return std::int64_t{(*req)[0]} - 1;
   if (auto max = fn.maxntid()) return std::int64_t{(*max)[0]} * (*max)[1] * (*max)[2] - 1;

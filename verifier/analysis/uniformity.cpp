@@ -318,9 +318,11 @@ struct UniformityBuilder {
   // comparison of tid.x with a constant on a 32-lane boundary (tid.x < 32m, tid.x > 32m - 1).
   bool warp_id_of_tid(InstId i) const {
     const Instruction& in = ir.inst(i);
-    if (in.operands.size() != 3 || !warps_are_tid_x_aligned()) return false;
+    if (in.operands.size() != 3) return false;
     const Operand& c = in.operands[2];
-    if (c.kind != OperandKind::kImmInt || !is_tid_x(vn.value_of(i, 1))) return false;
+    if (c.kind != OperandKind::kImmInt) return false;
+    ValueId x = vn.value_of(i, 1);
+    if (!(warps_are_tid_x_aligned() && is_tid_x(x)) && !is_linear_tid(ir, vn, x)) return false;
     std::int64_t k = c.int_value();
     std::string_view op = in.opcode;
     if (op == "shr") return k >= 5;

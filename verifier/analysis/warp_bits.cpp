@@ -2,6 +2,8 @@
 // fixpoint over SSA values with per-instruction transfer functions in w-bit modular arithmetic.
 #include "ptxkit/verifier/analysis/warp_bits.h"
 
+#include "ptxkit/verifier/analysis/divergence_cause.h"
+
 #include "ptxkit/verifier/analysis/solver.h"
 
 #include <algorithm>
@@ -431,9 +433,11 @@ struct WarpBitsSolver {
       if (op == "mul") return meet(p);
       return meet(add_bits(p, read(i, 3, rw), rw));
     }
-    if ((op == "div" || op == "rem") && n == 3 && in.operands[2].kind == OperandKind::kImmInt &&
-        plain_int_type(in, {}) != ScalarType::kUnknown && !is_signed(t)) {
-      std::uint64_t c = in.operands[2].bits & low_mask(w);
+    // The divisor: an immediate, or a register set by `mov` of one (`mov.u32 %r, WARP_SZ`).
+    std::optional<std::int64_t> divisor =
+        (op == "div" || op == "rem") && n == 3 ? constant_operand(a, i, 2) : std::nullopt;
+    if (divisor && plain_int_type(in, {}) != ScalarType::kUnknown && !is_signed(t)) {
+      std::uint64_t c = static_cast<std::uint64_t>(*divisor) & low_mask(w);
       if (!std::has_single_bit(c)) return generic;
       LaneBits x1 = read(i, 1, w);
       unsigned s = static_cast<unsigned>(std::countr_zero(c));

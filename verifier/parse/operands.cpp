@@ -164,6 +164,12 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
       }
       op.kind = is_special_register(name) ? OperandKind::kSpecialReg : OperandKind::kRegister;
       set_text(op, start, p_);
+    } else if (name == "WARP_SZ") {
+      // The predefined constant: the warp size, 32 on every target. An immediate that prints as
+      // written, so analyses see `div.u32 %r, %r1, WARP_SZ` as the division by 32 it is.
+      op.kind = OperandKind::kImmInt;
+      op.bits = 32;
+      set_text(op, start, p_);
     } else {
       op.kind = OperandKind::kSymbol;
       set_text(op, start, p_);

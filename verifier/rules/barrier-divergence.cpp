@@ -43,6 +43,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const Severity severity = divergence_severity(ctx.module());
   std::unique_ptr<WarpDivergence> threads, warps; // built at the first collective
+  WholeWarpsShape shape; // warp-level collectives under an undeclared launch shape
   for (InstId i = 0; i < a.ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
     if (!a.cfg.reachable(b)) continue;
@@ -63,7 +64,16 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     std::string what = inst.full_opcode();
     // `@%p bar.sync 0` with a thread-varying %p: the threads whose guard fails never arrive at
     // this aligned barrier (a non-aligned one may be reached by them at another instruction).
-    if (!after_exit && !partial && c == Collective::kAligned && !div->guard_uniform(i)) {
+    bool guarded = c == Collective::kAligned && !div->guard_uniform(i);
+    if (!cta_wide && (after_exit || partial || guarded) && shape.fine_with_whole_warps(ctx, i, b)) {
+      Finding& f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
+                              Severity::kWarning);
+      const DivergenceCause cause = divergence_cause(a, *div, b);
+      if (cause.inst != kNoId)
+        ctx.relate(f, cause.inst, "the branch that depends on the launch shape");
+      continue;
+    }
+    if (!after_exit && !partial && guarded) {
       Finding& f = ctx.report(i,
                               what + " under a lane-varying guard predicate: the threads whose "
                                      "predicate fails never arrive",

@@ -7,6 +7,8 @@
 #include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
+#include <memory>
+#include <string>
 
 namespace ptxkit::verifier {
 
@@ -24,6 +26,33 @@ inline void relate_varying_guard(RuleContext& ctx, Finding& f, analysis::InstId 
   analysis::InstId g = a.values.defining_instruction(a.values.guard_value(i));
   if (g != analysis::kNoId) ctx.relate(f, g, "the guard predicate is computed here (lane-varying)");
 }
+
+// Without .reqntid/.maxntid, the analysis assumes only a 1-D block. A warp-level finding that
+// disappears when ntid.x is also taken to be a multiple of 32 (the launch shape of nearly every
+// kernel written with warp indices like (ctaid.x * ntid.x + tid.x) >> 5, or with threadIdx.y as
+// the warp index) is a warning that asks for the launch bound, not an error: the code is right
+// under that shape and wrong under others.
+class WholeWarpsShape {
+public:
+  // The collective `i` in block `b` is reached by whole warps once ntid.x is a multiple of 32,
+  // and the function declares no launch bound that would settle it.
+  bool fine_with_whole_warps(RuleContext& ctx, analysis::InstId i, analysis::BlockId b) {
+    const analysis::FunctionAnalysis& a = ctx.analysis();
+    if (!analysis::WarpDivergence::launch_shape_unknown(a)) return false;
+    if (!div_) div_ = std::make_unique<analysis::WarpDivergence>(ctx.module(), a, false, true);
+    return !div_->after_exit(b) && !div_->partial(b) && div_->guard_uniform(i);
+  }
+  // The warning's wording: `what` (the collective), and whether a guard or a branch decides.
+  static std::string message(const std::string& what, bool by_guard) {
+    return what + " behind a " + (by_guard ? "guard" : "branch") +
+           " that is warp-uniform only if the block's x dimension is a multiple of 32: no "
+           ".reqntid/.maxntid declares it (declare one to prove the collective safe; with "
+           "another launch shape part of the warp skips it)";
+  }
+
+private:
+  std::unique_ptr<analysis::WarpDivergence> div_;
+};
 
 // The divergent terminator that causes block b, and whether it is a lane-varying exit.
 struct DivergenceCause {

@@ -30,16 +30,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const Severity severity = divergence_severity(ctx.module());
   std::unique_ptr<WarpDivergence> div; // built at the first full-mask collective
-  // Without .reqntid/.maxntid, the analysis assumes only a 1-D block. A finding that disappears
-  // when ntid.x is also taken to be a multiple of 32 (the launch shape of nearly every kernel
-  // written with warp indices like (ctaid.x * ntid.x + tid.x) >> 5) is a warning that asks for
-  // the launch bound, not an error: the code is right under that shape and wrong under others.
-  std::unique_ptr<WarpDivergence> whole_warps;
-  auto fine_with_whole_warps = [&](InstId i, BlockId b) {
-    if (!WarpDivergence::launch_shape_unknown(a)) return false;
-    if (!whole_warps) whole_warps = std::make_unique<WarpDivergence>(ctx.module(), a, false, true);
-    return !whole_warps->after_exit(b) && !whole_warps->partial(b) && whole_warps->guard_uniform(i);
-  };
+  WholeWarpsShape shape;
   for (InstId i = 0; i < a.ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
     if (!a.cfg.reachable(b)) continue;
@@ -57,14 +48,9 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     if (!after_exit && !partial && !guarded) continue;
     const DivergenceCause cause = divergence_cause(a, *div, b);
     const std::string what = inst.full_opcode() + " with full mask 0xffffffff";
-    if (fine_with_whole_warps(i, b)) {
+    if (shape.fine_with_whole_warps(ctx, i, b)) {
       Finding& f = ctx.report(
-          i,
-          what + " behind a " + (guarded && !after_exit && !partial ? "guard" : "branch") +
-              " that is warp-uniform only if the block's x dimension is a multiple of 32: no "
-              ".reqntid/.maxntid declares it (declare one to prove the collective safe; with "
-              "another launch shape part of the warp skips it)",
-          Severity::kWarning);
+          i, WholeWarpsShape::message(what, guarded && !after_exit && !partial), Severity::kWarning);
       if (cause.inst != kNoId)
         ctx.relate(f, cause.inst, "the branch that depends on the launch shape");
       continue;

@@ -17,6 +17,14 @@ namespace ptxkit::verifier::analysis {
 // v is exactly %tid.x: a mov or cvt of the special register, or a cvt (widening) of such a value.
 bool is_tid_x(const FunctionIR& ir, const ValueNumbering& vn, ValueId v);
 
+// v is the thread's linear index in its block, (tid.z * ntid.y + tid.y) * ntid.x + tid.x, as
+// cooperative groups' thread_rank() computes it (mad.lo, or mul and add, in either operand
+// order; copies and widening cvt followed). Warps are runs of 32 consecutive linear indices
+// whatever the block's shape, so its warp-boundary functions are warp-uniform without any
+// assumption about the launch. A function whose launch bound makes ntid.z 1 may leave the tid.z
+// term out; one whose bound makes the block 1-D is covered by is_tid_x.
+bool is_linear_tid(const FunctionIR& ir, const ValueNumbering& vn, ValueId v);
+
 // The largest %tid.x a launch of `fn` can have: .reqntid gives ntid.x exactly; .maxntid bounds
 // the block's thread count (the product of its extents), and tid.x < ntid.x <= that count.
 // nullopt when the function declares neither.
