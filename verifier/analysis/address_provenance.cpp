@@ -232,11 +232,17 @@ AbsValue AddressProvenance::special(std::string_view name) const {
   if (name == "%laneid") return int_range(0, 31);
   if (name.starts_with("%tid.")) {
     const Function& fn = a_->ir.function();
-    auto bound = fn.reqntid();
-    if (!bound) bound = fn.maxntid();
     char d = name.back();
     int dim = d == 'x' ? 0 : d == 'y' ? 1 : d == 'z' ? 2 : -1;
-    if (bound && dim >= 0 && (*bound)[dim] > 0) return int_range(0, (*bound)[dim] - 1);
+    // .reqntid gives the block's shape; .maxntid only bounds its thread count (nvcc writes
+    // __launch_bounds__(128) as `.maxntid 128, 1, 1` whatever the launch's shape), so each
+    // extent is at most that product.
+    if (auto req = fn.reqntid(); req && dim >= 0 && (*req)[dim] > 0)
+      return int_range(0, (*req)[dim] - 1);
+    if (auto max = fn.maxntid(); max && dim >= 0) {
+      std::int64_t n = std::int64_t{(*max)[0]} * (*max)[1] * (*max)[2];
+      if (n > 0) return int_range(0, n - 1);
+    }
   }
   return int_unknown();
 }

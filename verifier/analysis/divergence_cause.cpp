@@ -22,7 +22,7 @@ bool is_thread_index(std::string_view name) {
 
 bool WarpDivergence::launch_shape_unknown(const FunctionAnalysis& a) {
   const Function& fn = a.ir.function();
-  return !fn.reqntid() && !fn.maxntid();
+  return !fn.reqntid(); // .maxntid bounds the thread count, not the shape
 }
 
 WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
@@ -32,7 +32,7 @@ WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool 
       after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
   const Function& fn = a.ir.function();
   auto req = fn.reqntid();
-  auto bound = req ? req : fn.maxntid();
+  auto bound = req; // the shape: .maxntid bounds only the thread count
   x_multiple_of_32_ =
       !thread_level && ((req && (*req)[0] % 32 == 0) || (assume_whole_warps_in_x && !bound));
   // Warps are runs of 32 consecutive linear thread ids: tid.x / 32 is the same in a warp when
@@ -247,6 +247,21 @@ bool WarpDivergence::operand_uniform(InstId i, std::uint32_t k) const {
   }
 }
 
+bool WarpDivergence::plain_load_of_shared_memory(InstId d) const {
+  const Instruction& di = a_->ir.inst(d);
+  for (std::string_view m : {"volatile", "relaxed", "acquire", "mmio", "local", "param", "const"})
+    if (di.has_modifier(m)) return false;
+  for (std::string_view m : di.modifiers)
+    if (m == "global" || m.starts_with("shared")) return true;
+  // Generic: where the address may point.
+  AbsValue base = ranges_.operand_value(d, 1);
+  if (base.kind == AbsValue::Kind::kAddr)
+    return base.space == AddrSpace::kGlobal || base.space == AddrSpace::kShared;
+  // Not traced to a window (a pointer parameter, a loaded pointer): in an .entry it cannot be
+  // the thread's stack (cvta.local results are traced, and the host passes no local address).
+  return base.kind == AbsValue::Kind::kInt && a_->ir.function().kind == FunctionKind::kEntry;
+}
+
 bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   const FunctionAnalysis& a = *a_;
   const ValueInfo& info = a.values.info(v);
@@ -302,8 +317,13 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   // A shared load from an address the same for every thread (a symbol, or a uniform register):
   // in a race-free kernel nobody writes that word in the barrier phase in which every thread
   // executing the load reads it (the broadcast of a value stored before a barrier).
-  if (op == "ld" && n == 2 && di.has_modifier("shared") && !di.has_modifier("volatile") &&
-      di.operands[1].kind == OperandKind::kAddress && !di.operands[1].address_base_is_immediate()) {
+  // The same holds for global memory, and for a generic address that cannot be the thread's own
+  // stack: an .entry's generic pointers come from its parameters or from cvta of a global or
+  // shared window; a .func's may be a caller's .local array (per-thread memory at the same
+  // address). Loads that synchronize (volatile, relaxed, acquire: a flag polled while another
+  // thread sets it) are excluded.
+  if (op == "ld" && n == 2 && di.operands[1].kind == OperandKind::kAddress &&
+      !di.operands[1].address_base_is_immediate() && plain_load_of_shared_memory(d)) {
     ValueId base = a.values.value_of(d, 1, 0);
     if (base == kNoId || warp_uniform_at(base, a.cfg.block_of(d))) return true;
   }
@@ -463,8 +483,11 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
     BlockId at = info.block;
     ValueId next = kNoId;
     if (info.kind == ValueKind::kPhi) {
+      // A varying incoming value not on the trail yet (a loop's start rather than its update).
       for (const PhiIncoming& in : vn.phi_incoming(l))
-        if (in.value != kNoId && !warp_uniform_at(in.value, at)) next = in.value;
+        if (next == kNoId && in.value != kNoId && !seen[vn.leader(in.value)] &&
+            !warp_uniform_at(in.value, at))
+          next = in.value;
       if (next == kNoId) {
         // Not the branch being explained (a loop's exit test whose header merges its values).
         BlockId self = steps.empty() ? explained_block : a.cfg.block_of(steps.back().inst);
@@ -479,11 +502,13 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
       }
     } else if (info.kind == ValueKind::kGuarded) {
       for (ValueId x : {info.pred, info.fresh, info.prior})
-        if (next == kNoId && x != kNoId && !warp_uniform_at(x, at)) next = x;
+        if (next == kNoId && x != kNoId && !seen[vn.leader(x)] && !warp_uniform_at(x, at)) next = x;
     } else if (info.kind == ValueKind::kDef) {
       const InstInfo& ii = a.ir.info(info.inst);
       for (std::uint32_t m = ii.mention_begin; m < ii.mention_end && next == kNoId; ++m)
-        if (!a.ir.mention(m).is_def && !warp_uniform_at(vn.ssa_use(m), at)) next = vn.ssa_use(m);
+        if (!a.ir.mention(m).is_def && vn.ssa_use(m) != kNoId && !seen[vn.leader(vn.ssa_use(m))] &&
+            !warp_uniform_at(vn.ssa_use(m), at))
+          next = vn.ssa_use(m);
       if (next == kNoId) add(info.inst, root_reason(a.ir.inst(info.inst), thread_level_));
     } else if (info.kind == ValueKind::kParam) {
       break; // a .func's register parameter: the caller's per-lane argument

@@ -97,8 +97,7 @@ bool is_row_major(const FunctionIR& ir, const ValueNumbering& vn, ValueId v, std
 } // namespace
 
 bool is_linear_tid(const FunctionIR& ir, const ValueNumbering& vn, ValueId v) {
-  auto bound = ir.function().reqntid();
-  if (!bound) bound = ir.function().maxntid();
+  auto bound = ir.function().reqntid(); // the shape (.maxntid bounds only the count)
   const bool flat_z = bound && (*bound)[2] == 1;
   // The row: tid.z * ntid.y + tid.y (or tid.y alone when ntid.z is 1).
   auto row = [&](InstId i, std::uint32_t k) {

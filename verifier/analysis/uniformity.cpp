@@ -303,10 +303,10 @@ struct UniformityBuilder {
   }
 
   // Warps are formed from consecutive %tid.x (1-D blocks, or ntid.x a multiple of 32): false
-  // only when .reqntid/.maxntid prove a 2-D/3-D block whose x extent is not a multiple of 32.
+  // only when .reqntid proves a 2-D/3-D block whose x extent is not a multiple of 32 (.maxntid
+  // bounds the thread count, not the shape).
   bool warps_are_tid_x_aligned() const {
     auto dims = ir.function().reqntid();
-    if (!dims) dims = ir.function().maxntid();
     if (!dims) return true;
     return (*dims)[0] % 32 == 0 || ((*dims)[1] == 1 && (*dims)[2] == 1);
   }

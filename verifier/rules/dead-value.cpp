@@ -153,8 +153,12 @@ void DeadValueRule::check(RuleContext& ctx) const {
         read_by_dead = read_by_dead || u.inst != kNoId || vn.is_phi(u.phi);
     }
     bool load = is_load(inst);
-    Severity severity =
-        load && !debug && !reads_local_stack(a, i) ? Severity::kError : Severity::kWarning;
+    // A parameter read is free and nvcc leaves unused ones behind when it copies a struct
+    // parameter field by field: a warning, like other dead values.
+    bool param_read = load && inst.has_modifier("param");
+    Severity severity = load && !param_read && !debug && !reads_local_stack(a, i)
+                            ? Severity::kError
+                            : Severity::kWarning;
     std::string name = ir.reg_name(first);
     std::string what = load ? "the value loaded into " + name : "the result " + name;
     std::string msg =

@@ -40,14 +40,20 @@ public:
     const analysis::FunctionAnalysis& a = ctx.analysis();
     if (!analysis::WarpDivergence::launch_shape_unknown(a)) return false;
     if (!div_) div_ = std::make_unique<analysis::WarpDivergence>(ctx.module(), a, false, true);
-    return !div_->after_exit(b) && !div_->partial(b) && div_->guard_uniform(i);
+    bool ok = !div_->after_exit(b) && !div_->partial(b) && div_->guard_uniform(i);
+    if (!ok && getenv("PTXKIT_DBG")) {
+      analysis::InstId c = div_->cause(b);
+      fprintf(stderr, "whole-warps: inst line %u partial=%d exit=%d cause line %u\n", a.ir.inst(i).loc.line, div_->partial(b), div_->after_exit(b), c == analysis::kNoId ? 0 : a.ir.inst(c).loc.line);
+      if (c != analysis::kNoId) for (auto& st : div_->explain(a.values.guard_value(c), a.cfg.block_of(c), 6)) fprintf(stderr, "   line %u: %s\n", a.ir.inst(st.inst).loc.line, st.why.c_str());
+    }
+    return ok;
   }
   // The warning's wording: `what` (the collective), and whether a guard or a branch decides.
   static std::string message(const std::string& what, bool by_guard) {
     return what + " behind a " + (by_guard ? "guard" : "branch") +
            " that is warp-uniform only if the block's x dimension is a multiple of 32: no "
-           ".reqntid/.maxntid declares it (declare one to prove the collective safe; with "
-           "another launch shape part of the warp skips it)";
+           ".reqntid declares the block's shape (.maxntid bounds only its size; declare "
+           ".reqntid to prove the collective safe: with another shape part of the warp skips it)";
   }
 
 private:

@@ -29,7 +29,7 @@ namespace ptxkit::verifier::analysis {
 // divergent: the predicate is computed (setp/and/or/not/add/shl/.../cvt/mov, through `kDef`
 // values only) from lane-uniform values, from the warp index `%tid.x >> k` (k >= 5),
 // `%tid.x / (32*m)`, `%tid.x & ~31` — when `.reqntid` makes ntid.x a multiple of 32, or the
-// block is 1-D (its .reqntid/.maxntid has y = z = 1; assumed without a launch bound, as CUB and
+// block is 1-D (its .reqntid has y = z = 1; .maxntid bounds only the thread count; assumed without a launch bound, as CUB and
 // every `threadIdx.x / 32` warp id do) — and from %tid.y/%tid.z when ntid.x is a multiple of 32
 // (warps are runs of 32 consecutive linear thread ids). A phi is warp-uniform when its inputs
 // are and its block lies in no divergent region and is no divergent block's reconvergence point
@@ -45,9 +45,10 @@ namespace ptxkit::verifier::analysis {
 // level (not `thread_level`), a comparison or guard that WarpBits (warp_bits.h) proves uniform
 // is too: x < y where x's bits from k up are the same in every lane and y is uniform with its
 // low k bits zero (`(warp & 1) * 4 + (lane >> 3) < 4m`, any m). At both
-// levels, a `.shared` load from an address the same in every thread (a symbol, or a uniform
-// register) is uniform: in a race-free kernel nobody writes that word in the barrier phase in which
-// the threads read it. Regions are then recomputed from the remaining divergent terminators:
+// levels, a load of memory the threads share (.shared, .global, or a generic address that cannot
+// be the thread's own stack; not volatile/relaxed/acquire) from an address the same in every
+// thread (a symbol, or a uniform register) is uniform: in a race-free kernel nobody writes that
+// word in the barrier phase in which the threads read it (CUTLASS's `beta = *params.beta_ptr`). Regions are then recomputed from the remaining divergent terminators:
 // partial(b) when b is reachable from one before its immediate post-dominator, after_exit(b) when
 // that post-dominator is the function's exit (a lane-varying ret/exit, or sides that never
 // reconverge).
@@ -59,14 +60,14 @@ public:
   // no warp-index or warp-bits refinement, and any value data-dependent on %tid/%laneid is
   // divergent whatever the uniformity says.
   //
-  // `assume_whole_warps_in_x` (warp level, functions without .reqntid/.maxntid only): take
+  // `assume_whole_warps_in_x` (warp level, functions without .reqntid only): take
   // ntid.x to be a multiple of 32, so every warp lies in one (y, z) row and
   // `(ctaid.x * ntid.x + tid.x) >> 5` is a warp index. Rules use it to tell a real lane-varying
   // branch (an error) from one that is uniform under the launch shape nearly every kernel uses
   // but the PTX does not declare (a warning that asks for .reqntid).
   WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
                  bool assume_whole_warps_in_x = false);
-  // Whether this function declares no launch bound (.reqntid/.maxntid), so that the assumption
+  // Whether this function declares no block shape (.reqntid; .maxntid bounds only the count), so that the assumption
   // above can change the answer.
   static bool launch_shape_unknown(const FunctionAnalysis& a);
   bool divergent(BlockId d) const { return divergent_[d] != 0; }
@@ -107,6 +108,10 @@ private:
   bool compute_warp_uniform(ValueId v) const;
   bool operand_uniform(InstId i, std::uint32_t k) const;
   bool uniform_trip_count(InstId setp) const;
+  // The load reads memory shared by the threads (global or shared, or a generic address that
+  // cannot be the thread's own stack) without synchronizing semantics (volatile, relaxed,
+  // acquire): from a uniform address, every lane reads the same value in a race-free kernel.
+  bool plain_load_of_shared_memory(InstId load) const;
   // Uniform high bits of the current round's facts (warp level only), built on first use.
   const WarpBits& bits() const;
   const FunctionAnalysis* a_;

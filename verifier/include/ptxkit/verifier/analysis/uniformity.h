@@ -36,7 +36,8 @@
 //         mask` with the mask's low 5 bits clear, `setp.lt/ge tid.x, 32m` and `setp.le/gt
 //         tid.x, 32m-1` are uniform (warp id, "only warp 0"). Assumption: warps are formed
 //         from consecutive %tid.x, i.e. 1-D blocks or ntid.x a multiple of 32; it is dropped
-//         when .reqntid/.maxntid prove a 2-D/3-D block with another x extent.
+//         when .reqntid proves a 2-D/3-D block with another x extent (.maxntid, which nvcc
+//         writes as `N, 1, 1` for any shape, bounds only the thread count).
 //       * atom results, `mbarrier` results (test_wait/try_wait report what this thread observed
 //         when it polled), `.local` loads, texture/surface reads: varying.
 //       * the carry flag is an implicit register: addc/subc/madc are varying when the carry they
