@@ -48,15 +48,48 @@ WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool 
   // block).
   for (std::uint32_t round = 0;; ++round) {
     bits_.reset();
-    loop_divergent_.assign(a.loops.size(), 0);
-    for (LoopId l = 0; l < a.loops.size(); ++l)
-      for (BlockId b : a.loops.loop(l).blocks)
-        if (divergent_[b]) loop_divergent_[l] = 1;
+    compute_loop_divergent();
     solve_uniform();
     std::vector<char> before = divergent_;
     compute_divergent();
     compute_regions();
     if (divergent_ == before && round > 0) break;
+  }
+}
+
+// A loop whose lanes may leave at different iterations: it holds a divergent block d whose
+// lanes may not meet again in the same iteration: d's reconvergence point lies outside the loop
+// (or is the exit), or the paths from d to it go around the loop's back edge (reach its header).
+// A branch that reconverges inside one iteration (an mbarrier wait's spin loop nested in a
+// pipeline's k-tile loop, an `if` in the body) keeps the enclosing loop's lanes together.
+void WarpDivergence::compute_loop_divergent() {
+  const FunctionAnalysis& a = *a_;
+  const Cfg& cfg = a.cfg;
+  loop_divergent_.assign(a.loops.size(), 0);
+  std::vector<char> seen;
+  std::vector<BlockId> work;
+  for (BlockId d = 0; d < cfg.size(); ++d) {
+    if (!divergent_[d] || a.loops.loop_of(d) == kNoId) continue;
+    std::uint32_t stop = a.pdom.idom(d);
+    seen.assign(cfg.size(), 0);
+    work.assign(cfg.block(d).succs.begin(), cfg.block(d).succs.end());
+    std::vector<BlockId> region;
+    while (!work.empty()) {
+      BlockId x = work.back();
+      work.pop_back();
+      if (x == stop || seen[x]) continue;
+      seen[x] = 1;
+      region.push_back(x);
+      for (BlockId s : cfg.block(x).succs)
+        work.push_back(s);
+    }
+    for (LoopId l = a.loops.loop_of(d); l != kNoId; l = a.loops.loop(l).parent) {
+      if (loop_divergent_[l]) continue;
+      bool leaves = stop == kNoId || stop >= cfg.size() || !a.loops.contains(l, stop);
+      for (BlockId x : region)
+        leaves = leaves || x == a.loops.loop(l).header || !a.loops.contains(l, x);
+      if (leaves) loop_divergent_[l] = 1;
+    }
   }
 }
 
@@ -462,6 +495,12 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
   std::vector<VaryingStep> steps;
   std::vector<char> seen(vn.size(), 0);
   const BlockId explained_block = use_block;
+  std::vector<InstId> branches; // divergent terminators on the trail
+  auto seen_branch = [&](InstId t) {
+    if (std::find(branches.begin(), branches.end(), t) != branches.end()) return true;
+    branches.push_back(t);
+    return false;
+  };
   auto add = [&](InstId i, std::string why) {
     if (i != kNoId && steps.size() < max_steps) steps.push_back({i, std::move(why)});
   };
@@ -472,13 +511,20 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
     const ValueInfo& info = vn.info(l);
     // Temporal divergence: defined in a loop with a divergent terminator, read outside it.
     if (warp_uniform(v) && info.block != kNoId) {
-      for (LoopId lp = a.loops.loop_of(info.block); lp != kNoId; lp = a.loops.loop(lp).parent)
+      InstId exit_branch = kNoId;
+      for (LoopId lp = a.loops.loop_of(info.block); lp != kNoId && exit_branch == kNoId;
+           lp = a.loops.loop(lp).parent)
         if (loop_divergent_[lp] && !a.loops.contains(lp, use_block)) {
           add(vn.defining_instruction(l), "defined in a loop that lanes leave at different "
                                           "iterations: lanes read different iterations' values");
-          break;
+          for (BlockId d : a.loops.loop(lp).blocks)
+            if (divergent_[d] && exit_branch == kNoId) exit_branch = a.cfg.terminator(d);
         }
-      break;
+      if (exit_branch == kNoId || seen_branch(exit_branch)) break;
+      add(exit_branch, "the loop's lanes part here");
+      v = vn.guard_value(exit_branch);
+      use_block = a.cfg.block_of(exit_branch);
+      continue;
     }
     BlockId at = info.block;
     ValueId next = kNoId;

@@ -105,6 +105,7 @@ private:
   void solve_uniform();
   void compute_divergent();
   void compute_regions();
+  void compute_loop_divergent();
   bool compute_warp_uniform(ValueId v) const;
   bool operand_uniform(InstId i, std::uint32_t k) const;
   bool uniform_trip_count(InstId setp) const;
@@ -128,7 +129,8 @@ private:
   bool warp_index_ok_ = false;
   std::vector<char> divergent_, partial_, after_exit_;
   std::vector<char> reconverge_;     // the immediate post-dominator of a divergent block
-  std::vector<char> loop_divergent_; // per loop: contains a divergent block (previous round)
+  // per loop: lanes may leave it at different iterations (previous round's divergent blocks)
+  std::vector<char> loop_divergent_;
   mutable std::vector<char> merge_varying_;
   mutable std::unique_ptr<WarpBits> bits_;
 };
