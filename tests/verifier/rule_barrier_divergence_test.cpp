@@ -75,11 +75,14 @@ TEST(RuleBarrierDivergence, FindingNamesTheDivergentBranchOrExit) {
   const Finding& under = r.findings[0];
   EXPECT_EQ(under.message,
             "bar.sync under lane-varying control flow: only part of the warp reaches it");
-  ASSERT_EQ(under.related.size(), 1u);
+  // The branch, then where its condition's difference between lanes comes from.
+  ASSERT_EQ(under.related.size(), 2u);
   EXPECT_EQ(under.related[0].location.line, line_of(kCases, "@!%p3 bra $L_after"));
+  EXPECT_EQ(under.related[1].message.rfind("lane-varying because: reads %tid.x", 0), 0u)
+      << under.related[1].message;
   const Finding& after = r.findings[2];
   EXPECT_EQ(after.message, "bar.sync after a lane-varying exit: lanes that left never arrive");
-  ASSERT_EQ(after.related.size(), 1u);
+  ASSERT_EQ(after.related.size(), 2u); // the exit, and why its predicate varies
   EXPECT_EQ(after.related[0].location.line, line_of(kCases, "@%p4 ret"));
   EXPECT_EQ(after.related[0].message, "some lanes exit here");
 }

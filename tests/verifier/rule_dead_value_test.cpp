@@ -109,10 +109,12 @@ TEST(RuleDeadValue, DebugBuildsAndStackReloadsOnlyWarn) {
   ASSERT_EQ(dbg.findings.size(), 2u);
   for (const Finding& f : dbg.findings)
     EXPECT_EQ(f.severity, Severity::kWarning);
+  // Optimized: the dead global load is an error; the parameter read that feeds only its address
+  // is a warning (parameter reads are free; nvcc leaves unused ones from struct copies).
   FileReport rel = verify_one(kernel(".param .u64 p", global), kRule);
   ASSERT_EQ(rel.findings.size(), 2u);
-  for (const Finding& f : rel.findings)
-    EXPECT_EQ(f.severity, Severity::kError);
+  EXPECT_EQ(rel.findings[0].severity, Severity::kWarning) << rel.findings[0].instruction;
+  EXPECT_EQ(rel.findings[1].severity, Severity::kError) << rel.findings[1].instruction;
 }
 
 TEST(RuleDeadValue, EmptyKernelIsNotApplicable) {

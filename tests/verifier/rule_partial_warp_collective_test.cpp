@@ -63,11 +63,12 @@ TEST(RulePartialWarpCollective, MessagesAndRelatedLines) {
   ASSERT_EQ(r.findings.size(), 4u);
   EXPECT_EQ(r.findings[0].message, "shfl.sync.down.b32 with full mask 0xffffffff under "
                                    "lane-varying control flow: only part of the warp reaches it");
-  ASSERT_EQ(r.findings[0].related.size(), 1u);
+  ASSERT_EQ(r.findings[0].related.size(), 2u); // the branch, and why its condition varies
   EXPECT_EQ(r.findings[0].related[0].location.line, line_of(kCases, "@!%p2 bra $L_v"));
+  EXPECT_NE(r.findings[0].related[1].message.find("lane-varying because"), std::string::npos);
   EXPECT_EQ(r.findings[2].message, "shfl.sync.up.b32 with full mask 0xffffffff after a "
                                    "lane-varying exit: the exited lanes never take part");
-  ASSERT_EQ(r.findings[2].related.size(), 1u);
+  ASSERT_EQ(r.findings[2].related.size(), 2u); // the exit, and why its predicate varies
   EXPECT_EQ(r.findings[2].related[0].location.line, line_of(kCases, "@%p5 exit"));
   // Sites: the full-mask collectives only (7), not the computed or partial masks.
   ASSERT_EQ(r.rules.size(), 1u);

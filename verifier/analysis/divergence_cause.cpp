@@ -360,6 +360,21 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
     ValueId base = a.values.value_of(d, 1, 0);
     if (base == kNoId || warp_uniform_at(base, a.cfg.block_of(d))) return true;
   }
+  // shfl.sync.idx from one lane (a uniform source lane, no segment mask, the lane within the
+  // clamp): every lane receives the same value (CUTLASS broadcasts its warp-group role this way).
+  // Here the operands' facts are this analysis' own, in which a constant defined in a loop whose
+  // lanes stay together is no lane-varying value.
+  // A shuffle of a value the same in every lane (thread) returns it, whatever lane each reads.
+  // (Not its predicate result: whether the lane read was in range differs for up/down/bfly.)
+  const bool shfl_value = op == "shfl" && a.ir.mention(info.mention).element == 0;
+  if (shfl_value && n >= 2 && operand_uniform(d, 1)) return true;
+  if (!thread_level_ && op == "shfl" && di.has_modifier("idx") && n >= 4 && operand_uniform(d, 2) &&
+      (n < 5 || operand_uniform(d, 4))) {
+    std::optional<std::int64_t> c = constant_operand(a, d, 3);
+    std::optional<std::int64_t> lane = constant_operand(a, d, 2);
+    if (c && ((*c >> 8) & 31) == 0 && ((*c & 31) == 31 || (lane && (*lane & 31) <= (*c & 31))))
+      return true;
+  }
   if (op == "setp" && uniform_trip_count(d)) return true;
   // x < y where x's bits from k up are the same in every lane and y is uniform with its low k
   // bits zero (s = uniform*4 + (lane >> 3) < 4m): see warp_bits.h.
