@@ -9,14 +9,15 @@
 # tens of minutes, and the main corpus must stay reproducible from this machine alone.
 #
 # Usage: scripts/make-foreign-corpus.sh --cutlass DIR --cuda-samples DIR --cccl DIR --gpuverify DIR
-#        [--no-pack]                      (JOBS=N to change the parallelism, default 2)
+#        [--no-pack] [--no-build]         (JOBS=N to change the parallelism, default 2)
+# --no-build labels and packs what an earlier run left in tests/corpus/{foreign,gpuverify}.
 # Each DIR is a checkout of github.com/NVIDIA/cutlass, NVIDIA/cuda-samples, NVIDIA/cccl and
 # mc-imperial/gpuverify. A file that nvcc or ptxas rejects is left out and counted, never kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 JOBS="${JOBS:-2}"
-cutlass="" samples="" cccl="" gpuverify="" pack=1
+cutlass="" samples="" cccl="" gpuverify="" pack=1 build=1
 while [ $# -gt 0 ]; do
   case "$1" in
   --cutlass) cutlass=$(realpath "$2"); shift 2 ;;
@@ -24,6 +25,7 @@ while [ $# -gt 0 ]; do
   --cccl) cccl=$(realpath "$2"); shift 2 ;;
   --gpuverify) gpuverify=$(realpath "$2"); shift 2 ;;
   --no-pack) pack=0; shift ;;
+  --no-build) build=0; shift ;;
   -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "make-foreign-corpus: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -35,7 +37,8 @@ here=$(pwd)
 out=$here/tests/corpus/foreign
 gv_out=$here/tests/corpus/gpuverify
 mkdir -p "$out" "$gv_out"
-rm -f "$out"/*.ptx "$gv_out"/*.ptx "$gv_out"/labels.tsv
+[ "$build" = 1 ] && rm -f "$out"/*.ptx "$gv_out"/*.ptx
+rm -f "$gv_out"/labels.tsv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 jobs_file="$tmp/jobs"
@@ -45,20 +48,20 @@ nvcc_common="nvcc -ptx -std=c++17 --expt-relaxed-constexpr -w"
 # CUTLASS: one GEMM or attention kernel of each generation and style.
 cut_inc="-I$cutlass/include -I$cutlass/tools/util/include -I$cutlass/examples/common"
 cut_ex=$cutlass/examples
-cut() { # name arch source [extra flags]
+cutlass_job() { # name arch source [extra flags]
   echo "$nvcc_common -O3 -lineinfo -arch=$2 $cut_inc ${4:-} $cut_ex/$3 -o $out/cutlass.$1.$2.ptx" >>"$jobs_file"
 }
-cut ampere_tf32_gemm sm_80 14_ampere_tf32_tensorop_gemm/ampere_tf32_tensorop_gemm.cu
-cut ampere_streamk_gemm sm_80 47_ampere_gemm_universal_streamk/ampere_gemm_universal_streamk.cu
-cut ampere_fmha sm_80 41_fused_multi_head_attention/fused_multihead_attention_fixed_seqlen.cu "-I$cut_ex/41_fused_multi_head_attention"
-cut ampere_gemm_softmax sm_80 35_gemm_softmax/gemm_softmax.cu "-I$cut_ex/35_gemm_softmax"
-cut hopper_ws_gemm sm_90a 48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu
-cut hopper_collective_builder_gemm sm_90a 49_hopper_gemm_with_collective_builder/49_collective_builder.cu
-cut hopper_fp8_ws_gemm sm_90a 54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm.cu "-I$cut_ex/54_hopper_fp8_warp_specialized_gemm"
-cut hopper_fmha sm_90a 88_hopper_fmha/88_hopper_fmha.cu "-I$cut_ex/88_hopper_fmha"
-cut blackwell_fp16_gemm sm_100a 70_blackwell_gemm/70_blackwell_fp16_gemm.cu
-cut blackwell_fmha sm_100a 77_blackwell_fmha/77_blackwell_fmha.cu "-I$cut_ex/77_blackwell_fmha"
-cut blackwell_geforce_gemm sm_120a 79_blackwell_geforce_gemm/79a_blackwell_geforce_nvfp4_bf16_gemm.cu
+cutlass_job ampere_tf32_gemm sm_80 14_ampere_tf32_tensorop_gemm/ampere_tf32_tensorop_gemm.cu
+cutlass_job ampere_streamk_gemm sm_80 47_ampere_gemm_universal_streamk/ampere_gemm_universal_streamk.cu
+cutlass_job ampere_fmha sm_80 41_fused_multi_head_attention/fused_multihead_attention_fixed_seqlen.cu "-I$cut_ex/41_fused_multi_head_attention"
+cutlass_job ampere_gemm_softmax sm_80 35_gemm_softmax/gemm_softmax.cu "-I$cut_ex/35_gemm_softmax"
+cutlass_job hopper_ws_gemm sm_90a 48_hopper_warp_specialized_gemm/48_hopper_warp_specialized_gemm.cu
+cutlass_job hopper_collective_builder_gemm sm_90a 49_hopper_gemm_with_collective_builder/49_collective_builder.cu
+cutlass_job hopper_fp8_ws_gemm sm_90a 54_hopper_fp8_warp_specialized_gemm/54_hopper_fp8_warp_specialized_gemm.cu "-I$cut_ex/54_hopper_fp8_warp_specialized_gemm"
+cutlass_job hopper_fmha sm_90a 88_hopper_fmha/88_hopper_fmha.cu "-I$cut_ex/88_hopper_fmha"
+cutlass_job blackwell_fp16_gemm sm_100a 70_blackwell_gemm/70_blackwell_fp16_gemm.cu
+cutlass_job blackwell_fmha sm_100a 77_blackwell_fmha/77_blackwell_fmha.cu "-I$cut_ex/77_blackwell_fmha"
+cutlass_job blackwell_geforce_gemm sm_120a 79_blackwell_geforce_gemm/79a_blackwell_geforce_nvfp4_bf16_gemm.cu
 
 # cuda-samples: every program's device code, at sm_80 (the samples' oldest common target) and the
 # Hopper-only ones at sm_90a. Host-only files produce a module with no kernel and are dropped.
@@ -86,6 +89,7 @@ while IFS= read -r cu; do
   echo "$nvcc_common -O3 -arch=sm_80 -include $here/tests/corpus/src/gpuverify_annotations.h -I$(dirname "$cu") $cu -o $gv_out/$name.sm_80.ptx" >>"$jobs_file"
 done < <(find "$gpuverify/testsuite/CUDA" -name 'kernel.cu' | sort)
 
+if [ "$build" = 1 ]; then
 echo "make-foreign-corpus: $(wc -l <"$jobs_file") compilations, $JOBS at a time"
 # A compilation that fails is dropped (some samples need libraries or headers this machine lacks).
 xargs -P "$JOBS" -I{} sh -c '{} 2>/dev/null || rm -f "$(echo "{}" | sed "s/.* -o //")"' <"$jobs_file" || true
@@ -103,6 +107,9 @@ for f in "$out"/*.ptx "$gv_out"/*.ptx; do
   fi
 done
 
+echo "make-foreign-corpus: kept $kept files, dropped $dropped (no kernel, or rejected by nvcc/ptxas)"
+fi
+
 # Labels of the GPUVerify kernels: "pass", or what its first comment lines say GPUVerify reports.
 for f in "$gv_out"/*.ptx; do
   [ -f "$f" ] || continue
@@ -118,7 +125,7 @@ for f in "$gv_out"/*.ptx; do
   printf '%s\t%s\n' "$(basename "$f")" "$label" >>"$gv_out/labels.tsv"
 done
 sort -o "$gv_out/labels.tsv" "$gv_out/labels.tsv"
-echo "make-foreign-corpus: kept $kept files, dropped $dropped (no kernel, or rejected by nvcc/ptxas)"
+
 echo "make-foreign-corpus: $(ls "$out" | wc -l) foreign files, $(cat "$out"/*.ptx | wc -c) bytes;" \
      "$(ls "$gv_out"/*.ptx | wc -l) GPUVerify kernels ($(cut -f2 "$gv_out/labels.tsv" | sort | uniq -c | tr '\n' ' '))"
 if [ "$pack" = 1 ]; then

@@ -53,6 +53,11 @@ WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool 
     std::vector<char> before = divergent_;
     compute_divergent();
     compute_regions();
+    // The round each block became divergent in: explain() follows a merge back to the branch
+    // of the earliest round, the one whose condition varies for a reason other than merges.
+    divergent_round_.resize(divergent_.size(), kNoId);
+    for (BlockId d = 0; d < divergent_.size(); ++d)
+      if (divergent_[d] && !before[d]) divergent_round_[d] = round;
     if (divergent_ == before && round > 0) break;
   }
 }
@@ -448,14 +453,14 @@ const WarpBits& WarpDivergence::bits() const {
   return *bits_;
 }
 
-InstId WarpDivergence::cause_except(BlockId b, BlockId except) const {
+InstId WarpDivergence::cause_except(BlockId b, BlockId except, BlockId only) const {
   const FunctionAnalysis& a = *a_;
   const Cfg& cfg = a.cfg;
   BlockId best = kNoId;
   std::vector<std::uint32_t> seen(cfg.size(), kNoId);
   std::vector<BlockId> work;
   for (BlockId d = 0; d < cfg.size(); ++d) {
-    if (!divergent_[d] || d == except) continue;
+    if (!divergent_[d] || d == except || (only != kNoId && d != only)) continue;
     if (best != kNoId && cfg.rpo_index(d) <= cfg.rpo_index(best)) continue;
     std::uint32_t stop = a.pdom.idom(d); // cfg.size() (virtual exit) or kNoId: walk everything
     work.clear();
@@ -509,13 +514,17 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
   const ValueNumbering& vn = a.values;
   std::vector<VaryingStep> steps;
   std::vector<char> seen(vn.size(), 0);
-  const BlockId explained_block = use_block;
   std::vector<InstId> branches; // divergent terminators on the trail
+  auto seen_branch_peek = [&](InstId t) {
+    return std::find(branches.begin(), branches.end(), t) != branches.end();
+  };
   auto seen_branch = [&](InstId t) {
     if (std::find(branches.begin(), branches.end(), t) != branches.end()) return true;
     branches.push_back(t);
     return false;
   };
+  // The branch whose condition v is (when it is one) is where the trail starts, not a cause.
+  if (use_block != kNoId && divergent_[use_block]) seen_branch(a.cfg.terminator(use_block));
   auto add = [&](InstId i, std::string why) {
     if (i != kNoId && steps.size() < max_steps) steps.push_back({i, std::move(why)});
   };
@@ -550,13 +559,22 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
             !warp_uniform_at(in.value, at))
           next = in.value;
       if (next == kNoId) {
-        // Not the branch being explained (a loop's exit test whose header merges its values).
-        BlockId self = steps.empty() ? explained_block : a.cfg.block_of(steps.back().inst);
-        InstId t = cause_except(at, self);
-        // At a reconvergence point the lanes arrive from both sides of the divergent branch.
-        for (BlockId d = 0; d < a.cfg.size() && t == kNoId; ++d)
-          if (divergent_[d] && d != self && a.pdom.idom(d) == at) t = a.cfg.terminator(d);
+        // The divergent branch whose sides merge here (inside its region, or at its
+        // reconvergence point), of the earliest round: branches made divergent by merges after
+        // each other (a loop's exit test and its header's values) lead back to it.
+        InstId t = kNoId;
+        std::uint32_t best_round = kNoId;
+        for (BlockId d = 0; d < a.cfg.size(); ++d) {
+          if (!divergent_[d] || divergent_round_[d] >= best_round) continue;
+          InstId term = a.cfg.terminator(d);
+          if (term == kNoId || seen_branch_peek(term)) continue;
+          if (a.pdom.idom(d) == at || cause_except(at, kNoId, d) != kNoId) {
+            t = term;
+            best_round = divergent_round_[d];
+          }
+        }
         if (t == kNoId) break;
+        seen_branch(t);
         add(t, "values merge after this lane-varying branch: lanes arrive with different ones");
         next = vn.guard_value(t);
         at = a.cfg.block_of(t);
@@ -566,11 +584,16 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
         if (next == kNoId && x != kNoId && !seen[vn.leader(x)] && !warp_uniform_at(x, at)) next = x;
     } else if (info.kind == ValueKind::kDef) {
       const InstInfo& ii = a.ir.info(info.inst);
-      for (std::uint32_t m = ii.mention_begin; m < ii.mention_end && next == kNoId; ++m)
-        if (!a.ir.mention(m).is_def && vn.ssa_use(m) != kNoId && !seen[vn.leader(vn.ssa_use(m))] &&
-            !warp_uniform_at(vn.ssa_use(m), at))
-          next = vn.ssa_use(m);
-      if (next == kNoId) add(info.inst, root_reason(a.ir.inst(info.inst), thread_level_));
+      bool cycle = false; // a varying operand already on the trail (a loop-carried value)
+      for (std::uint32_t m = ii.mention_begin; m < ii.mention_end && next == kNoId; ++m) {
+        ValueId u = vn.ssa_use(m);
+        if (a.ir.mention(m).is_def || u == kNoId || warp_uniform_at(u, at)) continue;
+        if (seen[vn.leader(u)])
+          cycle = true;
+        else
+          next = u;
+      }
+      if (next == kNoId && !cycle) add(info.inst, root_reason(a.ir.inst(info.inst), thread_level_));
     } else if (info.kind == ValueKind::kParam) {
       break; // a .func's register parameter: the caller's per-lane argument
     }
@@ -607,3 +630,4 @@ std::optional<std::int64_t> constant_operand(const FunctionAnalysis& a, InstId i
 }
 
 } // namespace ptxkit::verifier::analysis
+

@@ -41,11 +41,6 @@ public:
     if (!analysis::WarpDivergence::launch_shape_unknown(a)) return false;
     if (!div_) div_ = std::make_unique<analysis::WarpDivergence>(ctx.module(), a, false, true);
     bool ok = !div_->after_exit(b) && !div_->partial(b) && div_->guard_uniform(i);
-    if (!ok && getenv("PTXKIT_DBG")) {
-      analysis::InstId c = div_->cause(b);
-      fprintf(stderr, "whole-warps: inst line %u partial=%d exit=%d cause line %u\n", a.ir.inst(i).loc.line, div_->partial(b), div_->after_exit(b), c == analysis::kNoId ? 0 : a.ir.inst(c).loc.line);
-      if (c != analysis::kNoId) for (auto& st : div_->explain(a.values.guard_value(c), a.cfg.block_of(c), 6)) fprintf(stderr, "   line %u: %s\n", a.ir.inst(st.inst).loc.line, st.why.c_str());
-    }
     return ok;
   }
   // The warning's wording: `what` (the collective), and whether a guard or a branch decides.
@@ -86,7 +81,7 @@ inline void relate_cause(RuleContext& ctx, Finding& f, const DivergenceCause& c,
              c.is_exit ? "some lanes exit here" : "the warp splits here (lane-varying condition)");
   const analysis::FunctionAnalysis& a = ctx.analysis();
   for (const auto& step :
-       div.explain(a.values.guard_value(c.inst), a.cfg.block_of(c.inst), /*max_steps=*/3))
+       div.explain(a.values.guard_value(c.inst), a.cfg.block_of(c.inst), /*max_steps=*/4))
     if (step.inst != c.inst) ctx.relate(f, step.inst, "lane-varying because: " + step.why);
 }
 

@@ -64,7 +64,13 @@ void StateSpaceMismatchRule::check(RuleContext& ctx) const {
       AbsValue v = prov.operand_value(i, mo.operand);
       if (v.kind != AbsValue::Kind::kAddr) continue;
       ctx.add_sites();
-      std::string what = mismatch(v, mo.space);
+      std::string what;
+      if (mo.shared_object) {
+        if (v.space == AddrSpace::kShared) continue;
+        what = describe(v) + " used as an mbarrier object, which lives in shared memory";
+      } else {
+        what = mismatch(v, mo.space);
+      }
       if (what.empty()) continue;
       Finding& f = ctx.report(i, what);
       if (v.origin != kNoId && v.origin != i)

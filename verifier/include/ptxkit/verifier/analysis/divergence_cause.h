@@ -76,9 +76,9 @@ public:
   // The terminator of the divergent block that causes b (the latest in reverse post-order), or
   // kNoId.
   InstId cause(BlockId b) const { return cause_except(b, kNoId); }
-  // The same, leaving out the divergent block `except` (a loop's own exit branch, when asking
-  // what else made its header's merges varying).
-  InstId cause_except(BlockId b, BlockId except) const;
+  // The same, leaving out the divergent block `except`, or considering only the block `only`
+  // (kNoId: every divergent block).
+  InstId cause_except(BlockId b, BlockId except, BlockId only = kNoId) const;
   // v is the same in every lane (thread, at thread level), by the last round's fixpoint.
   bool warp_uniform(ValueId v) const;
   // v read in use_block is the same in every lane: warp_uniform(v), and v is not defined in a
@@ -128,6 +128,7 @@ private:
   bool x_multiple_of_32_ = false;
   bool warp_index_ok_ = false;
   std::vector<char> divergent_, partial_, after_exit_;
+  std::vector<std::uint32_t> divergent_round_; // per block: the round it became divergent in
   std::vector<char> reconverge_;     // the immediate post-dominator of a divergent block
   // per loop: lanes may leave it at different iterations (previous round's divergent blocks)
   std::vector<char> loop_divergent_;

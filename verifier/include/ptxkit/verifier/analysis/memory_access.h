@@ -15,6 +15,10 @@ namespace ptxkit::verifier::analysis {
 struct MemoryOperand {
   std::uint32_t operand = 0;          // index of the kAddress operand
   AddrSpace space = AddrSpace::kNone; // kNone: a generic access
+  // An mbarrier object's address without a state space (`cp.async.mbarrier.arrive.b64 [%r]`):
+  // the object lives in shared memory, and CCCL's cuda::ptx passes its shared-window address
+  // (ptxas accepts both that and a generic address into shared memory).
+  bool shared_object = false;
 };
 
 std::vector<MemoryOperand> memory_operands(const Instruction& inst);
