@@ -98,6 +98,16 @@ void WarpDivergence::compute_loop_divergent() {
   }
 }
 
+bool WarpDivergence::kernel_exit_block(BlockId b) const {
+  const FunctionAnalysis& a = *a_;
+  if (a.ir.function().kind != FunctionKind::kEntry || !a.cfg.block(b).succs.empty()) return false;
+  for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
+    std::string_view op = a.ir.inst(i).opcode;
+    if (op != "ret" && op != "exit") return false;
+  }
+  return true;
+}
+
 void WarpDivergence::build_users() {
   const ValueNumbering& vn = a_->values;
   const FunctionIR& ir = a_->ir;
@@ -225,7 +235,13 @@ void WarpDivergence::compute_regions() {
   for (BlockId d = 0; d < cfg.size(); ++d) {
     if (!divergent_[d]) continue;
     std::uint32_t stop = a_->pdom.idom(d);
-    bool never = stop == kNoId || stop >= cfg.size();
+    // A branch straight to a bare `ret`/`exit` of a kernel that is also where the sides meet
+    // (`if (i >= n) return;` compiled as a branch to the function's one return block): the
+    // lanes that took it have left.
+    const auto& succs = cfg.block(d).succs;
+    bool never = stop == kNoId || stop >= cfg.size() ||
+                 (kernel_exit_block(stop) &&
+                  std::find(succs.begin(), succs.end(), stop) != succs.end());
     if (!never) reconverge_[stop] = 1;
     seen.assign(cfg.size(), 0);
     work.assign(cfg.block(d).succs.begin(), cfg.block(d).succs.end());

@@ -106,6 +106,8 @@ private:
   void compute_divergent();
   void compute_regions();
   void compute_loop_divergent();
+  // b holds nothing but the kernel's ret/exit: lanes that reach it leave.
+  bool kernel_exit_block(BlockId b) const;
   bool compute_warp_uniform(ValueId v) const;
   bool operand_uniform(InstId i, std::uint32_t k) const;
   bool uniform_trip_count(InstId setp) const;
