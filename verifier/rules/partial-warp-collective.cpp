@@ -26,6 +26,21 @@ public:
   void check(RuleContext& ctx) const override;
 };
 
+// The module's target is sm_70 or later (`.target sm_90a`, `sm_80, debug`): independent thread
+// scheduling, where `.sync` collectives wait for the non-exited lanes of their mask.
+bool targets_sm70_or_later(const Module& m) {
+  for (std::string_view t : m.targets) {
+    if (!t.starts_with("sm_")) continue;
+    int v = 0;
+    for (char c : t.substr(3)) {
+      if (c < '0' || c > '9') break;
+      v = v * 10 + (c - '0');
+    }
+    return v >= 70;
+  }
+  return false;
+}
+
 void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const Severity severity = divergence_severity(ctx.module());
@@ -53,6 +68,23 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
           i, WholeWarpsShape::message(what, guarded && !after_exit && !partial), Severity::kWarning);
       if (cause.inst != kNoId)
         ctx.relate(f, cause.inst, "the branch that depends on the launch shape");
+      continue;
+    }
+    // vote/match/redux/bar.warp.sync after some lanes returned (nvcc's branch to the kernel's
+    // return block: a grid-stride loop whose lanes return as they finish): from sm_70 on these
+    // wait only for the lanes of the mask that have not exited, and their result covers the
+    // lanes still running: a warning. A shuffle there may read an exited lane's register, and a
+    // guarded `exit` written into the PTX is deliberate: errors.
+    std::string_view op = inst.opcode;
+    if (after_exit && !partial && !guarded && !cause.is_exit &&
+        targets_sm70_or_later(ctx.module()) &&
+        (op == "vote" || op == "match" || op == "redux" || op == "bar")) {
+      Finding& f = ctx.report(i,
+                              what + " after a lane-varying exit: from sm_70 on it waits only for "
+                                     "the lanes that have not exited (their result leaves the "
+                                     "exited lanes out)",
+                              Severity::kWarning);
+      relate_cause(ctx, f, cause, *div);
       continue;
     }
     if (guarded && !after_exit && !partial) {
