@@ -26,8 +26,9 @@ bool WarpDivergence::launch_shape_unknown(const FunctionAnalysis& a) {
 }
 
 WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
-                               bool assume_whole_warps_in_x)
-    : a_(&a), lanes_(thread_level ? &a.block_uniformity : &a.uniformity), ranges_(m, a),
+                               bool assume_whole_warps_in_x, const Uniformity* lanes)
+    : a_(&a), lanes_(lanes ? lanes : thread_level ? &a.block_uniformity : &a.uniformity),
+      ranges_(m, a),
       thread_level_(thread_level), divergent_(a.cfg.size(), 0), partial_(a.cfg.size(), 0),
       after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
   const Function& fn = a.ir.function();

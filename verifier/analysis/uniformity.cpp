@@ -69,6 +69,8 @@ struct UniformityBuilder {
   const DominatorTree& pdom;
   const LoopInfo& loops;
   bool is_func;
+  // Analyse a .func as if every caller passed each argument the same in all lanes.
+  bool params_uniform = false;
   bool writes_global = false, writes_shared = false;
   // Roots (kernel pointer parameters or global variables) of every global/generic write whose
   // address could be traced, and whether some write's could not.
@@ -76,7 +78,7 @@ struct UniformityBuilder {
   bool unknown_global_write = false;
 
   bool is_kernel_param(std::string_view name) const {
-    if (is_func) return false;
+    if (is_func && !params_uniform) return false;
     for (const VarDecl& p : ir.function().params)
       if (p.name == name) return true;
     return false;
@@ -343,7 +345,7 @@ struct UniformityBuilder {
     if (space == "param") {
       // Only the kernel's own parameters are the same in every thread: `.param` variables
       // declared in the body carry per-thread call arguments and return values.
-      if (is_func || !is_kernel_param(param_symbol_of_address(i, 1))) return true;
+      if (!is_kernel_param(param_symbol_of_address(i, 1))) return true;
     }
     bool address_varying = false;
     for (std::uint32_t k = 1; k < inst.operands.size(); ++k)
@@ -401,7 +403,7 @@ struct UniformityBuilder {
     case ValueKind::kUndef:
       return false;
     case ValueKind::kParam:
-      return is_func;
+      return is_func && !params_uniform;
     case ValueKind::kGuarded: {
       // Read where the guarded write is: a prior value (or predicate) from a loop that lanes
       // left at different iterations differs between them there.
@@ -536,7 +538,7 @@ struct UniformityBuilder {
 };
 
 Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, const LoopInfo& loops,
-                       UniformityScope scope)
+                       UniformityScope scope, bool func_params_uniform)
     : vn_(&vn), loops_(&loops), scope_(scope) {
   const Cfg& cfg = vn.cfg();
   const FunctionIR& ir = vn.ir();
@@ -547,6 +549,7 @@ Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, cons
   join_.assign(cfg.size(), 0);
   loop_divergent_.assign(loops.size(), 0);
   UniformityBuilder b(*this, vn, pdom, loops);
+  b.params_uniform = func_params_uniform;
   for (InstId i = 0; i < ir.size(); ++i) {
     const Instruction& inst = ir.inst(i);
     if (!writes_memory(inst)) continue;

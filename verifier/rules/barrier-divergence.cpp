@@ -44,6 +44,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
   const Severity severity = divergence_severity(ctx.module());
   std::unique_ptr<WarpDivergence> threads, warps; // built at the first collective
   WholeWarpsShape shape; // warp-level collectives under an undeclared launch shape
+  UniformArguments args; // in a .func: divergence that depends on the callers' arguments
   for (InstId i = 0; i < a.ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
     if (!a.cfg.reachable(b)) continue;
@@ -65,12 +66,23 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     // `@%p bar.sync 0` with a thread-varying %p: the threads whose guard fails never arrive at
     // this aligned barrier (a non-aligned one may be reached by them at another instruction).
     bool guarded = c == Collective::kAligned && !div->guard_uniform(i);
-    if (!cta_wide && (after_exit || partial || guarded) && shape.fine_with_whole_warps(ctx, i, b)) {
+    // Whether a finding is due: a guard, an exit, or (aligned ones) a divergent region.
+    bool due = guarded || after_exit || (partial && c == Collective::kAligned);
+    if (!due) continue;
+    if (!cta_wide && shape.fine_with_whole_warps(ctx, i, b)) {
       Finding& f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
                               Severity::kWarning);
       const DivergenceCause cause = divergence_cause(a, *div, b);
       if (cause.inst != kNoId)
         ctx.relate(f, cause.inst, "the branch that depends on the launch shape");
+      continue;
+    }
+    if (args.fine_with_uniform_arguments(ctx, i, b, cta_wide)) {
+      Finding& f = ctx.report(
+          i, UniformArguments::message(what, guarded && !after_exit && !partial),
+          Severity::kWarning);
+      const DivergenceCause cause = divergence_cause(a, *div, b);
+      if (cause.inst != kNoId) ctx.relate(f, cause.inst, "the branch on the arguments");
       continue;
     }
     if (!after_exit && !partial && guarded) {

@@ -55,6 +55,41 @@ private:
   std::unique_ptr<analysis::WarpDivergence> div_;
 };
 
+// A .func is checked on its own, its parameters as different in every lane (any caller may pass
+// per-lane values). A finding that disappears when every caller is taken to pass each argument
+// the same in all lanes (a loop bound or a thread_group passed down, as cooperative groups'
+// sync() helpers do) depends on the callers: a warning that says so, not an error.
+class UniformArguments {
+public:
+  bool fine_with_uniform_arguments(RuleContext& ctx, analysis::InstId i, analysis::BlockId b,
+                                   bool thread_level) {
+    const analysis::FunctionAnalysis& a = ctx.analysis();
+    if (a.ir.function().kind != FunctionKind::kFunc) return false;
+    Slot& s = thread_level ? thread_ : warp_;
+    if (!s.div) {
+      s.lanes = std::make_unique<analysis::Uniformity>(
+          a.values, a.pdom, a.loops,
+          thread_level ? analysis::UniformityScope::kBlock : analysis::UniformityScope::kWarp,
+          /*func_params_uniform=*/true);
+      s.div = std::make_unique<analysis::WarpDivergence>(ctx.module(), a, thread_level, false,
+                                                         s.lanes.get());
+    }
+    return !s.div->after_exit(b) && !s.div->partial(b) && s.div->guard_uniform(i);
+  }
+  static std::string message(const std::string& what, bool by_guard) {
+    return what + " behind a " + (by_guard ? "guard" : "branch") +
+           " that depends on this .func's arguments: uniform only if every caller passes them "
+           "the same in all lanes (a .func is checked on its own)";
+  }
+
+private:
+  struct Slot {
+    std::unique_ptr<analysis::Uniformity> lanes;
+    std::unique_ptr<analysis::WarpDivergence> div;
+  };
+  Slot warp_, thread_;
+};
+
 // The divergent terminator that causes block b, and whether it is a lane-varying exit.
 struct DivergenceCause {
   analysis::InstId inst = analysis::kNoId;

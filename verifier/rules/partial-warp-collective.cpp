@@ -46,6 +46,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
   const Severity severity = divergence_severity(ctx.module());
   std::unique_ptr<WarpDivergence> div; // built at the first full-mask collective
   WholeWarpsShape shape;
+  UniformArguments args; // in a .func: divergence that depends on the callers' arguments
   for (InstId i = 0; i < a.ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
     if (!a.cfg.reachable(b)) continue;
@@ -85,6 +86,13 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                                      "exited lanes out)",
                               Severity::kWarning);
       relate_cause(ctx, f, cause, *div);
+      continue;
+    }
+    if (args.fine_with_uniform_arguments(ctx, i, b, false)) {
+      Finding& f = ctx.report(
+          i, UniformArguments::message(what, guarded && !after_exit && !partial),
+          Severity::kWarning);
+      if (cause.inst != kNoId) ctx.relate(f, cause.inst, "the branch on the arguments");
       continue;
     }
     if (guarded && !after_exit && !partial) {

@@ -65,8 +65,11 @@ public:
   // `(ctaid.x * ntid.x + tid.x) >> 5` is a warp index. Rules use it to tell a real lane-varying
   // branch (an error) from one that is uniform under the launch shape nearly every kernel uses
   // but the PTX does not declare (a warning that asks for .reqntid).
+  //
+  // `lanes`: the lane uniformity to refine instead of a.uniformity / a.block_uniformity (one built
+  // with different assumptions, such as a .func's arguments uniform).
   WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
-                 bool assume_whole_warps_in_x = false);
+                 bool assume_whole_warps_in_x = false, const Uniformity* lanes = nullptr);
   // Whether this function declares no block shape (.reqntid; .maxntid bounds only the count), so that the assumption
   // above can change the answer.
   static bool launch_shape_unknown(const FunctionAnalysis& a);

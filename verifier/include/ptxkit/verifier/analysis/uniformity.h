@@ -91,8 +91,10 @@ enum class UniformityScope : std::uint8_t { kWarp, kBlock };
 
 class Uniformity {
 public:
+  // `func_params_uniform`: analyse a .func as if every caller passed each argument the same in
+  // all lanes (rules use it to tell a divergence of the body from one that depends on callers).
   Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, const LoopInfo& loops,
-             UniformityScope scope = UniformityScope::kWarp);
+             UniformityScope scope = UniformityScope::kWarp, bool func_params_uniform = false);
   UniformityScope scope() const { return scope_; }
 
   // Raw SSA value (any id, leaders included) is the same in every active lane.
