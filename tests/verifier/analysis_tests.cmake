@@ -18,5 +18,17 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/tests/corpus/CMakeLists.txt)
 endif()
 target_compile_definitions(verifier_corpus_sweep_tests PRIVATE
   PTXKIT_CORPUS_DIR="${PROJECT_BINARY_DIR}/tests/corpus/ptx")
+# Other compilers' and projects' PTX (CUTLASS, cuda-samples, CCCL, GPUVerify): release pass only
+# (no-sanitize): 95 MB of PTX, minutes under ASan, and the same code paths as the main sweep.
+ptxkit_add_gtest(verifier_foreign_corpus_tests
+                 SOURCES ${CMAKE_CURRENT_LIST_DIR}/verify_foreign_corpus_test.cpp
+                 LIBS ptxkit::verifier LABELS corpus no-sanitize)
+if(TARGET ptxkit_foreign_corpus)
+  add_dependencies(verifier_foreign_corpus_tests ptxkit_foreign_corpus)
+endif()
+target_compile_definitions(verifier_foreign_corpus_tests PRIVATE
+  PTXKIT_FOREIGN_DIR="${PROJECT_BINARY_DIR}/tests/corpus/foreign-ptx"
+  PTXKIT_GPUVERIFY_DIR="${PROJECT_BINARY_DIR}/tests/corpus/gpuverify-ptx"
+  PTXKIT_KNOWN_FALSE_ALARMS="${PROJECT_SOURCE_DIR}/tests/corpus/known-false-alarms.tsv")
 # The speed bar (issue 5) is measured by bench/verify_speed.cpp (ptxkit-verify-bench), not by a
 # test: tests do not time.

@@ -1,9 +1,10 @@
 // planted_collective_test.cpp: planted defects for rules barrier-divergence,
 // partial-warp-collective, state-space-mismatch and shared-bounds on real kernels (generated
-// golden kernels and nvcc's CUB from the corpus): each mutation is the bug its rule exists for,
-// and the rule must report an error at the mutated line; the unmutated kernel has no error of
-// that rule. Also the undeclared-register defect (a store reading %rN with only %r<N> declared).
-// Prints "[ planted ] <rule>: <mutation> N, caught M" for docs/planted-defects.md.
+// golden kernels, nvcc's CUB from the corpus, CUTLASS and the cuda-samples from the foreign
+// corpus): each mutation is the bug its rule exists for, and the rule must report an error at the
+// mutated line; the unmutated kernel has no error of that rule. Also the undeclared-register defect
+// (a store reading %rN with only %r<N> declared). Prints "[ planted ] <rule>: <mutation> N, caught
+// M" for docs/planted-defects.md.
 #include "analysis_planted_util.h"
 #include "analysis_test_util.h"
 #include "ptxkit/verifier/analysis/address_provenance.h"
@@ -17,8 +18,8 @@
 namespace ptxkit::verifier::testing {
 namespace {
 
-std::string read_corpus_file(const std::string& name) {
-  std::ifstream in(std::string(PTXKIT_CORPUS_DIR) + "/" + name, std::ios::binary);
+std::string read_file_at(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -39,7 +40,14 @@ std::vector<Input> inputs() {
                         "triton36.layernorm.sm_90a.ptx", "triton36.matmul_f16_64x64.sm_90a.ptx",
                         "inductor.per_fused_rmsnorm_softmax_argmax.sm_90a.ptx",
                         "triton36.matmul_tma_warp_specialized.sm_90a.ptx"})
-    out.push_back({std::string("corpus/") + c, read_corpus_file(c)});
+    out.push_back(
+        {std::string("corpus/") + c, read_file_at(std::string(PTXKIT_CORPUS_DIR) + "/" + c)});
+  // Other projects' kernels (tests/corpus/foreign.tar.xz): CUTLASS's Hopper warp-specialized and
+  // Ampere GEMMs, and the cuda-samples reduction (cooperative groups).
+  for (const char* c : {"cutlass.hopper_ws_gemm.sm_90a.ptx", "cutlass.ampere_tf32_gemm.sm_80.ptx",
+                        "cuda-samples.reduction_kernel.sm_80.ptx"})
+    out.push_back({std::string("foreign/") + c, read_file_at(std::string(PTXKIT_BINARY_DIR) +
+                                                             "/tests/corpus/foreign-ptx/" + c)});
   return out;
 }
 

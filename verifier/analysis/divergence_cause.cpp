@@ -27,10 +27,11 @@ bool WarpDivergence::launch_shape_unknown(const FunctionAnalysis& a) {
 
 WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
                                bool assume_whole_warps_in_x, const Uniformity* lanes)
-    : a_(&a), lanes_(lanes ? lanes : thread_level ? &a.block_uniformity : &a.uniformity),
-      ranges_(m, a),
-      thread_level_(thread_level), divergent_(a.cfg.size(), 0), partial_(a.cfg.size(), 0),
-      after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
+    : a_(&a), lanes_(lanes          ? lanes
+                     : thread_level ? &a.block_uniformity
+                                    : &a.uniformity),
+      ranges_(m, a), thread_level_(thread_level), divergent_(a.cfg.size(), 0),
+      partial_(a.cfg.size(), 0), after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
   const Function& fn = a.ir.function();
   auto req = fn.reqntid();
   auto bound = req; // the shape: .maxntid bounds only the thread count
@@ -240,9 +241,9 @@ void WarpDivergence::compute_regions() {
     // (`if (i >= n) return;` compiled as a branch to the function's one return block): the
     // lanes that took it have left.
     const auto& succs = cfg.block(d).succs;
-    bool never = stop == kNoId || stop >= cfg.size() ||
-                 (kernel_exit_block(stop) &&
-                  std::find(succs.begin(), succs.end(), stop) != succs.end());
+    bool never =
+        stop == kNoId || stop >= cfg.size() ||
+        (kernel_exit_block(stop) && std::find(succs.begin(), succs.end(), stop) != succs.end());
     if (!never) reconverge_[stop] = 1;
     seen.assign(cfg.size(), 0);
     work.assign(cfg.block(d).succs.begin(), cfg.block(d).succs.end());
@@ -505,8 +506,8 @@ namespace {
 std::string root_reason(const Instruction& inst, bool thread_level) {
   for (const Operand& o : inst.operands)
     if (o.kind == OperandKind::kSpecialReg &&
-        !Uniformity::special_register_uniform(
-            o.text(), thread_level ? UniformityScope::kBlock : UniformityScope::kWarp))
+        !Uniformity::special_register_uniform(o.text(), thread_level ? UniformityScope::kBlock
+                                                                     : UniformityScope::kWarp))
       return "reads " + std::string(o.text()) + ", which differs between lanes";
   std::string_view op = inst.opcode;
   if (op == "ld" && inst.has_modifier("local")) return "a load from per-thread .local memory";
@@ -517,8 +518,8 @@ std::string root_reason(const Instruction& inst, bool thread_level) {
   if (op == "atom") return "an atomic's result: different in every lane";
   if (op == "shfl") return "a shuffle: each lane receives another lane's value";
   if (op == "mbarrier") return "what this thread observed polling an mbarrier";
-  if (thread_level && (op == "vote" || op == "redux" || op == "activemask" || op == "elect" ||
-                       op == "match"))
+  if (thread_level &&
+      (op == "vote" || op == "redux" || op == "activemask" || op == "elect" || op == "match"))
     return "a warp-level result: it differs between the warps of the block";
   return "the result of " + inst.full_opcode() + " differs between lanes";
 }
@@ -526,7 +527,7 @@ std::string root_reason(const Instruction& inst, bool thread_level) {
 } // namespace
 
 std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, BlockId use_block,
-                                                                std::size_t max_steps) const {
+                                                                 std::size_t max_steps) const {
   const FunctionAnalysis& a = *a_;
   const ValueNumbering& vn = a.values;
   std::vector<VaryingStep> steps;
@@ -647,4 +648,3 @@ std::optional<std::int64_t> constant_operand(const FunctionAnalysis& a, InstId i
 }
 
 } // namespace ptxkit::verifier::analysis
-

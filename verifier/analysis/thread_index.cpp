@@ -103,8 +103,9 @@ bool is_linear_tid(const FunctionIR& ir, const ValueNumbering& vn, ValueId v) {
   auto row = [&](InstId i, std::uint32_t k) {
     if (flat_z && is_special(ir, vn, i, k, "%tid.y")) return true;
     if (ir.inst(i).operands[k].kind != OperandKind::kRegister) return false;
-    return is_row_major(ir, vn, vn.value_of(i, k), "%ntid.y", "%tid.y",
-                        [&](InstId j, std::uint32_t m) { return is_special(ir, vn, j, m, "%tid.z"); });
+    return is_row_major(
+        ir, vn, vn.value_of(i, k), "%ntid.y", "%tid.y",
+        [&](InstId j, std::uint32_t m) { return is_special(ir, vn, j, m, "%tid.z"); });
   };
   return is_row_major(ir, vn, v, "%ntid.x", "%tid.x", row);
 }

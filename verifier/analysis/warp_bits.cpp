@@ -3,7 +3,6 @@
 #include "ptxkit/verifier/analysis/warp_bits.h"
 
 #include "ptxkit/verifier/analysis/divergence_cause.h"
-
 #include "ptxkit/verifier/analysis/solver.h"
 
 #include <algorithm>

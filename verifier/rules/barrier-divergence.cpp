@@ -78,9 +78,9 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
       continue;
     }
     if (args.fine_with_uniform_arguments(ctx, i, b, cta_wide)) {
-      Finding& f = ctx.report(
-          i, UniformArguments::message(what, guarded && !after_exit && !partial),
-          Severity::kWarning);
+      Finding& f =
+          ctx.report(i, UniformArguments::message(what, guarded && !after_exit && !partial),
+                     Severity::kWarning);
       const DivergenceCause cause = divergence_cause(a, *div, b);
       if (cause.inst != kNoId) ctx.relate(f, cause.inst, "the branch on the arguments");
       continue;
@@ -96,18 +96,16 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     if (!after_exit && !(partial && c == Collective::kAligned)) continue;
     const DivergenceCause cause = divergence_cause(a, *div, b);
     // A non-aligned barrier may be reached from different places: only exited threads matter.
-    const bool exit_case =
-        after_exit && (cause.is_exit || !partial || c == Collective::kUnaligned);
-    std::string msg = exit_case
-                          ? what + " after a lane-varying exit: lanes that left never arrive"
-                          : what + " under lane-varying control flow: only part of the warp "
-                                   "reaches it";
+    const bool exit_case = after_exit && (cause.is_exit || !partial || c == Collective::kUnaligned);
+    std::string msg = exit_case ? what + " after a lane-varying exit: lanes that left never arrive"
+                                : what + " under lane-varying control flow: only part of the warp "
+                                         "reaches it";
     // `if (i >= n) return; ... __syncthreads();` (nvcc: a branch to the kernel's return block):
     // GPUs do not wait at a CTA barrier for threads that have exited, and the cuda-samples and
     // many kernels rely on it, but the CUDA programming model asks every thread of the block to
     // reach it: a warning. A guarded `ret`/`exit` written in the PTX itself stays an error.
-    const bool exited_only = cta_wide && exit_case && !cause.is_exit &&
-                             a.ir.function().kind == FunctionKind::kEntry;
+    const bool exited_only =
+        cta_wide && exit_case && !cause.is_exit && a.ir.function().kind == FunctionKind::kEntry;
     if (exited_only)
       msg = what + " after a lane-varying exit: GPUs do not wait for exited threads, but CUDA "
                    "requires every thread of the block to reach the barrier (exit after it)";

@@ -16,8 +16,9 @@
 // means its consumer was lost: the seed's class of bug); warning for other values (Triton and
 // LLVM leave dead zero-initialising movs and setps; worth a look, not a refusal), and warning
 // for parameter reads (`ld.param`: free, and nvcc leaves unused ones behind when it copies a
-// struct parameter field by field, as CUTLASS's kernels show), for every load of a debug build (`.target sm_XX, debug`: nvcc -G keeps unused variables) and
-// for reloads from the thread's local stack (`.local`, or generic addresses from cvta.local /
+// struct parameter field by field, as CUTLASS's kernels show), for every load of a debug build
+// (`.target sm_XX, debug`: nvcc -G keeps unused variables) and for reloads from the thread's local
+// stack (`.local`, or generic addresses from cvta.local /
 // __local_depot), which are spill traffic, not lost data. An instruction with several results (setp
 // p|q, ld.v4) is dead only when none is read. Carry-chain instructions (.cc, addc/subc/madc) are
 // never reported: their CC output is implicit.

@@ -65,8 +65,8 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     const DivergenceCause cause = divergence_cause(a, *div, b);
     const std::string what = inst.full_opcode() + " with full mask 0xffffffff";
     if (shape.fine_with_whole_warps(ctx, i, b)) {
-      Finding& f = ctx.report(
-          i, WholeWarpsShape::message(what, guarded && !after_exit && !partial), Severity::kWarning);
+      Finding& f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
+                              Severity::kWarning);
       if (cause.inst != kNoId)
         ctx.relate(f, cause.inst, "the branch that depends on the launch shape");
       continue;
@@ -89,9 +89,9 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
       continue;
     }
     if (args.fine_with_uniform_arguments(ctx, i, b, false)) {
-      Finding& f = ctx.report(
-          i, UniformArguments::message(what, guarded && !after_exit && !partial),
-          Severity::kWarning);
+      Finding& f =
+          ctx.report(i, UniformArguments::message(what, guarded && !after_exit && !partial),
+                     Severity::kWarning);
       if (cause.inst != kNoId) ctx.relate(f, cause.inst, "the branch on the arguments");
       continue;
     }

@@ -13,9 +13,9 @@
 #define __global_ensures(...)
 #define __requires_fresh_array(...)
 #define __implies(a, b) (!(a) || (b))
-#define __assert(e) \
-  do {              \
-    if (!(e)) __trap(); \
+#define __assert(e)                                                                                \
+  do {                                                                                             \
+    if (!(e)) __trap();                                                                            \
   } while (0)
 #define __assume(...) ((void)0)
 #define __axiom(...)

@@ -9,9 +9,10 @@
 // Lattice per value (optimistic, solved to a fixpoint over the SSA graph):
 //   top (not yet seen) ⊑ Int{range} | Addr{space, generic, variable, offset range} ⊑ mixed.
 //   Int: a plain integer; `range` [lo, hi] when known (immediates, %laneid in [0,31], %tid.d in
-//        [0, N-1] when .reqntid fixes dimension d (or .maxntid the thread count N), and +,-,*,shl,and-mask,min,max,
-//        mad, cvt of known ranges). A phi joins ranges as a hull; a value whose range changes
-//        more than a few times (a loop induction variable) loses it (widening to unknown).
+//        [0, N-1] when .reqntid fixes dimension d (or .maxntid the thread count N), and
+//        +,-,*,shl,and-mask,min,max, mad, cvt of known ranges). A phi joins ranges as a hull; a
+//        value whose range changes more than a few times (a loop induction variable) loses it
+//        (widening to unknown).
 //   Addr: an address in `space`: the space's own window (`mov %r, var`, `cvta.to.<space>`), or a
 //        generic address known to point into `space` (`cvta.<space>`). `var` is the variable it
 //        was derived from with `offset` its byte offset range, when known. Addresses keep their

@@ -29,29 +29,29 @@ namespace ptxkit::verifier::analysis {
 // divergent: the predicate is computed (setp/and/or/not/add/shl/.../cvt/mov, through `kDef`
 // values only) from lane-uniform values, from the warp index `%tid.x >> k` (k >= 5),
 // `%tid.x / (32*m)`, `%tid.x & ~31` — when `.reqntid` makes ntid.x a multiple of 32, or the
-// block is 1-D (its .reqntid has y = z = 1; .maxntid bounds only the thread count; assumed without a launch bound, as CUB and
-// every `threadIdx.x / 32` warp id do) — and from %tid.y/%tid.z when ntid.x is a multiple of 32
-// (warps are runs of 32 consecutive linear thread ids). A phi is warp-uniform when its inputs
-// are and its block lies in no divergent region and is no divergent block's reconvergence point
-// (a greatest fixpoint over the def-use graph of the whole function: every value starts uniform
-// and becomes varying when its operands' current facts say so, its users are then re-evaluated,
-// so loop counters started from the warp index stay uniform and no answer rests on an assumption
-// made while walking a cycle; rounds repeat with the regions the last one found until no
-// terminator becomes divergent, at most one round per block). A value defined in a loop that has a
-// divergent block is varying where it is read outside that loop (temporal divergence). A loop test
-// `setp.lt x, C` on a header phi x = phi(start, x + s) (s > 0) is uniform when every start in
-// the range of `start` gives the same trip count ceil((C - start) / s): the lanes leave together
-// even though x differs between them (the generated q4k_gemv's one-iteration block loop). At warp
-// level (not `thread_level`), a comparison or guard that WarpBits (warp_bits.h) proves uniform
-// is too: x < y where x's bits from k up are the same in every lane and y is uniform with its
-// low k bits zero (`(warp & 1) * 4 + (lane >> 3) < 4m`, any m). At both
+// block is 1-D (its .reqntid has y = z = 1; .maxntid bounds only the thread count; assumed without
+// a launch bound, as CUB and every `threadIdx.x / 32` warp id do) — and from %tid.y/%tid.z when
+// ntid.x is a multiple of 32 (warps are runs of 32 consecutive linear thread ids). A phi is
+// warp-uniform when its inputs are and its block lies in no divergent region and is no divergent
+// block's reconvergence point (a greatest fixpoint over the def-use graph of the whole function:
+// every value starts uniform and becomes varying when its operands' current facts say so, its users
+// are then re-evaluated, so loop counters started from the warp index stay uniform and no answer
+// rests on an assumption made while walking a cycle; rounds repeat with the regions the last one
+// found until no terminator becomes divergent, at most one round per block). A value defined in a
+// loop that has a divergent block is varying where it is read outside that loop (temporal
+// divergence). A loop test `setp.lt x, C` on a header phi x = phi(start, x + s) (s > 0) is uniform
+// when every start in the range of `start` gives the same trip count ceil((C - start) / s): the
+// lanes leave together even though x differs between them (the generated q4k_gemv's one-iteration
+// block loop). At warp level (not `thread_level`), a comparison or guard that WarpBits
+// (warp_bits.h) proves uniform is too: x < y where x's bits from k up are the same in every lane
+// and y is uniform with its low k bits zero (`(warp & 1) * 4 + (lane >> 3) < 4m`, any m). At both
 // levels, a load of memory the threads share (.shared, .global, or a generic address that cannot
 // be the thread's own stack; not volatile/relaxed/acquire) from an address the same in every
 // thread (a symbol, or a uniform register) is uniform: in a race-free kernel nobody writes that
-// word in the barrier phase in which the threads read it (CUTLASS's `beta = *params.beta_ptr`). Regions are then recomputed from the remaining divergent terminators:
-// partial(b) when b is reachable from one before its immediate post-dominator, after_exit(b) when
-// that post-dominator is the function's exit (a lane-varying ret/exit, or sides that never
-// reconverge).
+// word in the barrier phase in which the threads read it (CUTLASS's `beta = *params.beta_ptr`).
+// Regions are then recomputed from the remaining divergent terminators: partial(b) when b is
+// reachable from one before its immediate post-dominator, after_exit(b) when that post-dominator is
+// the function's exit (a lane-varying ret/exit, or sides that never reconverge).
 class WarpDivergence {
 public:
   // `thread_level`: for CTA-wide barriers, where a branch that is uniform per warp but differs
@@ -70,8 +70,8 @@ public:
   // with different assumptions, such as a .func's arguments uniform).
   WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
                  bool assume_whole_warps_in_x = false, const Uniformity* lanes = nullptr);
-  // Whether this function declares no block shape (.reqntid; .maxntid bounds only the count), so that the assumption
-  // above can change the answer.
+  // Whether this function declares no block shape (.reqntid; .maxntid bounds only the count), so
+  // that the assumption above can change the answer.
   static bool launch_shape_unknown(const FunctionAnalysis& a);
   bool divergent(BlockId d) const { return divergent_[d] != 0; }
   bool partial(BlockId b) const { return partial_[b] != 0; }
@@ -134,7 +134,7 @@ private:
   bool warp_index_ok_ = false;
   std::vector<char> divergent_, partial_, after_exit_;
   std::vector<std::uint32_t> divergent_round_; // per block: the round it became divergent in
-  std::vector<char> reconverge_;     // the immediate post-dominator of a divergent block
+  std::vector<char> reconverge_;               // the immediate post-dominator of a divergent block
   // per loop: lanes may leave it at different iterations (previous round's divergent blocks)
   std::vector<char> loop_divergent_;
   mutable std::vector<char> merge_varying_;
