@@ -8,6 +8,7 @@
 #include "analysis_test_util.h"
 
 #include <iostream>
+#include <set>
 
 namespace ptxkit::verifier::testing {
 namespace {
@@ -102,6 +103,89 @@ TEST(RuleSoftmaxRescalePlanted, ThreeCb008FormsInRealKernels) {
   std::cout << "[ planted ] softmax-rescale-saved-max: CB-008 forms planted " << planted
             << ", caught " << caught << "\n";
   EXPECT_GE(planted, 30u); // 10 rescales x 3 forms
+}
+
+// The correction computed, then not applied to one state: each `mul d, x, c` / `fma d, x, c, y`
+// whose multiplicand c is a rescale factor (the ex2 after a correct rescale) becomes `mov d, x` /
+// `add d, x, y`. The rule must report an error the clean kernel does not have. (Accumulators
+// fed through the tensor cores are out of the rule's reach: see docs/rules.md.)
+TEST(RuleSoftmaxRescalePlanted, CorrectionNotAppliedToOneState) {
+  const std::vector<std::string> inputs = {
+      "golden/batched_incremental_attention.qwen15b_coder.sm_90.ptx",
+      "golden/softmax_rows.llama_vocab.sm_90.ptx",
+      "golden/incremental_attention.qwen05b.sm_90.ptx",
+      "tests/verifier/inputs/softmax_nvcc_decode.sm_90.ptx",
+      "tests/verifier/inputs/softmax_triton_decode.ptx",
+      "golden/incremental_attention.qwen15b_coder.sm_90.ptx"};
+  std::uint32_t planted = 0, caught = 0;
+  for (const std::string& input : inputs) {
+    const std::string text = read_source_file(input);
+    ASSERT_FALSE(text.empty()) << input;
+    const std::set<std::uint32_t> clean = flagged_lines(verify_one(text, kRule, input), kRule);
+    // Rescale sites inside a loop (the rule's scope: a running maximum carried across
+    // iterations; the warp-combine of (max, sum) pairs after a loop is no online softmax state).
+    Module parsed = parse_or_fail(text);
+    // (Functions that already have a finding, the inputs' own planted defects, are left alone.)
+    std::set<std::uint32_t> in_loop;
+    for (const Function* fn : parsed.functions()) {
+      if (!fn->has_body) continue;
+      FunctionAnalysis a(*fn);
+      bool defective = false;
+      for (InstId i = 0; i < a.ir.size(); ++i)
+        defective = defective || clean.count(a.ir.inst(i).loc.line);
+      for (InstId i = 0; i < a.ir.size() && !defective; ++i)
+        if (a.loops.loop_of(a.cfg.block_of(i)) != kNoId) in_loop.insert(a.ir.inst(i).loc.line);
+    }
+    const std::vector<std::string> lines = split_lines(text);
+    std::set<std::string> factors; // registers holding a rescale factor
+    for (const Rescale& r : rescales(text))
+      for (std::size_t l = r.line; in_loop.count(r.line) && l < lines.size() && l < r.line + 8; ++l)
+        if (lines[l].find("ex2.approx") != std::string::npos) {
+          std::string rest = lines[l].substr(lines[l].find("ex2.approx"));
+          std::size_t b = rest.find('%'), e = rest.find(',', b);
+          if (b != std::string::npos && e != std::string::npos)
+            factors.insert(rest.substr(b, e - b));
+          break;
+        }
+    EXPECT_GE(factors.size(), 1u) << input;
+    std::uint32_t here = 0;
+    for (std::size_t l = 0; l < lines.size() && here < 6; ++l) {
+      std::string ln = lines[l];
+      bool mul =
+          ln.find("\tmul.f32") != std::string::npos || ln.find("\tmul.rn.f32") != std::string::npos;
+      bool fma = ln.find("\tfma.rn.f32") != std::string::npos;
+      if (!mul && !fma) continue;
+      // operands after the opcode: d, a, b[, c]
+      std::string ops = ln.substr(ln.find_first_of(' ', ln.find(mul ? "mul" : "fma")) + 1);
+      ops.erase(ops.find(';'));
+      std::vector<std::string> o;
+      for (std::size_t p = 0; p != std::string::npos;) {
+        std::size_t q = ops.find(',', p);
+        std::string t = ops.substr(p, q == std::string::npos ? q : q - p);
+        t.erase(0, t.find_first_not_of(" \t"));
+        o.push_back(t);
+        p = q == std::string::npos ? q : q + 1;
+      }
+      if (o.size() != (mul ? 3u : 4u)) continue;
+      int which = factors.count(o[2]) ? 2 : factors.count(o[1]) ? 1 : 0;
+      if (which == 0 || !in_loop.count(static_cast<std::uint32_t>(l + 1))) continue;
+      const std::string& x = o[3 - which];
+      std::vector<std::string> mutant = lines;
+      mutant[l] = mul ? "\tmov.f32 " + o[0] + ", " + x + ";"
+                      : "\tadd.f32 " + o[0] + ", " + x + ", " + o[3] + ";";
+      ++planted;
+      ++here;
+      // A new error (the inputs' planted defects keep theirs).
+      bool found = false;
+      for (std::uint32_t line : flagged_lines(verify_one(join_lines(mutant), kRule, input), kRule))
+        found = found || !clean.count(line);
+      EXPECT_TRUE(found) << input << ":" << l + 1 << ": " << ln << " -> " << mutant[l];
+      caught += found;
+    }
+  }
+  std::cout << "[ planted ] softmax-rescale-saved-max: correction not applied to one state "
+            << planted << ", caught " << caught << "\n";
+  EXPECT_GE(planted, 8u);
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "softmax-rescale-saved-max.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -221,6 +222,120 @@ ValueId strip_safe_select(const FunctionAnalysis& a, ValueId v) {
   return m == kNoId ? v : m;
 }
 
+// The header phis of `loop` whose back-edge value the result of `ex2` reaches through at most
+// 24 arithmetic steps (a warp's butterfly sum takes 15): the accumulators (running sum, output
+// accumulators) it feeds.
+std::set<ValueId> accumulators_fed(const FunctionAnalysis& a, LoopId loop, InstId ex2) {
+  // Warp-reduced sums come back through shuffles. (Not through the tensor cores: a wgmma/mma
+  // makes every output register depend on every input one, mixing the rows whose maxima differ.)
+  static constexpr std::string_view kThrough[] = {"mul", "fma", "mad",  "add", "sub",
+                                                  "mov", "cvt", "selp", "shfl"};
+  const ValueNumbering& vn = a.values;
+  const BlockId header = a.loops.loop(loop).header;
+  std::set<ValueId> out;
+  std::vector<std::pair<InstId, int>> work{{ex2, 0}};
+  std::set<InstId> seen{ex2};
+  while (!work.empty()) {
+    auto [j, depth] = work.back();
+    work.pop_back();
+    const InstInfo& info = a.ir.info(j);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+      if (!a.ir.mention(m).is_def || vn.ssa_def(m) == kNoId) continue;
+      for (const ValueUse& u : vn.uses(vn.ssa_def(m))) {
+        if (u.inst == kNoId) {
+          const ValueInfo& p = vn.info(u.phi);
+          if (p.kind == ValueKind::kPhi && p.block == header) out.insert(u.phi);
+          continue;
+        }
+        const Instruction& ui = a.ir.inst(u.inst);
+        if (depth < 24 &&
+            std::find(std::begin(kThrough), std::end(kThrough), ui.opcode) != std::end(kThrough) &&
+            seen.insert(u.inst).second)
+          work.push_back({u.inst, depth + 1});
+      }
+    }
+  }
+  return out;
+}
+
+// v is computed from the result of one of the `factors` (rescale ex2s) through at most six
+// arithmetic steps (copies, conversions, products, the reciprocal of a division form).
+bool derived_from(const FunctionAnalysis& a, ValueId v, const std::set<InstId>& factors,
+                  int depth = 0) {
+  static constexpr std::string_view kThrough[] = {"mov", "cvt", "mul", "fma", "mad", "add",
+                                                  "sub", "neg", "rcp", "div", "ex2", "selp"};
+  InstId d = v == kNoId ? kNoId : a.values.defining_instruction(v);
+  if (d == kNoId) return false;
+  if (factors.count(d)) return true;
+  const Instruction& in = a.ir.inst(d);
+  if (depth >= 6 ||
+      std::find(std::begin(kThrough), std::end(kThrough), in.opcode) == std::end(kThrough))
+    return false;
+  for (std::uint32_t k = 1; k < in.operands.size(); ++k)
+    if (in.operands[k].kind == OperandKind::kRegister &&
+        derived_from(a, a.values.value_of(d, k), factors, depth + 1))
+      return true;
+  return false;
+}
+
+// The values of the accumulator `acc` (a header phi of `loop`) in one iteration: acc and every
+// value computed from one of them inside the loop (sums, products, copies, selects),
+// up to its back-edge value.
+std::set<ValueId> state_chain(const FunctionAnalysis& a, LoopId loop, ValueId acc) {
+  static constexpr std::string_view kThrough[] = {"add", "sub", "fma",  "mad", "mul",
+                                                  "mov", "cvt", "selp", "neg"};
+  const ValueNumbering& vn = a.values;
+  std::set<ValueId> chain{acc};
+  std::vector<ValueId> work{acc};
+  while (!work.empty() && chain.size() < 512) {
+    ValueId v = work.back();
+    work.pop_back();
+    for (const ValueUse& u : vn.uses(v)) {
+      if (u.inst == kNoId) {
+        const ValueInfo& p = vn.info(u.phi);
+        if (p.block != a.loops.loop(loop).header && a.loops.contains(loop, p.block) &&
+            chain.insert(u.phi).second)
+          work.push_back(u.phi);
+        continue;
+      }
+      if (u.via_guard || !a.loops.contains(loop, a.cfg.block_of(u.inst))) continue;
+      const Instruction& in = a.ir.inst(u.inst);
+      if (std::find(std::begin(kThrough), std::end(kThrough), in.opcode) == std::end(kThrough))
+        continue;
+      const InstInfo& info = a.ir.info(u.inst);
+      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+        ValueId d = a.ir.mention(m).is_def ? vn.ssa_def(m) : kNoId;
+        if (d != kNoId && chain.insert(d).second) work.push_back(d);
+      }
+    }
+  }
+  return chain;
+}
+
+// A value of the chain is multiplied by a value derived from `factor` (`mul`, or a multiplicand
+// of `fma`), or divided by one (the division form, exp(new - old)).
+bool applied(const FunctionAnalysis& a, LoopId loop, const std::set<ValueId>& chain,
+             InstId factor) {
+  const ValueNumbering& vn = a.values;
+  const std::set<InstId> one{factor};
+  for (ValueId v : chain)
+    for (const ValueUse& u : vn.uses(v)) {
+      // In the loop: the final division by the sum after the loop is no rescale.
+      if (u.inst == kNoId || u.via_guard || !a.loops.contains(loop, a.cfg.block_of(u.inst)))
+        continue;
+      const Instruction& in = a.ir.inst(u.inst);
+      std::uint32_t k = a.ir.mention(u.mention).operand;
+      auto other = [&](std::uint32_t j) {
+        return j < in.operands.size() && in.operands[j].kind == OperandKind::kRegister &&
+               derived_from(a, vn.value_of(u.inst, j), one);
+      };
+      bool product = in.opcode == "mul" || in.opcode == "fma" || in.opcode == "mad";
+      if (product && (k == 1 || k == 2) && other(3 - k)) return true;
+      if (in.opcode == "div" && k == 1 && other(2)) return true;
+    }
+  return false;
+}
+
 // The result of `ex2` reaches, through at most six arithmetic steps, a value carried around
 // `loop` (the back-edge value of a phi at its header): an accumulator.
 bool feeds_accumulator(const FunctionAnalysis& a, LoopId loop, InstId ex2) {
@@ -274,6 +389,9 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
     if (!rm.has_update()) continue;
     bool any_rescale = false; // a difference whose minuend is a running maximum
     InstId score_ex2 = kNoId, score_update = kNoId;
+    std::set<InstId> factors;         // the rescale sites' ex2 instructions
+    std::set<ValueId> accumulators;   // header phis fed by exponents of the scores
+    std::map<ValueId, InstId> fed_by; // accumulator -> one score exponent feeding it
     for (BlockId b : a.loops.loop(loop).blocks) {
       for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
         for (Difference d : differences(a, i)) {
@@ -288,9 +406,12 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
               score_ex2 = ex2;
               score_update = rm.update_instruction(d.b);
             }
+            for (ValueId acc : accumulators_fed(a, loop, ex2))
+              if (acc != rm.phi() && accumulators.insert(acc).second) fed_by[acc] = ex2;
             continue;
           }
           any_rescale = true;
+          factors.insert(ex2);
           // a ≡ b: the update itself, a copy, or an overwritten register. (a a later maximum
           // than b is not reported: exp(new − old) is a valid rescale when divided by.)
           if (d.a != d.b || !reported.insert(i).second) continue;
@@ -325,6 +446,34 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
           }
           ctx.relate(f, ex2, "the rescale factor is computed here");
         }
+      }
+    }
+    // Every state kept on the old maximum's scale (the running sum, each output accumulator) is
+    // brought onto the new one by the correction: one left out mixes scales (the correction is
+    // computed, then not applied to it).
+    if (any_rescale) {
+      for (ValueId acc : accumulators) {
+        const std::set<ValueId> chain = state_chain(a, loop, acc);
+        InstId missing = kNoId;
+        for (InstId factor : factors)
+          if (missing == kNoId && !applied(a, loop, chain, factor)) missing = factor;
+        if (missing == kNoId) continue;
+        // Where the state gets its next iteration's value: the raw incoming over a back edge.
+        InstId at = kNoId;
+        for (const PhiIncoming& in : vn.raw_phi_incoming(acc))
+          if (at == kNoId && a.loops.contains(loop, in.pred) && in.value != kNoId)
+            at = vn.defining_instruction(in.value);
+        if (at == kNoId || !reported.insert(at).second) continue;
+        std::string name = at < a.ir.size() && !a.ir.inst(at).operands.empty()
+                               ? std::string(a.ir.inst(at).operands[0].text())
+                               : std::string("an accumulator");
+        Finding& f = ctx.report(
+            at, "online-softmax state " + name +
+                    " carries a sum from the previous iteration that is never rescaled by "
+                    "exp(old maximum - new maximum): it adds exponents against the new maximum "
+                    "to a sum on the old maximum's scale");
+        ctx.relate(f, missing, "the rescale factor is computed here, but not applied to it");
+        ctx.relate(f, fed_by[acc], "exponent against the new maximum, added to it");
       }
     }
     // Exponents of the scores against the new maximum accumulate across iterations, but no
