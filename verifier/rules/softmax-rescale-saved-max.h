@@ -28,6 +28,10 @@
 //     reported.
 //   - Missing rescale: if score exponents of the loop feed a loop-carried value (an accumulator)
 //     and no difference has a running maximum as its minuend, it reports an error at the update.
+//   - Every state rescaled: each header phi that score exponents reach (sum, accumulators; through
+//     shuffles too, not through tensor-core ops, which mix rows) must, in its chain of values in
+//     the loop, be multiplied by a value derived from each rescale factor (or divided by one):
+//     a correction computed and not applied to one state is reported at that state's update.
 // Sites: every difference against a running-maximum update that reaches an ex2. A kernel with no
 // loop-carried maximum, or whose maximum feeds no exponent, is not-applicable.
 //
