@@ -30,7 +30,7 @@ WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool 
     : a_(&a), lanes_(lanes          ? lanes
                      : thread_level ? &a.block_uniformity
                                     : &a.uniformity),
-      ranges_(m, a), thread_level_(thread_level), divergent_(a.cfg.size(), 0),
+      ranges_(a.provenance(m)), thread_level_(thread_level), divergent_(a.cfg.size(), 0),
       partial_(a.cfg.size(), 0), after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
   const Function& fn = a.ir.function();
   auto req = fn.reqntid();

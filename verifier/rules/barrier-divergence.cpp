@@ -42,7 +42,7 @@ public:
 void BarrierDivergenceRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const Severity severity = divergence_severity(ctx.module());
-  std::unique_ptr<WarpDivergence> threads, warps; // built at the first collective
+  const WarpDivergence *threads = nullptr, *warps = nullptr; // at the first collective
   WholeWarpsShape shape; // warp-level collectives under an undeclared launch shape
   UniformArguments args; // in a .func: divergence that depends on the callers' arguments
   for (InstId i = 0; i < a.ir.size(); ++i) {
@@ -59,7 +59,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     bool cta_wide = (inst.opcode == "bar" || inst.opcode == "barrier") &&
                     inst.operands.size() < (inst.has_modifier("red") ? 4u : 2u);
     auto& div = cta_wide ? threads : warps;
-    if (!div) div = std::make_unique<WarpDivergence>(ctx.module(), a, cta_wide);
+    if (!div) div = &a.divergence(ctx.module(), cta_wide);
     bool after_exit = div->after_exit(b);
     bool partial = div->partial(b);
     std::string what = inst.full_opcode();

@@ -44,7 +44,7 @@ bool targets_sm70_or_later(const Module& m) {
 void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const Severity severity = divergence_severity(ctx.module());
-  std::unique_ptr<WarpDivergence> div; // built at the first full-mask collective
+  const WarpDivergence* div = nullptr; // at the first full-mask collective
   WholeWarpsShape shape;
   UniformArguments args; // in a .func: divergence that depends on the callers' arguments
   for (InstId i = 0; i < a.ir.size(); ++i) {
@@ -56,7 +56,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     std::optional<std::int64_t> mask = constant_operand(a, i, mask_op);
     if (!mask || (static_cast<std::uint64_t>(*mask) & 0xffffffffu) != 0xffffffffu) continue;
     ctx.add_sites();
-    if (!div) div = std::make_unique<WarpDivergence>(ctx.module(), a, false);
+    if (!div) div = &a.divergence(ctx.module(), false);
     bool after_exit = div->after_exit(b);
     bool partial = div->partial(b);
     // `@%p shfl.sync ...` with a lane-varying %p: the lanes whose guard fails do not take part.

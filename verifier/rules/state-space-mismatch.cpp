@@ -51,7 +51,7 @@ public:
 
 void StateSpaceMismatchRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
-  AddressProvenance prov(ctx.module(), a);
+  const AddressProvenance& prov = a.provenance(ctx.module());
   for (InstId i = 0; i < a.ir.size(); ++i) {
     if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
     const Instruction& inst = a.ir.inst(i);

@@ -17,10 +17,11 @@
 // computation, comparison, branch, address or a store outside the thread's local stack,
 // following it through pure data moves (mov, shfl, prmt, selp, spills to the local stack).
 // nvcc shuffles and spills never-initialised words of partly-initialised structs (CUB's
-// ShuffleUp/ShuffleDown of padding words in thrust algorithms): those reads are warnings. Warning when the register is written on some paths
-// only: optimizing compilers legitimately emit such reads when the undefined path is infeasible
-// by a correlated condition (CUB's partial tiles load `if (i < n)` and use under a recomputed
-// `i < n`), which a path analysis without arithmetic cannot prove; and warning in debug builds
+// ShuffleUp/ShuffleDown of padding words in thrust algorithms): those reads are warnings. Warning
+// when the register is written on some paths only: optimizing compilers legitimately emit such
+// reads when the undefined path is infeasible by a correlated condition (CUB's partial tiles load
+// `if (i < n)` and use under a recomputed `i < n`), which a path analysis without arithmetic cannot
+// prove; and warning in debug builds
 // (`.target sm_XX, debug`), where nvcc -G stores uninitialized locals (empty structs, padding)
 // to the stack.
 #pragma once

@@ -125,7 +125,7 @@ private:
   // CTA's (a.block_uniformity: warp-level results such as votes, shuffles, %warpid, and merges
   // and loop exits after branches that keep warps whole but split the block, are varying).
   const Uniformity* lanes_;
-  AddressProvenance ranges_;
+  const AddressProvenance& ranges_; // a.provenance(m): shared with the rules
   bool thread_level_ = false;
   std::vector<std::vector<ValueId>> users_; // per leader: the leaders whose facts read it
   std::vector<char> tid_dep_;               // per leader: data-dependent on the thread index

@@ -13,15 +13,26 @@
 #include "ptxkit/verifier/analysis/uniformity.h"
 #include "ptxkit/verifier/analysis/value_numbering.h"
 
+#include <memory>
+
 namespace ptxkit::verifier::analysis {
 
+class AddressProvenance;
+class WarpDivergence;
+
 struct FunctionAnalysis {
-  explicit FunctionAnalysis(const Function& fn)
-      : ir(fn), cfg(ir), dom(dominators(cfg)), pdom(post_dominators(cfg)), live(cfg),
-        loops(cfg, dom), values(cfg, dom, live), uniformity(values, pdom, loops),
-        block_uniformity(values, pdom, loops, UniformityScope::kBlock) {}
+  explicit FunctionAnalysis(const Function& fn);
   FunctionAnalysis(const FunctionAnalysis&) = delete;
   FunctionAnalysis& operator=(const FunctionAnalysis&) = delete;
+  ~FunctionAnalysis();
+
+  // The address provenance and value ranges of this function (address_provenance.h), built on
+  // the first request and shared by every rule and analysis that asks: it is the costliest
+  // fixpoint, and several rules need it.
+  const AddressProvenance& provenance(const Module& m) const;
+  // The warp divergence (divergence_cause.h) at warp level or, `thread_level`, for CTA-wide
+  // barriers, without extra assumptions: built on first request and shared by the rules.
+  const WarpDivergence& divergence(const Module& m, bool thread_level) const;
 
   FunctionIR ir;
   Cfg cfg;
@@ -30,8 +41,12 @@ struct FunctionAnalysis {
   Liveness live;
   LoopInfo loops;
   ValueNumbering values;
-  Uniformity uniformity;        // across the lanes of a warp (shuffles, votes, warp collectives)
-  Uniformity block_uniformity;  // across the threads of a CTA (bar.sync and CTA barriers)
+  Uniformity uniformity;       // across the lanes of a warp (shuffles, votes, warp collectives)
+  Uniformity block_uniformity; // across the threads of a CTA (bar.sync and CTA barriers)
+
+private:
+  mutable std::unique_ptr<AddressProvenance> provenance_;
+  mutable std::unique_ptr<WarpDivergence> warp_divergence_, thread_divergence_;
 };
 
 } // namespace ptxkit::verifier::analysis

@@ -1,0 +1,28 @@
+// function_analysis.cpp: builds a function's analyses in dependency order, and the address
+// provenance on first request (function_analysis.h).
+#include "ptxkit/verifier/analysis/function_analysis.h"
+
+#include "ptxkit/verifier/analysis/address_provenance.h"
+#include "ptxkit/verifier/analysis/divergence_cause.h"
+
+namespace ptxkit::verifier::analysis {
+
+FunctionAnalysis::FunctionAnalysis(const Function& fn)
+    : ir(fn), cfg(ir), dom(dominators(cfg)), pdom(post_dominators(cfg)), live(cfg), loops(cfg, dom),
+      values(cfg, dom, live), uniformity(values, pdom, loops),
+      block_uniformity(values, pdom, loops, UniformityScope::kBlock) {}
+
+FunctionAnalysis::~FunctionAnalysis() = default;
+
+const AddressProvenance& FunctionAnalysis::provenance(const Module& m) const {
+  if (!provenance_) provenance_ = std::make_unique<AddressProvenance>(m, *this);
+  return *provenance_;
+}
+
+const WarpDivergence& FunctionAnalysis::divergence(const Module& m, bool thread_level) const {
+  auto& slot = thread_level ? thread_divergence_ : warp_divergence_;
+  if (!slot) slot = std::make_unique<WarpDivergence>(m, *this, thread_level);
+  return *slot;
+}
+
+} // namespace ptxkit::verifier::analysis
