@@ -7,6 +7,7 @@
 #include "ptxkit/verifier/analysis/thread_index.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -405,7 +406,10 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   static constexpr std::string_view kPure[] = {"setp", "set", "and", "or",   "xor", "not",
                                                "add",  "sub", "mul", "mad",  "shl", "shr",
                                                "div",  "min", "max", "selp", "cvt", "mov"};
-  if (std::find(std::begin(kPure), std::end(kPure), op) == std::end(kPure)) return false;
+  // clusterlaunchcontrol.query_cancel decodes the response it is given (the cluster launch
+  // control's answer, read from shared memory): a pure function of its operand, like kPure.
+  const bool decode = op == "clusterlaunchcontrol" && di.has_modifier("query_cancel");
+  if (!decode && std::find(std::begin(kPure), std::end(kPure), op) == std::end(kPure)) return false;
   for (std::uint32_t k = 1; k < n; ++k)
     if (!operand_uniform(d, k)) return false;
   return n >= 2;
@@ -530,94 +534,91 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
                                                                  std::size_t max_steps) const {
   const FunctionAnalysis& a = *a_;
   const ValueNumbering& vn = a.values;
-  std::vector<VaryingStep> steps;
   std::vector<char> seen(vn.size(), 0);
   std::vector<InstId> branches; // divergent terminators on the trail
-  auto seen_branch_peek = [&](InstId t) {
+  // The branch whose condition v is (when it is one) is where the trail starts, not a cause.
+  if (use_block != kNoId && divergent_[use_block]) branches.push_back(a.cfg.terminator(use_block));
+  auto branch_seen = [&](InstId t) {
     return std::find(branches.begin(), branches.end(), t) != branches.end();
   };
-  auto seen_branch = [&](InstId t) {
-    if (std::find(branches.begin(), branches.end(), t) != branches.end()) return true;
-    branches.push_back(t);
-    return false;
-  };
-  // The branch whose condition v is (when it is one) is where the trail starts, not a cause.
-  if (use_block != kNoId && divergent_[use_block]) seen_branch(a.cfg.terminator(use_block));
-  auto add = [&](InstId i, std::string why) {
-    if (i != kNoId && steps.size() < max_steps) steps.push_back({i, std::move(why)});
-  };
-  while (v != kNoId && steps.size() < max_steps && !warp_uniform_at(v, use_block)) {
-    ValueId l = vn.leader(v);
-    if (seen[l]) break;
+  std::size_t budget = 4096; // values visited: the search is a depth-first walk over the trail
+  // Depth-first search for where v's difference between lanes starts; `steps` gets the trail's
+  // notable points (merges, loops, the root) in order, nearest first, when one is found.
+  std::vector<VaryingStep> steps;
+  std::function<bool(ValueId, BlockId, int)> walk = [&](ValueId x, BlockId at_use,
+                                                        int depth) -> bool {
+    if (x == kNoId || depth > 48 || budget == 0 || warp_uniform_at(x, at_use)) return false;
+    --budget;
+    ValueId l = vn.leader(x);
+    if (seen[l]) return false;
     seen[l] = 1;
     const ValueInfo& info = vn.info(l);
-    // Temporal divergence: defined in a loop with a divergent terminator, read outside it.
-    if (warp_uniform(v) && info.block != kNoId) {
-      InstId exit_branch = kNoId;
-      for (LoopId lp = a.loops.loop_of(info.block); lp != kNoId && exit_branch == kNoId;
-           lp = a.loops.loop(lp).parent)
-        if (loop_divergent_[lp] && !a.loops.contains(lp, use_block)) {
-          add(vn.defining_instruction(l), "defined in a loop that lanes leave at different "
-                                          "iterations: lanes read different iterations' values");
-          for (BlockId d : a.loops.loop(lp).blocks)
-            if (divergent_[d] && exit_branch == kNoId) exit_branch = a.cfg.terminator(d);
+    auto emit = [&](InstId i, std::string why) {
+      if (i != kNoId) steps.insert(steps.begin(), {i, std::move(why)});
+    };
+    // Temporal divergence: defined in a loop whose lanes leave at different iterations.
+    if (warp_uniform(x) && info.block != kNoId) {
+      for (LoopId lp = a.loops.loop_of(info.block); lp != kNoId; lp = a.loops.loop(lp).parent) {
+        if (!loop_divergent_[lp] || a.loops.contains(lp, at_use)) continue;
+        for (BlockId d : a.loops.loop(lp).blocks) {
+          InstId t = divergent_[d] ? a.cfg.terminator(d) : kNoId;
+          if (t == kNoId || branch_seen(t)) continue;
+          branches.push_back(t);
+          bool deeper = walk(vn.guard_value(t), d, depth + 1);
+          emit(t, "the loop's lanes part here");
+          emit(vn.defining_instruction(l), "defined in a loop that lanes leave at different "
+                                           "iterations: lanes read different iterations' values");
+          (void)deeper;
+          return true;
         }
-      if (exit_branch == kNoId || seen_branch(exit_branch)) break;
-      add(exit_branch, "the loop's lanes part here");
-      v = vn.guard_value(exit_branch);
-      use_block = a.cfg.block_of(exit_branch);
-      continue;
+      }
+      return false;
     }
     BlockId at = info.block;
-    ValueId next = kNoId;
     if (info.kind == ValueKind::kPhi) {
-      // A varying incoming value not on the trail yet (a loop's start rather than its update).
       for (const PhiIncoming& in : vn.phi_incoming(l))
-        if (next == kNoId && in.value != kNoId && !seen[vn.leader(in.value)] &&
-            !warp_uniform_at(in.value, at))
-          next = in.value;
-      if (next == kNoId) {
-        // The divergent branch whose sides merge here (inside its region, or at its
-        // reconvergence point), of the earliest round: branches made divergent by merges after
-        // each other (a loop's exit test and its header's values) lead back to it.
-        InstId t = kNoId;
-        std::uint32_t best_round = kNoId;
-        for (BlockId d = 0; d < a.cfg.size(); ++d) {
-          if (!divergent_[d] || divergent_round_[d] >= best_round) continue;
-          InstId term = a.cfg.terminator(d);
-          if (term == kNoId || seen_branch_peek(term)) continue;
-          if (a.pdom.idom(d) == at || cause_except(at, kNoId, d) != kNoId) {
-            t = term;
-            best_round = divergent_round_[d];
-          }
+        if (in.value != kNoId && walk(in.value, at, depth + 1)) return true;
+      // No varying incoming explains it: the merge does. The divergent branch whose sides meet
+      // here (inside its region, or at its reconvergence point), of the earliest round.
+      InstId t = kNoId;
+      std::uint32_t best_round = kNoId;
+      for (BlockId d = 0; d < a.cfg.size(); ++d) {
+        if (!divergent_[d] || divergent_round_[d] >= best_round) continue;
+        InstId term = a.cfg.terminator(d);
+        if (term == kNoId || branch_seen(term)) continue;
+        if (a.pdom.idom(d) == at || cause_except(at, kNoId, d) != kNoId) {
+          t = term;
+          best_round = divergent_round_[d];
         }
-        if (t == kNoId) break;
-        seen_branch(t);
-        add(t, "values merge after this lane-varying branch: lanes arrive with different ones");
-        next = vn.guard_value(t);
-        at = a.cfg.block_of(t);
       }
-    } else if (info.kind == ValueKind::kGuarded) {
-      for (ValueId x : {info.pred, info.fresh, info.prior})
-        if (next == kNoId && x != kNoId && !seen[vn.leader(x)] && !warp_uniform_at(x, at)) next = x;
-    } else if (info.kind == ValueKind::kDef) {
+      if (t == kNoId) return false;
+      branches.push_back(t);
+      walk(vn.guard_value(t), a.cfg.block_of(t), depth + 1);
+      emit(t, "values merge after this lane-varying branch: lanes arrive with different ones");
+      return true;
+    }
+    if (info.kind == ValueKind::kGuarded) {
+      for (ValueId y : {info.pred, info.fresh, info.prior})
+        if (y != kNoId && walk(y, at, depth + 1)) return true;
+      return false;
+    }
+    if (info.kind == ValueKind::kDef) {
       const InstInfo& ii = a.ir.info(info.inst);
-      bool cycle = false; // a varying operand already on the trail (a loop-carried value)
-      for (std::uint32_t m = ii.mention_begin; m < ii.mention_end && next == kNoId; ++m) {
+      bool varying_operand = false;
+      for (std::uint32_t m = ii.mention_begin; m < ii.mention_end; ++m) {
         ValueId u = vn.ssa_use(m);
         if (a.ir.mention(m).is_def || u == kNoId || warp_uniform_at(u, at)) continue;
-        if (seen[vn.leader(u)])
-          cycle = true;
-        else
-          next = u;
+        varying_operand = true;
+        if (walk(u, at, depth + 1)) return true;
       }
-      if (next == kNoId && !cycle) add(info.inst, root_reason(a.ir.inst(info.inst), thread_level_));
-    } else if (info.kind == ValueKind::kParam) {
-      break; // a .func's register parameter: the caller's per-lane argument
+      if (varying_operand) return false; // explained elsewhere on a cycle: not a root
+      emit(info.inst, root_reason(a.ir.inst(info.inst), thread_level_));
+      return true;
     }
-    v = next;
-    use_block = at;
-  }
+    return false; // a .func's register parameter: the caller's per-lane argument
+  };
+  walk(v, use_block, 0);
+  if (steps.size() > max_steps) steps.resize(max_steps);
   return steps;
 }
 
