@@ -25,6 +25,30 @@ bool is_float_max(const Instruction& inst) {
   return inst.opcode == "max" && is_float(inst);
 }
 
+// `selp.f32 d, x, y, p` with p = (x > y) or (x >= y) (or y < x, y <= x): d = max(x, y), the
+// maximum written as a compare and select (`m = s > m ? s : m`).
+bool is_select_max(const FunctionAnalysis& a, InstId i) {
+  const Instruction& in = a.ir.inst(i);
+  if (in.opcode != "selp" || !is_float(in) || in.operands.size() != 4) return false;
+  const ValueNumbering& vn = a.values;
+  ValueId x = vn.value_of(i, 1), y = vn.value_of(i, 2), p = vn.value_of(i, 3);
+  InstId c = p == kNoId ? kNoId : vn.defining_instruction(p);
+  if (x == kNoId || y == kNoId || c == kNoId || a.ir.info(i).guard != kNoId) return false;
+  const Instruction& cmp = a.ir.inst(c);
+  if (cmp.opcode != "setp" || cmp.operands.size() != 3 || in.operands[3].negated()) return false;
+  ValueId u = vn.value_of(c, 1), v = vn.value_of(c, 2);
+  bool greater = cmp.has_modifier("gt") || cmp.has_modifier("ge") || cmp.has_modifier("gtu") ||
+                 cmp.has_modifier("geu");
+  bool less = cmp.has_modifier("lt") || cmp.has_modifier("le") || cmp.has_modifier("ltu") ||
+              cmp.has_modifier("leu");
+  return (greater && u == x && v == y) || (less && u == y && v == x);
+}
+
+// The instruction computes a running-maximum step: `max.f32`, or its compare-and-select form.
+bool is_max_step(const FunctionAnalysis& a, InstId i) {
+  return is_float_max(a.ir.inst(i)) || is_select_max(a, i);
+}
+
 // The running maximum of one loop-header phi: the values of the max chain that contain it.
 class RunningMax {
 public:
@@ -42,7 +66,7 @@ public:
   // The max instruction that computes update `u` (or kNoId for a phi member).
   InstId update_instruction(ValueId u) const {
     InstId d = a_.values.defining_instruction(u);
-    return d != kNoId && is_float_max(a_.ir.inst(d)) ? d : kNoId;
+    return d != kNoId && is_max_step(a_, d) ? d : kNoId;
   }
 
 private:
@@ -62,10 +86,11 @@ private:
           yes = yes && (in.value == v || in_rm(in.value, depth + 1));
       }
     } else if (x.kind == ValueKind::kGuarded) {
-      yes = in_loop(x.inst) && in_rm(vn.leader(x.fresh), depth + 1) &&
-            in_rm(vn.leader(x.prior), depth + 1);
+      yes = in_loop(x.inst) &&
+            ((in_rm(vn.leader(x.fresh), depth + 1) && in_rm(vn.leader(x.prior), depth + 1)) ||
+             (guarded_max(x) && in_rm(vn.leader(x.prior), depth + 1)));
     } else if (InstId d = vn.defining_instruction(v); d != kNoId) {
-      if (is_float_max(a_.ir.inst(d)) && in_loop(d)) {
+      if (is_max_step(a_, d) && in_loop(d)) {
         ValueId a1 = vn.value_of(d, 1), a2 = vn.value_of(d, 2);
         yes = (a1 != kNoId && in_rm(a1, depth + 1)) || (a2 != kNoId && in_rm(a2, depth + 1));
       }
@@ -75,6 +100,26 @@ private:
   }
 
   bool in_loop(InstId i) const { return a_.loops.contains(loop_, a_.cfg.block_of(i)); }
+
+  // `@p mov.f32 %m, %s` with p = (s > m) (or m < s; `@!p` with the opposite test): the branchy
+  // `if (s > m) m = s;` that nvcc if-converts. The new value is max(s, m).
+  bool guarded_max(const ValueInfo& x) const {
+    const ValueNumbering& vn = a_.values;
+    const Instruction& w = a_.ir.inst(x.inst);
+    InstId c = x.pred == kNoId ? kNoId : vn.defining_instruction(x.pred);
+    if (w.opcode != "mov" || c == kNoId || x.fresh == kNoId || x.prior == kNoId) return false;
+    const Instruction& cmp = a_.ir.inst(c);
+    if (cmp.opcode != "setp" || cmp.operands.size() != 3) return false;
+    ValueId u = vn.leader(vn.value_of(c, 1)), v = vn.leader(vn.value_of(c, 2));
+    ValueId s = vn.leader(x.fresh), m = vn.leader(x.prior);
+    bool gt = cmp.has_modifier("gt") || cmp.has_modifier("ge") || cmp.has_modifier("gtu") ||
+              cmp.has_modifier("geu");
+    bool lt = cmp.has_modifier("lt") || cmp.has_modifier("le") || cmp.has_modifier("ltu") ||
+              cmp.has_modifier("leu");
+    bool s_greater = (gt && u == s && v == m) || (lt && u == m && v == s); // p: s > m
+    bool m_greater = (gt && u == m && v == s) || (lt && u == s && v == m); // p: m > s
+    return x.negated ? m_greater : s_greater;
+  }
 
   const FunctionAnalysis& a_;
   LoopId loop_;

@@ -35,8 +35,9 @@
 // Sites: every difference against a running-maximum update that reaches an ex2. A kernel with no
 // loop-carried maximum, or whose maximum feeds no exponent, is not-applicable.
 //
-// Assumptions: the maximum is computed by `max` instructions (a branchy `if (s > m) m = s;`
-// without `max`/`selp` is not recognised, so not checked); a rescale is a difference of values,
+// Assumptions: the maximum is computed by `max`, by `setp` + `selp` on the same two values, or by
+// `setp` + a guarded `mov` (nvcc's if-converted `if (s > m) m = s;`); a phi across real branches
+// is not recognised, so not checked; a rescale is a difference of values,
 // not of memory reloads (a maximum spilled to memory and reloaded is a new value: not checked).
 #pragma once
 
