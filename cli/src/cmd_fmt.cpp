@@ -12,6 +12,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace ptxkit::cli {
@@ -19,7 +20,7 @@ namespace {
 
 struct FmtOptions {
   std::string file;
-  std::string output;
+  std::optional<std::string> output; // absent: standard output
 };
 
 int run_fmt(const FmtOptions& opt) {
@@ -42,12 +43,12 @@ int run_fmt(const FmtOptions& opt) {
     return kExitBadInput;
   }
   std::string out = verifier::print(*parsed);
-  if (opt.output.empty()) {
+  if (!opt.output) {
     std::cout << out;
     std::cout.flush();
     return std::cout ? kExitOk : usage_error("cannot write to standard output");
   }
-  if (!write_file_atomically(opt.output, out, error)) return usage_error(error);
+  if (!write_file_atomically(*opt.output, out, error)) return usage_error(error);
   return kExitOk;
 }
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <ptxkit/kernels/registry.h>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ struct GenArgs {
   std::vector<std::string> targets;
   bool loc = false;
   bool all = false;
-  std::string output;
+  std::optional<std::string> output; // absent: standard output
   std::string out_dir;
 };
 
@@ -41,20 +42,20 @@ int run_one(const GenArgs& o) {
   if (!target) return usage_error(target.error().to_string());
   auto ptx = (*kernel)->generate(*values, *target, kernels::GenOptions{.loc = o.loc});
   if (!ptx) return usage_error(ptx.error().to_string());
-  if (o.output.empty() || o.output == "-") {
+  if (!o.output) {
     std::cout << ptx->text;
     std::cout.flush();
     return std::cout ? kExitOk : usage_error("cannot write PTX to stdout");
   }
   std::string error;
-  if (!write_file_atomically(o.output, ptx->text, error)) return usage_error(error);
+  if (!write_file_atomically(*o.output, ptx->text, error)) return usage_error(error);
   return kExitOk;
 }
 
 int run_all(const GenArgs& o) {
   if (!o.kernel.empty()) return usage_error("gen --all takes no KERNEL (it generates every one)");
   if (!o.sets.empty()) return usage_error("gen --all takes no --set (it uses reference configs)");
-  if (!o.output.empty()) return usage_error("gen --all writes files to --out-dir, not -o");
+  if (o.output) return usage_error("gen --all writes files to --out-dir, not -o");
   if (o.out_dir.empty()) return usage_error("gen --all needs --out-dir DIR");
   std::vector<ptxgen::Target> targets;
   for (const auto& name : o.targets) {

@@ -40,6 +40,7 @@ struct VerifyOptions {
 
 // What checking one input produced: exactly one of the three is set.
 struct InputResult {
+  std::string path;  // the input as named (for reports of inputs that could not be checked)
   std::string error; // unreadable file or unexpandable directory argument
   std::optional<verifier::ParseError> parse_error;
   std::optional<verifier::FileReport> report;
@@ -48,6 +49,7 @@ struct InputResult {
 InputResult check_input(const PtxInput& input, std::string stdin_text,
                         const verifier::VerifyOptions& vopt) {
   InputResult result;
+  result.path = input.path == "-" ? "<stdin>" : input.path;
   if (!input.error.empty()) {
     result.error = input.error;
     return result;
@@ -118,11 +120,21 @@ int run_verify(VerifyOptions opt) {
       continue;
     }
     bad_input = true;
-    if (r.parse_error)
+    // The machine formats list every input: this one with why it was not checked.
+    verifier::FileReport failed;
+    verifier::FileReport::InputError why;
+    if (r.parse_error) {
       located_error(r.parse_error->path, r.parse_error->loc.line, r.parse_error->loc.col,
                     r.parse_error->message);
-    else
+      failed.path = r.parse_error->path;
+      why = {r.parse_error->loc.line, r.parse_error->loc.col, r.parse_error->message};
+    } else {
       usage_error(r.error);
+      failed.path = r.path;
+      why.message = r.error;
+    }
+    failed.input_error = std::move(why);
+    reports.push_back(std::move(failed));
   }
   std::string out;
   if (opt.format == "json") {

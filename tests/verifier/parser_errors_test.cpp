@@ -66,9 +66,21 @@ TEST(ParserErrors, ModuleLevel) {
             "expected a directive, variable or function, found byte 0x01");
 }
 
+TEST(ParserErrors, NoVersionIsNoModule) {
+  // Empty, comments only, or a fragment without .version: no module, reported at 1:1.
+  for (const char* text : {"", "// nothing here\n", ".target sm_90\n.entry k() { ret; }\n"}) {
+    ParseError e = parse_error(text);
+    EXPECT_EQ(e.message,
+              "no PTX module: missing .version (a module starts with `.version MAJOR.MINOR`)");
+    EXPECT_EQ(e.loc.line, 1u);
+    EXPECT_EQ(e.loc.col, 1u);
+  }
+  EXPECT_TRUE(parse(".version 8.0\n", "v.ptx").ok());
+}
+
 TEST(ParserErrors, DeepNestingIsBoundedNotACrash) {
-  std::string ok = ".entry k()\n" + std::string(kMaxBlockDepth - 1, '{') + "{ ret; }" +
-                   std::string(kMaxBlockDepth - 1, '}');
+  std::string ok = ".version 8.0\n.entry k()\n" + std::string(kMaxBlockDepth - 1, '{') +
+                   "{ ret; }" + std::string(kMaxBlockDepth - 1, '}');
   EXPECT_TRUE(parse(ok, "ok.ptx").ok());
   std::string deep = ".entry k()\n" + std::string(200000, '{');
   ParseError e = parse_error(deep);

@@ -125,7 +125,9 @@ TEST(RuleReductionBroadcast, SitesAndRelatedLocations) {
 }
 
 TEST(RuleReductionBroadcast, NoShuffleIsNotApplicable) {
-  FileReport r = verify_one(warp_kernel("plain", "\tst.global.f32 [%rd2], %f1;\n"), kRule);
+  FileReport r = verify_one(".version 8.0\n.target sm_90\n.address_size 64\n" +
+                                warp_kernel("plain", "\tst.global.f32 [%rd2], %f1;\n"),
+                            kRule);
   ASSERT_EQ(r.rules.size(), 1u);
   EXPECT_EQ(r.rules[0].outcome, RuleOutcome::kNotApplicable);
   EXPECT_EQ(r.rules[0].sites, 0u);

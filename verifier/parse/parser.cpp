@@ -254,6 +254,14 @@ Module Parser::parse_module() {
       }
     }
   }
+  if (!have_version) {
+    // Every PTX module starts with .version: an empty file (or one of comments only, or a
+    // fragment) is no module, and reporting it clean would pass a truncated or wrong input.
+    p_ = begin_;
+    line_ = 1;
+    line_start_ = begin_;
+    fail_here("no PTX module: missing .version (a module starts with `.version MAJOR.MINOR`)");
+  }
   return m;
 }
 

@@ -24,7 +24,12 @@ std::string format_json(const std::vector<FileReport>& reports) {
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const FileReport& r = reports[i];
     out += i ? ",\n  " : "\n  ";
-    out += "{\"path\": " + json_quote(r.path) + ", \"findings\": [";
+    out += "{\"path\": " + json_quote(r.path);
+    if (r.input_error)
+      out += ", \"error\": {\"line\": " + std::to_string(r.input_error->line) +
+             ", \"col\": " + std::to_string(r.input_error->col) +
+             ", \"message\": " + json_quote(r.input_error->message) + "}";
+    out += ", \"findings\": [";
     for (std::size_t k = 0; k < r.findings.size(); ++k) {
       const Finding& f = r.findings[k];
       out += k ? ",\n    " : "\n    ";

@@ -78,7 +78,25 @@ std::string format_sarif(const std::vector<FileReport>& reports) {
            ", \"defaultConfiguration\": {\"level\": " +
            json_quote(rule->default_severity() == Severity::kError ? "error" : "warning") + "}}";
   }
-  out += "]}},\n    \"results\": [";
+  out += "]}},\n";
+  // Inputs that could not be checked: tool execution notifications, and the run unsuccessful.
+  std::string notes;
+  for (const FileReport& r : reports) {
+    if (!r.input_error) continue;
+    FindingLocation at;
+    at.path = r.path;
+    at.line = r.input_error->line;
+    at.col = r.input_error->col;
+    notes += notes.empty() ? "\n      " : ",\n      ";
+    notes +=
+        "{\"level\": \"error\", \"message\": {\"text\": " + json_quote(r.input_error->message) +
+        "}, \"locations\": [" + physical_location(at) + "}]}";
+  }
+  out += "    \"invocations\": [{\"executionSuccessful\": ";
+  out += notes.empty() ? "true" : "false";
+  out +=
+      ", \"toolExecutionNotifications\": [" + notes + (notes.empty() ? "]}],\n" : "\n    ]}],\n");
+  out += "    \"results\": [";
   bool first = true;
   for (const FileReport& r : reports) {
     for (const Finding& f : r.findings) {

@@ -48,6 +48,10 @@ std::string format_text(const std::vector<FileReport>& reports, bool summary) {
         append_source(out, rel.source);
       }
     }
+    if (summary && r.input_error) {
+      out += r.path + ": not checked: " + r.input_error->message + '\n';
+      continue;
+    }
     if (summary) {
       out += r.path + ": " + std::to_string(r.error_count()) + " errors, " +
              std::to_string(r.warning_count()) + " warnings (";

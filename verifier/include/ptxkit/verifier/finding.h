@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,7 +62,14 @@ struct RuleStatus {
 
 // Everything `ptxkit verify` knows about one file.
 struct FileReport {
+  // Set when the input could not be checked (unreadable, or no valid PTX module): where and
+  // why. Such a report has no findings and no rules; the machine formats still list it.
+  struct InputError {
+    std::uint32_t line = 0, col = 0; // 0: the file as a whole
+    std::string message;
+  };
   std::string path;
+  std::optional<InputError> input_error;
   std::vector<Finding> findings; // sorted by line, column, rule
   std::vector<RuleStatus> rules; // one per rule run, in catalogue order
   std::uint32_t error_count() const;
