@@ -10,8 +10,10 @@
 #include "diagnostics.h"
 #include "output_file.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -106,11 +108,63 @@ int run_ptxas(const std::string& ptxas, const std::string& arch, const std::stri
                            : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+// The real GPU architectures this ptxas accepts for -arch (`sm_...`), from the "Allowed values"
+// of --gpu-name in its --help; empty when they cannot be read (then ptxas judges --arch itself).
+std::vector<std::string> ptxas_architectures(const std::string& ptxas) {
+  std::string quoted = "'";
+  for (char c : ptxas)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "' --help 2>/dev/null";
+  std::string help;
+  if (FILE* f = ::popen(quoted.c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+      help.append(buf, n);
+    ::pclose(f);
+  }
+  std::vector<std::string> out;
+  std::size_t at = help.find("--gpu-name");
+  if (at == std::string::npos) return out;
+  at = help.find("Allowed values for this option:", at);
+  std::size_t end = at == std::string::npos ? at : help.find("\n--", at);
+  while (at != std::string::npos && at < end) {
+    std::size_t open = help.find('\'', at);
+    if (open == std::string::npos || open >= end) break;
+    std::size_t close = help.find('\'', open + 1);
+    if (close == std::string::npos) break;
+    std::string value = help.substr(open + 1, close - open - 1);
+    if (value.starts_with("sm_")) out.push_back(value);
+    at = close + 1;
+  }
+  // In numeric order (sm_75 before sm_100), each once.
+  auto number = [](const std::string& a) { return std::atoi(a.c_str() + 3); };
+  std::sort(out.begin(), out.end(), [&](const std::string& a, const std::string& b) {
+    return number(a) != number(b) ? number(a) < number(b) : a < b;
+  });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 int run_validate(const ValidateOptions& opt) {
   const std::string ptxas = find_ptxas();
-  if (ptxas.empty())
+  if (ptxas.empty()) {
+    if (const char* env = std::getenv("PTXAS"); env != nullptr && *env != '\0')
+      return usage_error("PTXAS is set to '" + std::string(env) +
+                         "', which is no executable file: point it at ptxas or unset it");
     return usage_error("ptxas not found: set PTXAS, put it on PATH, or install the CUDA toolkit "
                        "at /usr/local/cuda");
+  }
+  if (!opt.arch.empty()) {
+    // An architecture ptxas does not know is bad usage, not a file ptxas rejects.
+    std::vector<std::string> known = ptxas_architectures(ptxas);
+    if (!known.empty() && std::find(known.begin(), known.end(), opt.arch) == known.end()) {
+      std::string list;
+      for (const std::string& k : known)
+        list += (list.empty() ? "" : ", ") + k;
+      return usage_error("unknown architecture '" + opt.arch + "' for --arch (" + ptxas +
+                         " supports: " + list + ")");
+    }
+  }
   int exit_code = kExitOk;
   std::size_t accepted = 0, rejected = 0;
   for (const std::string& file : opt.files) {
