@@ -6,11 +6,14 @@
 #include "diagnostics.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace ptxkit::cli {
 namespace {
@@ -23,6 +26,41 @@ std::map<std::string, CommandSetup>& registry() {
 std::string program_name_of(int argc, char** argv) {
   if (argc < 1 || argv[0] == nullptr || argv[0][0] == '\0') return "ptxkit";
   return std::filesystem::path(argv[0]).filename().string();
+}
+
+// Edit distance between two short words (for "did you mean").
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown command 'X'", with the nearest command name when one is close, and the list.
+int unknown_command(const std::string& name, std::string_view word) {
+  std::string best, list;
+  std::size_t best_distance = 3; // at most two edits away
+  for (const auto& [command, setup] : registry()) {
+    list += (list.empty() ? "" : ", ") + command;
+    std::size_t d = edit_distance(word, command);
+    if (d < best_distance || (best.empty() && command.starts_with(word) && !word.empty())) {
+      best_distance = std::min(d, best_distance);
+      best = command;
+    }
+  }
+  std::cerr << name << ": error: unknown command '" << word << "'"
+            << (best.empty() ? std::string() : "; did you mean '" + best + "'?") << '\n'
+            << name << ": commands: " << list << " (`" << name << " help COMMAND` for one)\n";
+  return kExitBadInput;
 }
 
 } // namespace
@@ -44,6 +82,37 @@ int run_tool(int argc, char** argv) {
   CommandResult result;
   for (auto& [command, setup] : registry())
     setup(app, result);
+  // The first word names the command; `help [COMMAND]` prints the tool's or a command's help.
+  if (argc >= 2) {
+    const std::string first = argv[1];
+    if (first == "help") {
+      if (argc == 2) {
+        std::cout << app.help();
+        return kExitOk;
+      }
+      const std::string command = argv[2];
+      if (registry().count(command) == 0) return unknown_command(name, command);
+      // The same page as `NAME COMMAND --help`.
+      std::vector<std::string> words = {argv[0], command, "--help"};
+      std::vector<char*> args;
+      for (std::string& w : words)
+        args.push_back(w.data());
+      try {
+        app.parse(static_cast<int>(args.size()), args.data());
+      } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+      }
+      return kExitOk;
+    }
+    if (!first.empty() && first[0] != '-' && registry().count(first) == 0)
+      return unknown_command(name, first);
+    if (first.size() > 1 && first[0] == '-' && first != "-h" && first != "--help" &&
+        first != "--version") {
+      std::cerr << name << ": error: unknown option '" << first << "': a command comes first, `"
+                << name << " COMMAND [OPTIONS]` (`" << name << " --help` lists the commands)\n";
+      return kExitBadInput;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
