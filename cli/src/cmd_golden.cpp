@@ -97,7 +97,8 @@ int run_golden(Mode mode, GoldenArgs args, const std::string& tool) {
   std::error_code ec;
   if (mode == Mode::kUpdate) fs::create_directories(args.dir, ec);
   if (!fs::is_directory(args.dir, ec))
-    return usage_error("golden directory '" + args.dir + "' does not exist");
+    return usage_error("golden directory '" + args.dir + "' " +
+                       (fs::exists(args.dir, ec) ? "is not a directory" : "does not exist"));
   std::set<std::string> expected;
   std::size_t drifted = 0, checked = 0;
   for (const auto& inst : reference_instances(golden_targets())) {

@@ -6,6 +6,7 @@
 #include "../layernorm/row_block.h"
 #include "error_p.h"
 #include "fused_residual_rmsnorm.h"
+#include "ptxkit/kernels/field.h"
 
 #include <cmath>
 
@@ -30,7 +31,7 @@ std::vector<BenchCase> FusedResidualRmsNorm::bench_cases() {
 
 ptxkit::Expected<void> FusedResidualRmsNorm::validate(const Config& c) {
   if (!(c.eps > 0.0f))
-    return fail("field 'eps' = " + std::to_string(c.eps) +
+    return fail("field 'eps' = " + number_text(c.eps) +
                 " must be > 0 (it guards the reciprocal square root of an all-zero row)");
   return {};
 }

@@ -34,7 +34,8 @@ struct LayerNormConfig {
     v.field("eps", c.eps,
             FieldSpec{.doc = "added to the variance before the reciprocal square root",
                       .min = 0.0,
-                      .max = 1.0});
+                      .max = 1.0,
+                      .min_exclusive = true});
     v.field("rows", c.rows,
             FieldSpec{.doc = "rows per launch (grid.x)",
                       .baked = false,

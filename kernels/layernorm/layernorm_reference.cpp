@@ -5,6 +5,7 @@
 // fixed point the device result is compared against, not a copy of the kernel's float arithmetic.
 #include "error_p.h"
 #include "layernorm.h"
+#include "ptxkit/kernels/field.h"
 #include "row_block.h"
 
 #include <cmath>
@@ -30,7 +31,7 @@ std::vector<BenchCase> LayerNorm::bench_cases() {
 
 ptxkit::Expected<void> LayerNorm::validate(const Config& c) {
   if (!(c.eps > 0.0f))
-    return fail("field 'eps' = " + std::to_string(c.eps) +
+    return fail("field 'eps' = " + number_text(c.eps) +
                 " must be > 0 (it guards the reciprocal square root of a constant row)");
   return {};
 }

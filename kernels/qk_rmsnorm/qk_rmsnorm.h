@@ -38,7 +38,8 @@ struct QkRmsNormConfig {
     v.field("eps", c.eps,
             FieldSpec{.doc = "added to mean(x^2) before the reciprocal square root",
                       .min = 0.0,
-                      .max = 1.0});
+                      .max = 1.0,
+                      .min_exclusive = true});
     v.field("tokens", c.tokens,
             FieldSpec{.doc = "tokens (positions) per launch (grid.x)",
                       .baked = false,

@@ -4,6 +4,7 @@
 // Each (token, head) row is normalized on its own with the sum of squares in double; gamma is
 // indexed by the position inside the head, never by the head.
 #include "error_p.h"
+#include "ptxkit/kernels/field.h"
 #include "qk_rmsnorm.h"
 
 #include <cmath>
@@ -31,7 +32,7 @@ std::vector<BenchCase> QkRmsNorm::bench_cases() {
 
 ptxkit::Expected<void> QkRmsNorm::validate(const Config& c) {
   if (!(c.eps > 0.0f))
-    return fail("field 'eps' = " + std::to_string(c.eps) +
+    return fail("field 'eps' = " + number_text(c.eps) +
                 " must be > 0 (it guards the reciprocal square root of an all-zero head)");
   return {};
 }

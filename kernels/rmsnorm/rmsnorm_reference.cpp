@@ -4,6 +4,7 @@
 // The reference accumulates the sum of squares in double, so it is a fixed point the device
 // result is compared against, not a second copy of the kernel's float arithmetic.
 #include "error_p.h"
+#include "ptxkit/kernels/field.h"
 #include "rmsnorm.h"
 
 #include <cmath>
@@ -30,7 +31,7 @@ std::vector<BenchCase> RmsNorm::bench_cases() {
 
 ptxkit::Expected<void> RmsNorm::validate(const Config& c) {
   if (!(c.eps > 0.0f))
-    return fail("field 'eps' = " + std::to_string(c.eps) +
+    return fail("field 'eps' = " + number_text(c.eps) +
                 " must be > 0 (it guards the reciprocal square root of an all-zero row)");
   return {};
 }

@@ -14,6 +14,7 @@
 #include "rope_common.h"
 
 #include "error_p.h"
+#include "ptxkit/kernels/field.h"
 
 #include <algorithm>
 #include <array>
@@ -79,7 +80,7 @@ ptxkit::Expected<void> validate_rope(const RopeGeometry& g) {
     return fail("num_heads * head_dim = " + std::to_string(row) +
                 " must be < 2^31 (offsets inside a token row are 32-bit)");
   if (!(g.theta > 1.0f) || !std::isfinite(g.theta))
-    return fail("field 'theta' = " + std::to_string(g.theta) +
+    return fail("field 'theta' = " + number_text(g.theta) +
                 " must be finite and > 1 (inv_freq = theta^(-2i/head_dim) must decrease)");
   return {};
 }

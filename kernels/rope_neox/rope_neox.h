@@ -39,7 +39,8 @@ struct RopeNeoxConfig {
     v.field("theta", c.theta,
             FieldSpec{.doc = "RoPE base: inv_freq = theta^(-2i/head_dim) (1e6 Qwen2.5, 1e4 Llama)",
                       .min = 1.0,
-                      .max = 1e9});
+                      .max = 1e9,
+                      .min_exclusive = true});
   }
 
   [[nodiscard]] RopeGeometry geometry() const { return {head_dim, num_heads, theta}; }

@@ -35,7 +35,8 @@ struct RopeNeoxBatchedConfig {
     v.field("theta", c.theta,
             FieldSpec{.doc = "RoPE base: inv_freq = theta^(-2i/head_dim) (1e6 Qwen2.5, 1e4 Llama)",
                       .min = 1.0,
-                      .max = 1e9});
+                      .max = 1e9,
+                      .min_exclusive = true});
     v.field("num_tokens", c.num_tokens,
             FieldSpec{.doc = "tokens per launch (grid.y), one position each",
                       .baked = false,

@@ -13,13 +13,25 @@
 #include <string>
 
 namespace ptxkit::kernels {
-namespace {
 
-std::string format_number(double v) {
+std::string number_text(double v) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
   (void)ec;
   return std::string(buf, end);
+}
+
+std::string number_text(float v) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  (void)ec;
+  return std::string(buf, end);
+}
+
+namespace {
+
+std::string format_number(double v) {
+  return number_text(v);
 }
 
 std::string quoted(std::string_view s) {
@@ -32,9 +44,12 @@ ptxkit::Expected<std::int64_t> parse_integer(const FieldInfo& field, std::string
   errno = 0;
   char* end = nullptr;
   long long v = std::strtoll(s.c_str(), &end, 0);
-  if (end != s.c_str() + s.size() || errno == ERANGE)
+  if (end != s.c_str() + s.size())
     return fail("field '" + field.name + "' (" + std::string(field_type_name(field.type)) +
                 "): " + quoted(text) + " is not an integer");
+  if (errno == ERANGE) // an integer, but beyond any field's range: said as such
+    return fail("field '" + field.name + "' (" + std::string(field_type_name(field.type)) +
+                "): " + quoted(text) + " is out of range");
   return static_cast<std::int64_t>(v);
 }
 
@@ -124,6 +139,11 @@ ptxkit::Expected<FieldValue> parse_value(const FieldInfo& field, std::string_vie
     if (errno == ERANGE && std::isinf(v))
       return fail("field '" + field.name + "' (f32): " + quoted(text) +
                   " overflows a 32-bit float");
+    // Too small for a float: silently 0 (or a denormal) would then be refused, or worse used,
+    // as a value the user never wrote.
+    if (errno == ERANGE)
+      return fail("field '" + field.name + "' (f32): " + quoted(text) +
+                  " underflows a 32-bit float (the smallest normal one is 1.1754944e-38)");
     return FieldValue{v};
   }
   case FieldType::kBool: {
@@ -154,7 +174,8 @@ std::string describe_limits(const FieldInfo& field) {
   if (field.type == FieldType::kBool) return "true|false";
   const auto& s = field.spec;
   if (s.min || s.max) {
-    out = "[" + (s.min ? format_number(*s.min) : std::string("-inf")) + ", " +
+    out = std::string(s.min && s.min_exclusive ? "(" : "[") +
+          (s.min ? format_number(*s.min) : std::string("-inf")) + ", " +
           (s.max ? format_number(*s.max) : std::string("inf")) + "]";
   }
   if (s.multiple_of > 1) {
@@ -187,7 +208,8 @@ ptxkit::Expected<void> check_limits(const FieldInfo& field, const FieldValue& va
     return {};
   }
   const auto& s = field.spec;
-  bool bad = std::isnan(v) || (s.min && v < *s.min) || (s.max && v > *s.max);
+  bool below = s.min && (s.min_exclusive ? v <= *s.min : v < *s.min);
+  bool bad = std::isnan(v) || below || (s.max && v > *s.max);
   if (!bad && s.multiple_of > 1 && field.type == FieldType::kU32)
     bad = std::get<std::uint32_t>(value) % s.multiple_of != 0;
   if (!bad && s.multiple_of > 1 && field.type == FieldType::kI32)

@@ -35,6 +35,8 @@ struct FieldSpec {
   // Inclusive limits, checked for numeric fields (u32, i32, f32). NaN is always refused.
   std::optional<double> min{};
   std::optional<double> max{};
+  // The minimum itself is refused: the limits are (min, max] (eps must be > 0).
+  bool min_exclusive = false;
   // For u32/i32 fields: the value must be a multiple of this (0 or 1: any).
   std::uint32_t multiple_of = 0;
   // Required for a non-baked field: why it is not part of the cache key.
@@ -58,6 +60,11 @@ struct FieldInfo {
   FieldValue default_value;
   std::vector<std::string> enum_values; // kEnum only, in index order
 };
+
+// A number in the shortest form that reads back to the same value (1e-06, 10000, 0.1): how
+// values appear in messages, never %f's 0.000000.
+[[nodiscard]] std::string number_text(double v);
+[[nodiscard]] std::string number_text(float v);
 
 // The value of `value` as text: integers in decimal, bools as true/false, enums by name, floats in
 // the shortest form that reads back to the same bits (std::to_chars).
