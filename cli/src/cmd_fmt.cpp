@@ -55,7 +55,9 @@ int run_fmt(const FmtOptions& opt) {
 const CommandRegistration reg{
     "fmt", [](CLI::App& app, CommandResult& result) {
       auto opt = std::make_shared<FmtOptions>();
-      CLI::App* sub = app.add_subcommand("fmt", "Parse PTX and print it in canonical form");
+      CLI::App* sub = app.add_subcommand(
+          "fmt", "Parse PTX and print it in canonical form. KEEPS the comment block at the top of "
+                 "the file (license, 'generated, do not edit'); DROPS every other comment");
       sub->add_option("FILE", opt->file, "PTX file ('-' for standard input)")->required();
       sub->add_option("-o,--output", opt->output,
                       "Write to this file (atomically) instead of stdout");

@@ -126,6 +126,7 @@ bool eq(const TopLevel& a, const TopLevel& b) {
 bool equal_ignoring_locations(const Module& a, const Module& b) {
   return a.version_major == b.version_major && a.version_minor == b.version_minor &&
          a.targets == b.targets && a.address_size == b.address_size &&
+         a.leading_comments == b.leading_comments &&
          same_range(a.items, b.items,
                     [](const TopLevel& x, const TopLevel& y) { return eq(x, y); });
 }

@@ -195,6 +195,21 @@ void Parser::fail_here(std::string message) {
 Module Parser::parse_module() {
   Module m;
   m.path = path_;
+  {
+    // The comment block before the first directive, up to its last line end.
+    const char* start = p_;
+    skip_ws();
+    const char* stop = p_;
+    while (stop > start && stop[-1] != '\n')
+      --stop;
+    std::string_view block(start, static_cast<std::size_t>(stop - start));
+    while (!block.empty() && (block.back() == '\n' || block.back() == '\r' || block.back() == ' ' ||
+                              block.back() == '\t'))
+      block.remove_suffix(1);
+    while (!block.empty() && (block.front() == '\n' || block.front() == '\r'))
+      block.remove_prefix(1);
+    m.leading_comments = block;
+  }
   bool have_version = false;
   while (!at_end()) {
     SourceLoc loc = here();

@@ -356,6 +356,10 @@ void Printer::section(const Section& s) {
 }
 
 void Printer::module(const Module& m) {
+  if (!m.leading_comments.empty()) {
+    out_ += m.leading_comments;
+    out_ += "\n\n";
+  }
   if (m.version_loc.line != 0 || m.version_major != 0) {
     out_ += ".version ";
     num(m.version_major);
