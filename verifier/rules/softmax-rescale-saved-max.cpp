@@ -381,35 +381,9 @@ bool applied(const FunctionAnalysis& a, LoopId loop, const std::set<ValueId>& ch
   return false;
 }
 
-// The result of `ex2` reaches, through at most six arithmetic steps, a value carried around
-// `loop` (the back-edge value of a phi at its header): an accumulator.
+// The result of `ex2` reaches a value carried around `loop`: an accumulator (accumulators_fed).
 bool feeds_accumulator(const FunctionAnalysis& a, LoopId loop, InstId ex2) {
-  static constexpr std::string_view kThrough[] = {"mul", "fma", "mad", "add", "sub", "mov", "cvt"};
-  const ValueNumbering& vn = a.values;
-  const BlockId header = a.loops.loop(loop).header;
-  std::vector<std::pair<InstId, int>> work{{ex2, 0}};
-  std::set<InstId> seen{ex2};
-  while (!work.empty()) {
-    auto [j, depth] = work.back();
-    work.pop_back();
-    const InstInfo& info = a.ir.info(j);
-    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
-      if (!a.ir.mention(m).is_def || vn.ssa_def(m) == kNoId) continue;
-      for (const ValueUse& u : vn.uses(vn.ssa_def(m))) {
-        if (u.inst == kNoId) {
-          const ValueInfo& p = vn.info(u.phi);
-          if (p.kind == ValueKind::kPhi && p.block == header) return true;
-          continue;
-        }
-        const Instruction& ui = a.ir.inst(u.inst);
-        if (depth < 6 &&
-            std::find(std::begin(kThrough), std::end(kThrough), ui.opcode) != std::end(kThrough) &&
-            seen.insert(u.inst).second)
-          work.push_back({u.inst, depth + 1});
-      }
-    }
-  }
-  return false;
+  return !accumulators_fed(a, loop, ex2).empty();
 }
 
 class SoftmaxRescaleRule final : public Rule {
