@@ -251,6 +251,9 @@ TEST(ParserModule, LeadingCommentBlockIsKeptOthersDropped) {
   EXPECT_EQ(out.find("before the kernel"), std::string::npos) << out;
   EXPECT_EQ(print(parse_or_fail(out)), out); // stable
   EXPECT_TRUE(parse_or_fail(".version 8.0\n").leading_comments.empty());
+  // A block comment that ends on the directive's line is not kept (cut there it would be open).
+  EXPECT_TRUE(parse_or_fail("/* a\n b */ .version 8.0\n").leading_comments.empty());
+  EXPECT_EQ(parse_or_fail("// x\n/* a\n b */ .version 8.0\n").leading_comments, "// x");
 }
 
 } // namespace

@@ -196,17 +196,35 @@ Module Parser::parse_module() {
   Module m;
   m.path = path_;
   {
-    // The comment block before the first directive, up to its last line end.
+    // The comments before the first directive, up to the end of the last one that a line end
+    // separates from it (a block comment that ends on the directive's line is not kept: cutting
+    // inside it would leave it open).
     const char* start = p_;
-    skip_ws();
-    const char* stop = p_;
-    while (stop > start && stop[-1] != '\n')
-      --stop;
-    std::string_view block(start, static_cast<std::size_t>(stop - start));
-    while (!block.empty() && (block.back() == '\n' || block.back() == '\r' || block.back() == ' ' ||
-                              block.back() == '\t'))
-      block.remove_suffix(1);
-    while (!block.empty() && (block.front() == '\n' || block.front() == '\r'))
+    skip_ws(); // also rejects an unterminated comment
+    const char* first = p_;
+    const char* end = start;
+    for (const char* q = start; q < first;) {
+      const char* after = nullptr;
+      if (q + 1 < first && q[0] == '/' && q[1] == '/') {
+        after = q;
+        while (after < first && *after != '\n')
+          ++after;
+      } else if (q + 1 < first && q[0] == '/' && q[1] == '*') {
+        after = q + 2;
+        while (after + 1 < first && !(after[0] == '*' && after[1] == '/'))
+          ++after;
+        after += 2;
+      }
+      if (after == nullptr) {
+        ++q;
+        continue;
+      }
+      if (std::find(after, first, '\n') != first) end = after; // a line end follows it
+      q = after;
+    }
+    std::string_view block(start, static_cast<std::size_t>(end - start));
+    while (!block.empty() && (block.front() == '\n' || block.front() == '\r' ||
+                              block.front() == ' ' || block.front() == '\t'))
       block.remove_prefix(1);
     m.leading_comments = block;
   }
