@@ -23,7 +23,9 @@ target_compile_definitions(verifier_corpus_sweep_tests PRIVATE
 ptxkit_add_gtest(verifier_foreign_corpus_tests
                  SOURCES ${CMAKE_CURRENT_LIST_DIR}/verify_foreign_corpus_test.cpp
                  LIBS ptxkit::verifier LABELS corpus no-sanitize)
-if(TARGET ptxkit_foreign_corpus)
+# (tests/corpus is configured after this directory: add_dependencies resolves the target later.
+# The corpus must be unpacked before the tests are discovered, or there would be none to run.)
+if(EXISTS ${PROJECT_SOURCE_DIR}/tests/corpus/CMakeLists.txt)
   add_dependencies(verifier_foreign_corpus_tests ptxkit_foreign_corpus)
 endif()
 target_compile_definitions(verifier_foreign_corpus_tests PRIVATE
