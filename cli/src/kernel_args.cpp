@@ -2,14 +2,18 @@
 #include "kernel_args.h"
 
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/nearest_name.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::cli {
 
 ptxkit::Expected<const kernels::Kernel*> find_kernel(const std::string& name) {
   if (const kernels::Kernel* k = kernels::KernelRegistry::find(name)) return k;
-  return make_error("unknown kernel '" + name +
-                    "'; valid kernels: " + kernels::KernelRegistry::names());
+  std::vector<std::string> names;
+  for (const kernels::Kernel* k : kernels::KernelRegistry::all())
+    names.emplace_back(k->name());
+  return make_error("unknown kernel '" + name + "'" + kernels::did_you_mean(name, names) +
+                    "; valid kernels: " + kernels::KernelRegistry::names());
 }
 
 ptxkit::Expected<kernels::ConfigValues>

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <ptxkit/kernels/nearest_name.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,37 +29,16 @@ std::string program_name_of(int argc, char** argv) {
   return std::filesystem::path(argv[0]).filename().string();
 }
 
-// Edit distance between two short words (for "did you mean").
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // "unknown command 'X'", with the nearest command name when one is close, and the list.
 int unknown_command(const std::string& name, std::string_view word) {
-  std::string best, list;
-  std::size_t best_distance = 3; // at most two edits away
+  std::vector<std::string> commands;
+  std::string list;
   for (const auto& [command, setup] : registry()) {
+    commands.push_back(command);
     list += (list.empty() ? "" : ", ") + command;
-    std::size_t d = edit_distance(word, command);
-    if (d < best_distance || (best.empty() && command.starts_with(word) && !word.empty())) {
-      best_distance = std::min(d, best_distance);
-      best = command;
-    }
   }
   std::cerr << name << ": error: unknown command '" << word << "'"
-            << (best.empty() ? std::string() : "; did you mean '" + best + "'?") << '\n'
+            << kernels::did_you_mean(word, commands) << '\n'
             << name << ": commands: " << list << " (`" << name << " help COMMAND` for one)\n";
   return kExitBadInput;
 }

@@ -2,6 +2,7 @@
 #include "error_p.h"
 
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/nearest_name.h>
 
 namespace ptxkit::kernels {
 
@@ -27,9 +28,13 @@ ptxkit::Expected<void> apply_assignment(const Kernel& kernel, ConfigValues& valu
   std::string_view name = assignment.substr(0, eq);
   std::string_view text = assignment.substr(eq + 1);
   int index = kernel.field_index(name);
-  if (index < 0)
+  if (index < 0) {
+    std::vector<std::string> names;
+    for (const FieldInfo& f : kernel.fields())
+      names.push_back(f.name);
     return fail("kernel '" + std::string(kernel.name()) + "' has no field '" + std::string(name) +
-                "'; valid fields: " + describe_fields(kernel));
+                "'" + did_you_mean(name, names) + "; valid fields: " + describe_fields(kernel));
+  }
   const FieldInfo& field = kernel.fields()[static_cast<std::size_t>(index)];
   auto value = parse_value(field, text);
   if (!value) return value.error();
