@@ -35,7 +35,9 @@ std::string format_one_line(const Finding& f) {
 std::string format_text(const std::vector<FileReport>& reports, bool summary) {
   std::string out;
   for (const FileReport& r : reports) {
+    // --summary: one line per file (its counts and each rule's status), no finding text.
     for (const Finding& f : r.findings) {
+      if (summary) break;
       out += format_one_line(f) + '\n';
       out += "  " + f.location.path + ':' + std::to_string(f.location.line) + ": " + f.instruction +
              '\n';

@@ -2,11 +2,11 @@
 //
 // Why apart from the rules: one finding model, three audiences (people, scripts, code-scanning
 // UIs). Formats:
-//   text   `path:line: rule: message` (warnings: `path:line: rule: warning: message`), then
-//          one indented line per instruction involved (`  path:line: <instruction>  ; note`),
-//          and `  source: file:line: <text>` where the PTX has `.loc` debug info. A summary
-//          line per file: `path: N errors, M warnings (rules: id=pass/fail/n-a(sites) ...)`
-//          is printed only with `summary`.
+//   text   `path:line:col: error|warning: message [rule]`, then one indented line per
+//          instruction involved (`  path:line: <instruction>  ; note`), and
+//          `  source: file:line: <text>` where the PTX has `.loc` debug info. With `summary`,
+//          instead, one line per file: `path: N errors, M warnings (id status sites=K, ...)`, or
+//          `path: not checked: MESSAGE` for an input that could not be checked.
 //   json   {"files":[{"path","findings":[{"rule","severity","kernel","line","message",...}],
 //           "rules":[{"id","status","sites"}]}]}; findings also carry "col", "instruction",
 //           "related" and "source" (extra keys; the CLI.md keys are all present).
