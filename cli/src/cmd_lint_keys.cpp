@@ -135,10 +135,14 @@ int run_lint_keys(const LintKeysOptions& o) {
               << "' here: the golden proof did not run (pass --golden-dir)\n";
   }
 
-  std::cout << "lint-keys: " << selected.size() << " kernels, " << lint.targets.size()
-            << " targets, " << fields << " fields, " << immediates << " immediates, " << configs
-            << " configs tried (" << refused << " refused), " << instances
-            << " PTX instances: " << violations << " violations, " << warnings << " warnings\n";
+  auto count = [](std::size_t n, std::string_view noun) {
+    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+  };
+  std::cout << "lint-keys: " << count(selected.size(), "kernel") << ", "
+            << count(lint.targets.size(), "target") << ", " << count(fields, "field") << ", "
+            << count(immediates, "immediate") << ", " << count(configs, "config") << " tried ("
+            << refused << " refused), " << count(instances, "PTX instance") << ": "
+            << count(violations, "violation") << ", " << count(warnings, "warning") << "\n";
   return violations == 0 ? kExitOk : kExitFindings;
 }
 

@@ -46,9 +46,15 @@ const CommandRegistration reg{
                     "Print a JSON array: [{name, summary, fields: [{name, type, default, baked}], "
                     "reference_configs: [{field: value, ...}]}]");
       sub->add_flag("--targets", *targets,
-                    "Print the supported targets instead, one per line (what `gen --all` covers)");
+                    "Print the supported targets instead, one per line (what `gen --all` covers); "
+                    "with --json, a JSON array of their names");
       sub->callback([json, targets, &result] {
-        if (*targets) {
+        if (*targets && *json) {
+          nlohmann::json names = nlohmann::json::array();
+          for (const auto& t : ptxgen::Target::all_supported())
+            names.push_back(t.name());
+          std::cout << names.dump(2) << "\n";
+        } else if (*targets) {
           for (const auto& t : ptxgen::Target::all_supported())
             std::cout << t.name() << "\n";
         } else if (*json) {
