@@ -7,6 +7,7 @@
 // M" for docs/planted-defects.md.
 #include "analysis_planted_util.h"
 #include "analysis_test_util.h"
+#include "ptx_files_test_util.h"
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/memory_access.h"
 
@@ -17,13 +18,6 @@
 
 namespace ptxkit::verifier::testing {
 namespace {
-
-std::string read_file_at(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct Input {
   std::string name;
@@ -41,13 +35,13 @@ std::vector<Input> inputs() {
                         "inductor.per_fused_rmsnorm_softmax_argmax.sm_90a.ptx",
                         "triton36.matmul_tma_warp_specialized.sm_90a.ptx"})
     out.push_back(
-        {std::string("corpus/") + c, read_file_at(std::string(PTXKIT_CORPUS_DIR) + "/" + c)});
+        {std::string("corpus/") + c, read_whole_file(std::string(PTXKIT_CORPUS_DIR) + "/" + c)});
   // Other projects' kernels (tests/corpus/foreign.tar.xz): CUTLASS's Hopper warp-specialized and
   // Ampere GEMMs, and the cuda-samples reduction (cooperative groups).
   for (const char* c : {"cutlass.hopper_ws_gemm.sm_90a.ptx", "cutlass.ampere_tf32_gemm.sm_80.ptx",
                         "cuda-samples.reduction_kernel.sm_80.ptx"})
-    out.push_back({std::string("foreign/") + c, read_file_at(std::string(PTXKIT_BINARY_DIR) +
-                                                             "/tests/corpus/foreign-ptx/" + c)});
+    out.push_back({std::string("foreign/") + c, read_whole_file(std::string(PTXKIT_BINARY_DIR) +
+                                                                "/tests/corpus/foreign-ptx/" + c)});
   return out;
 }
 

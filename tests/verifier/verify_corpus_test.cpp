@@ -4,6 +4,7 @@
 //
 // Why: "zero false errors on real compiler output" is the verifier's quality bar; a false error
 // here is a bug in a rule, to be fixed in the rule.
+#include "ptx_files_test_util.h"
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/report.h"
 #include "ptxkit/verifier/verify.h"
@@ -20,24 +21,18 @@ namespace ptxkit::verifier {
 namespace {
 
 std::vector<std::string> corpus_files() {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(PTXKIT_CORPUS_DIR, ec))
-    if (e.path().extension() == ".ptx") out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
+  return testing::ptx_files_in(PTXKIT_CORPUS_DIR);
 }
 
 class VerifyCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(VerifyCorpus, NoErrorFindingsAndEveryRuleExaminedSites) {
-  std::ifstream in(std::string(PTXKIT_CORPUS_DIR) + "/" + GetParam(), std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  ASSERT_FALSE(ss.str().empty());
+  const std::string text =
+      testing::read_whole_file(std::string(PTXKIT_CORPUS_DIR) + "/" + GetParam());
+  ASSERT_FALSE(text.empty());
   VerifyOptions o;
   o.read_source_lines = false;
-  VerifyTextResult r = verify_text(ss.str(), GetParam(), o);
+  VerifyTextResult r = verify_text(text, GetParam(), o);
   ASSERT_FALSE(r.parse_error.has_value()) << r.parse_error->format();
   std::vector<Finding> errors;
   for (const Finding& f : r.report.findings)

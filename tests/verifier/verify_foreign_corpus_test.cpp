@@ -8,6 +8,7 @@
 // still misjudges are listed, with their error count and the reason, in
 // tests/corpus/known-false-alarms.tsv: a listed file may not get worse, an unlisted one must be
 // clean, and a listed one that became clean must leave the list (so the list only shrinks).
+#include "ptx_files_test_util.h"
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/report.h"
 #include "ptxkit/verifier/verify.h"
@@ -24,26 +25,16 @@
 namespace ptxkit::verifier {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::read_whole_file;
 
 std::vector<std::string> ptx_files(const char* dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.path().extension() == ".ptx") out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
+  return testing::ptx_files_in(dir);
 }
 
 // file name -> error findings still expected (tab-separated: file, count, reason).
 std::map<std::string, std::uint32_t> known_false_alarms() {
   std::map<std::string, std::uint32_t> out;
-  std::istringstream in(read_file(PTXKIT_KNOWN_FALSE_ALARMS));
+  std::istringstream in(read_whole_file(PTXKIT_KNOWN_FALSE_ALARMS));
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream fields(line);
@@ -62,7 +53,7 @@ struct Verified {
 };
 
 Verified verify_file(const std::string& dir, const std::string& name) {
-  std::string text = read_file(dir + "/" + name);
+  std::string text = read_whole_file(dir + "/" + name);
   EXPECT_FALSE(text.empty()) << name;
   VerifyOptions o;
   o.read_source_lines = false;
@@ -133,7 +124,7 @@ TEST(ForeignCorpusPresence, EveryProducerIsThereAndTheListNamesRealFiles) {
 // or a GPUVerify-specific failure). Kernels labelled pass must draw no error.
 std::vector<std::pair<std::string, std::string>> gpuverify_labels() {
   std::vector<std::pair<std::string, std::string>> out;
-  std::istringstream in(read_file(std::string(PTXKIT_GPUVERIFY_DIR) + "/labels.tsv"));
+  std::istringstream in(read_whole_file(std::string(PTXKIT_GPUVERIFY_DIR) + "/labels.tsv"));
   for (std::string line; std::getline(in, line);) {
     auto tab = line.find('\t');
     if (tab != std::string::npos) out.emplace_back(line.substr(0, tab), line.substr(tab + 1));

@@ -25,6 +25,24 @@ bool is_float_max(const Instruction& inst) {
   return inst.opcode == "max" && is_float(inst);
 }
 
+// `setp` instruction c says x > y (or x >= y): a gt/ge test of (x, y) or a lt/le test of (y, x).
+bool says_greater(const FunctionAnalysis& a, InstId c, ValueId x, ValueId y) {
+  const Instruction& cmp = a.ir.inst(c);
+  if (cmp.opcode != "setp" || cmp.operands.size() != 3) return false;
+  const ValueNumbering& vn = a.values;
+  ValueId u = vn.value_of(c, 1), v = vn.value_of(c, 2); // kNoId for an immediate
+  if (u == kNoId || v == kNoId || x == kNoId || y == kNoId) return false;
+  u = vn.leader(u);
+  v = vn.leader(v);
+  x = vn.leader(x);
+  y = vn.leader(y);
+  bool gt = cmp.has_modifier("gt") || cmp.has_modifier("ge") || cmp.has_modifier("gtu") ||
+            cmp.has_modifier("geu");
+  bool lt = cmp.has_modifier("lt") || cmp.has_modifier("le") || cmp.has_modifier("ltu") ||
+            cmp.has_modifier("leu");
+  return (gt && u == x && v == y) || (lt && u == y && v == x);
+}
+
 // `selp.f32 d, x, y, p` with p = (x > y) or (x >= y) (or y < x, y <= x): d = max(x, y), the
 // maximum written as a compare and select (`m = s > m ? s : m`).
 bool is_select_max(const FunctionAnalysis& a, InstId i) {
@@ -34,14 +52,7 @@ bool is_select_max(const FunctionAnalysis& a, InstId i) {
   ValueId x = vn.value_of(i, 1), y = vn.value_of(i, 2), p = vn.value_of(i, 3);
   InstId c = p == kNoId ? kNoId : vn.defining_instruction(p);
   if (x == kNoId || y == kNoId || c == kNoId || a.ir.info(i).guard != kNoId) return false;
-  const Instruction& cmp = a.ir.inst(c);
-  if (cmp.opcode != "setp" || cmp.operands.size() != 3 || in.operands[3].negated()) return false;
-  ValueId u = vn.value_of(c, 1), v = vn.value_of(c, 2);
-  bool greater = cmp.has_modifier("gt") || cmp.has_modifier("ge") || cmp.has_modifier("gtu") ||
-                 cmp.has_modifier("geu");
-  bool less = cmp.has_modifier("lt") || cmp.has_modifier("le") || cmp.has_modifier("ltu") ||
-              cmp.has_modifier("leu");
-  return (greater && u == x && v == y) || (less && u == y && v == x);
+  return !in.operands[3].negated() && says_greater(a, c, x, y);
 }
 
 // The instruction computes a running-maximum step: `max.f32`, or its compare-and-select form.
@@ -104,21 +115,12 @@ private:
   // `@p mov.f32 %m, %s` with p = (s > m) (or m < s; `@!p` with the opposite test): the branchy
   // `if (s > m) m = s;` that nvcc if-converts. The new value is max(s, m).
   bool guarded_max(const ValueInfo& x) const {
-    const ValueNumbering& vn = a_.values;
     const Instruction& w = a_.ir.inst(x.inst);
-    InstId c = x.pred == kNoId ? kNoId : vn.defining_instruction(x.pred);
+    InstId c = x.pred == kNoId ? kNoId : a_.values.defining_instruction(x.pred);
     if (w.opcode != "mov" || c == kNoId || x.fresh == kNoId || x.prior == kNoId) return false;
-    const Instruction& cmp = a_.ir.inst(c);
-    if (cmp.opcode != "setp" || cmp.operands.size() != 3) return false;
-    ValueId u = vn.leader(vn.value_of(c, 1)), v = vn.leader(vn.value_of(c, 2));
-    ValueId s = vn.leader(x.fresh), m = vn.leader(x.prior);
-    bool gt = cmp.has_modifier("gt") || cmp.has_modifier("ge") || cmp.has_modifier("gtu") ||
-              cmp.has_modifier("geu");
-    bool lt = cmp.has_modifier("lt") || cmp.has_modifier("le") || cmp.has_modifier("ltu") ||
-              cmp.has_modifier("leu");
-    bool s_greater = (gt && u == s && v == m) || (lt && u == m && v == s); // p: s > m
-    bool m_greater = (gt && u == m && v == s) || (lt && u == s && v == m); // p: m > s
-    return x.negated ? m_greater : s_greater;
+    // `@p`: p must say s > m; `@!p`: p must say m > s.
+    return x.negated ? says_greater(a_, c, x.prior, x.fresh)
+                     : says_greater(a_, c, x.fresh, x.prior);
   }
 
   const FunctionAnalysis& a_;
