@@ -8,7 +8,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -150,13 +149,21 @@ bool read_file(const std::string& path, std::string& content, std::string& error
     error = "cannot read '" + path + "': " + std::strerror(errno);
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // A regular file is read into a string of its size (no doubling growth: inputs can be tens
+  // of megabytes); pipes and devices, and whatever a growing file adds, in chunks.
+  content.clear();
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    content.resize(static_cast<std::size_t>(st.st_size));
+    in.read(content.data(), static_cast<std::streamsize>(content.size()));
+    content.resize(static_cast<std::size_t>(in.gcount()));
+  }
+  char chunk[1 << 16];
+  while (in && in.read(chunk, sizeof chunk).gcount() > 0)
+    content.append(chunk, static_cast<std::size_t>(in.gcount()));
   if (in.bad()) {
     error = "cannot read '" + path + "': I/O error";
     return false;
   }
-  content = std::move(ss).str();
   return true;
 }
 

@@ -216,6 +216,7 @@ AddressProvenance::AddressProvenance(const Module& m, const FunctionAnalysis& a)
     const Instruction& inst = a.ir.inst(i);
     if (inst.opcode == "cvta" && a.cfg.reachable(a.cfg.block_of(i))) eval(i, true);
   }
+  place_edge_bounds();
 }
 
 AbsValue AddressProvenance::value(ValueId v) const {
@@ -259,7 +260,7 @@ AbsValue AddressProvenance::leaf(InstId i, std::uint32_t k) const {
   case OperandKind::kRegister:
   case OperandKind::kSymbol: {
     ValueId v = a_->values.value_of(i, k);
-    if (v != kNoId) return cs_ ? value_at(v) : val_[a_->values.leader(v)];
+    if (v != kNoId) return use_block_ != kNoId ? value_at(v) : val_[a_->values.leader(v)];
     const VarDecl* var = find_variable(o.text());
     if (!var) return int_unknown();
     AddrSpace s = addr_space_of(var->space);
@@ -291,25 +292,33 @@ AbsValue AddressProvenance::value_at(ValueId v) const {
       r = e;
   }
   if (r.kind != Kind::kInt) return r;
-  for (const Bound& c : *cs_) {
-    if (vn.leader(c.value) != l) continue;
-    bool has = r.has_range || (c.has_lo && c.has_hi);
-    std::int64_t lo = r.has_range ? r.lo : c.lo, hi = r.has_range ? r.hi : c.hi;
-    if (c.has_lo) lo = std::max(lo, c.lo);
-    if (c.has_hi) hi = std::min(hi, c.hi);
-    r = with_range(r, has && lo <= hi, lo, hi);
+  auto first = std::lower_bound(bounds_.begin(), bounds_.end(), l,
+                                [](const PlacedBound& p, ValueId x) { return p.leader < x; });
+  Bound c; // the intersection of every bound on l that holds at the use
+  bool any = false;
+  for (auto it = first; it != bounds_.end() && it->leader == l; ++it) {
+    if (!a_->dom.dominates(it->block, use_block_)) continue;
+    const Bound& b = it->bound;
+    any = true;
+    if (b.has_lo) c.lo = c.has_lo ? std::max(c.lo, b.lo) : b.lo, c.has_lo = true;
+    if (b.has_hi) c.hi = c.has_hi ? std::min(c.hi, b.hi) : b.hi, c.has_hi = true;
   }
-  return r;
+  if (!any) return r;
+  bool has = r.has_range || (c.has_lo && c.has_hi);
+  std::int64_t lo = r.has_range ? r.lo : c.lo, hi = r.has_range ? r.hi : c.hi;
+  if (c.has_lo) lo = std::max(lo, c.lo);
+  if (c.has_hi) hi = std::min(hi, c.hi);
+  return with_range(r, has && lo <= hi, lo, hi);
 }
 
-std::vector<AddressProvenance::Bound> AddressProvenance::constraints_at(BlockId b) const {
-  std::vector<Bound> out;
+void AddressProvenance::place_edge_bounds() {
   const Cfg& cfg = a_->cfg;
   const FunctionIR& ir = a_->ir;
   const ValueNumbering& vn = a_->values;
-  for (BlockId d = b; d != kNoId && d < cfg.size(); d = a_->dom.idom(d)) {
+  std::vector<Bound> found;
+  for (BlockId d = 0; d < cfg.size(); ++d) {
     const auto& preds = cfg.block(d).preds;
-    if (preds.size() != 1) continue;
+    if (preds.size() != 1 || !a_->dom.in_tree(d)) continue;
     InstId t = cfg.terminator(preds[0]);
     if (t == kNoId) continue;
     const InstInfo& ti = ir.info(t);
@@ -327,9 +336,13 @@ std::vector<AddressProvenance::Bound> AddressProvenance::constraints_at(BlockId 
     } else {
       continue;
     }
-    pred_bounds(vn.guard_value(t), holds, 0, out);
+    found.clear();
+    pred_bounds(vn.guard_value(t), holds, 0, found);
+    for (const Bound& b : found)
+      bounds_.push_back({vn.leader(b.value), d, b});
   }
-  return out;
+  std::stable_sort(bounds_.begin(), bounds_.end(),
+                   [](const PlacedBound& x, const PlacedBound& y) { return x.leader < y.leader; });
 }
 
 // Bounds implied by predicate value g being `holds`: a setp against a constant, and through
@@ -405,11 +418,10 @@ void AddressProvenance::pred_bounds(ValueId g, bool holds, int depth,
 }
 
 AbsValue AddressProvenance::operand_value(InstId i, std::uint32_t k) const {
-  std::vector<Bound> cs = constraints_at(a_->cfg.block_of(i));
-  cs_ = &cs;
+  use_block_ = a_->cfg.block_of(i);
   depth_ = 0;
   AbsValue r = operand_value_unrefined(i, k);
-  cs_ = nullptr;
+  use_block_ = kNoId;
   return r;
 }
 
@@ -422,7 +434,7 @@ AbsValue AddressProvenance::operand_value_unrefined(InstId i, std::uint32_t k) c
   AbsValue base;
   ValueId v = a_->values.value_of(i, k, 0);
   if (v != kNoId) {
-    base = cs_ ? value_at(v) : val_[a_->values.leader(v)];
+    base = use_block_ != kNoId ? value_at(v) : val_[a_->values.leader(v)];
   } else {
     const VarDecl* var = find_variable(o.text());
     AddrSpace s = var ? addr_space_of(var->space) : AddrSpace::kNone;

@@ -115,9 +115,11 @@ struct FunctionIRBuilder {
     for (const Operand& e : op.elements())
       note_operand(e);
   }
+  std::uint32_t instructions = 0; // counted by note_indices, so insts_ is allocated once
   void note_indices(const Block& block) {
     for (const Statement& st : block.statements) {
       if (const auto* inst = std::get_if<Instruction>(&st.node)) {
+        ++instructions;
         note_index(inst->guard);
         for (const Operand& o : inst->operands)
           note_operand(o);
@@ -310,6 +312,7 @@ FunctionIR::FunctionIR(const Function& fn) : fn_(&fn) {
     if (p.space == StateSpace::kReg) b.add_decl(p, 0, true);
   for (const VarDecl& r : fn.returns)
     if (r.space == StateSpace::kReg) b.add_decl(r, 0, false);
+  insts_.reserve(b.instructions);
   b.collect(fn.body, 0);
   mentions_.reserve(insts_.size() * 3);
   for (InstId i = 0; i < size(); ++i)

@@ -1,5 +1,5 @@
 // loops.cpp: natural-loop discovery (back edges from the dominator tree, bodies by reverse
-// reachability from the latches) and loop nesting by body inclusion.
+// reachability from the latches) and loop nesting (the innermost loop already holding a header).
 #include "ptxkit/verifier/analysis/loops.h"
 
 #include <algorithm>
@@ -8,6 +8,11 @@ namespace ptxkit::verifier::analysis {
 
 LoopInfo::LoopInfo(const Cfg& cfg, const DominatorTree& dom) : innermost_(cfg.size(), kNoId) {
   const std::uint32_t n = cfg.size();
+  // Loop bodies are collected with one stamp per block (the current loop's id + 1), so each
+  // loop costs its own size, not the function's: straight-line code with many small loops
+  // stays linear.
+  std::vector<std::uint32_t> stamp(n, 0);
+  std::vector<BlockId> work;
   // Headers in RPO order, so outer loops come before the loops they contain.
   for (BlockId h : cfg.rpo()) {
     Loop loop;
@@ -15,44 +20,40 @@ LoopInfo::LoopInfo(const Cfg& cfg, const DominatorTree& dom) : innermost_(cfg.si
     for (BlockId p : cfg.block(h).preds)
       if (cfg.reachable(p) && dom.dominates(h, p)) loop.latches.push_back(p);
     if (loop.latches.empty()) continue;
-    DenseBitset in(n);
-    in.set(h);
-    std::vector<BlockId> work;
+    const LoopId id = static_cast<LoopId>(loops_.size());
+    const std::uint32_t mark = id + 1;
+    stamp[h] = mark;
+    work.clear();
     for (BlockId t : loop.latches)
-      if (!in.test(t)) {
-        in.set(t);
+      if (stamp[t] != mark) {
+        stamp[t] = mark;
         work.push_back(t);
       }
+    std::vector<BlockId> body;
     while (!work.empty()) {
       BlockId b = work.back();
       work.pop_back();
+      body.push_back(b);
       for (BlockId p : cfg.block(b).preds)
-        if (!in.test(p) && cfg.reachable(p)) {
-          in.set(p);
+        if (stamp[p] != mark && cfg.reachable(p)) {
+          stamp[p] = mark;
           work.push_back(p);
         }
     }
+    std::sort(body.begin(), body.end());
     loop.blocks.push_back(h);
-    for (BlockId b = 0; b < n; ++b)
-      if (in.test(b) && b != h) loop.blocks.push_back(b);
+    loop.blocks.insert(loop.blocks.end(), body.begin(), body.end());
     for (BlockId b : loop.blocks)
       for (BlockId s : cfg.block(b).succs)
-        if (!in.test(s)) loop.exits.push_back({b, s});
+        if (stamp[s] != mark) loop.exits.push_back({b, s});
+    // Natural loops with different headers are nested or disjoint, and an enclosing loop's
+    // header dominates this one's, so it came earlier in RPO: the innermost loop recorded for
+    // the header so far is the parent.
+    loop.parent = innermost_[h];
+    if (loop.parent != kNoId) loop.depth = loops_[loop.parent].depth + 1;
+    for (BlockId b : loop.blocks)
+      innermost_[b] = id; // later (inner) loops overwrite
     loops_.push_back(std::move(loop));
-    member_.push_back(std::move(in));
-  }
-  // Nesting: loops_ is in RPO of headers, so an enclosing loop precedes the loops it contains;
-  // the innermost container of loop l is the last earlier loop whose body holds l's header.
-  for (LoopId l = 0; l < loops_.size(); ++l) {
-    for (LoopId o = l; o-- > 0;) {
-      if (member_[o].test(loops_[l].header)) {
-        loops_[l].parent = o;
-        loops_[l].depth = loops_[o].depth + 1;
-        break;
-      }
-    }
-    for (BlockId b : loops_[l].blocks)
-      innermost_[b] = l; // later (inner) loops overwrite
   }
 }
 
@@ -64,7 +65,11 @@ LoopId LoopInfo::loop_with_header(BlockId b) const {
 }
 
 bool LoopInfo::contains(LoopId l, BlockId b) const {
-  return member_[l].test(b);
+  // b is in l when l encloses (or is) b's innermost loop.
+  for (LoopId x = innermost_[b]; x != kNoId && loops_[x].depth >= loops_[l].depth;
+       x = loops_[x].parent)
+    if (x == l) return true;
+  return false;
 }
 
 bool LoopInfo::is_back_edge(BlockId from, BlockId to) const {

@@ -74,7 +74,7 @@ struct UniformityBuilder {
   bool writes_global = false, writes_shared = false;
   // Roots (kernel pointer parameters or global variables) of every global/generic write whose
   // address could be traced, and whether some write's could not.
-  std::vector<std::string_view> written_roots;
+  std::vector<std::string_view> written_roots; // sorted, unique
   bool unknown_global_write = false;
 
   bool is_kernel_param(std::string_view name) const {
@@ -182,7 +182,7 @@ struct UniformityBuilder {
     if (unknown_global_write) return true;
     std::string_view root = address_root(load, address_operand(ir.inst(load)));
     if (root.empty()) return true;
-    return std::find(written_roots.begin(), written_roots.end(), root) != written_roots.end();
+    return std::binary_search(written_roots.begin(), written_roots.end(), root);
   }
   std::vector<std::int32_t> bfly_mask; // per value: -1 unknown
 
@@ -505,12 +505,13 @@ struct UniformityBuilder {
     // No reconvergence before the function's exit: the lanes that went another way (or left
     // through a guarded ret/exit) never rejoin the blocks of this region.
     bool exit_kind = stop == n || stop == kNoId;
+    // Only the blocks a region reaches are touched and reset: regions are small, functions
+    // may have hundreds of thousands of blocks and one region per divergent branch.
     if (count.size() != n) {
       count.assign(n, 0);
       stamp.assign(n, 0);
     }
-    std::fill(count.begin(), count.end(), 0);
-    std::vector<BlockId> work;
+    std::vector<BlockId> work, touched;
     for (BlockId s : cfg.block(c).succs) {
       ++generation;
       work.assign(1, s);
@@ -518,6 +519,7 @@ struct UniformityBuilder {
       while (!work.empty()) {
         BlockId b = work.back();
         work.pop_back();
+        if (count[b] == 0) touched.push_back(b);
         if (count[b] < 2) ++count[b];
         if (b == stop) continue;
         u.partial_[b] = 1;
@@ -529,8 +531,10 @@ struct UniformityBuilder {
           }
       }
     }
-    for (BlockId b = 0; b < n; ++b)
+    for (BlockId b : touched) {
       if (count[b] >= 2) u.join_[b] = 1;
+      count[b] = 0;
+    }
   }
   std::vector<std::uint8_t> count;
   std::vector<std::uint32_t> stamp;
@@ -573,6 +577,9 @@ Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, cons
     }
     b.written_roots.push_back(root);
   }
+  std::sort(b.written_roots.begin(), b.written_roots.end());
+  b.written_roots.erase(std::unique(b.written_roots.begin(), b.written_roots.end()),
+                        b.written_roots.end());
   do {
     b.propagate();
   } while (b.control_step());

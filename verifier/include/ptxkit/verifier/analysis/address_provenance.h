@@ -89,9 +89,18 @@ public:
     bool has_lo = false, has_hi = false;
     std::int64_t lo = 0, hi = 0;
   };
-  std::vector<Bound> constraints_at(BlockId b) const;
 
 private:
+  // A bound that holds in every block `block` dominates (the guarded edge into `block` is its
+  // only way in). Indexed by the bounded value's leader, so a query costs the bounds on that
+  // value, not a walk up the dominator tree (which is as deep as the function is long for
+  // straight-line code).
+  struct PlacedBound {
+    ValueId leader = kNoId;
+    BlockId block = kNoId;
+    Bound bound;
+  };
+  void place_edge_bounds();
   AbsValue eval(InstId i, bool record) const;
   AbsValue leaf(InstId i, std::uint32_t operand) const;
   AbsValue value_at(ValueId v) const;
@@ -103,8 +112,10 @@ private:
   std::vector<std::uint8_t> changes_;
   std::vector<std::pair<std::string_view, const VarDecl*>> vars_;
   mutable std::vector<BadConversion> bad_;
-  // During operand_value: the bounds at the use's block, and the re-evaluation depth.
-  mutable const std::vector<Bound>* cs_ = nullptr;
+  std::vector<PlacedBound> bounds_; // sorted by leader
+  // During operand_value: the use's block (bounds placed on blocks dominating it apply), and
+  // the re-evaluation depth. kNoId outside operand_value: no refinement.
+  mutable BlockId use_block_ = kNoId;
   mutable int depth_ = 0;
 };
 

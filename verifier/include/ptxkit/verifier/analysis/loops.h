@@ -10,7 +10,6 @@
 // that need soundness on them (uniformity) do not rely on loops for it.
 #pragma once
 
-#include "ptxkit/verifier/analysis/bitset.h"
 #include "ptxkit/verifier/analysis/cfg.h"
 #include "ptxkit/verifier/analysis/dominators.h"
 
@@ -46,7 +45,6 @@ public:
 private:
   std::vector<Loop> loops_;
   std::vector<LoopId> innermost_;
-  std::vector<DenseBitset> member_; // member_[l].test(b)
 };
 
 } // namespace ptxkit::verifier::analysis
