@@ -74,19 +74,20 @@ void WarpDivergence::compute_loop_divergent() {
   const FunctionAnalysis& a = *a_;
   const Cfg& cfg = a.cfg;
   loop_divergent_.assign(a.loops.size(), 0);
-  std::vector<char> seen;
+  // seen[x] == d + 1: x is in d's region (one stamp array for every d: regions are small,
+  // functions may have many blocks).
+  std::vector<std::uint32_t> seen(cfg.size(), 0);
   std::vector<BlockId> work;
   for (BlockId d = 0; d < cfg.size(); ++d) {
     if (!divergent_[d] || a.loops.loop_of(d) == kNoId) continue;
     std::uint32_t stop = a.pdom.idom(d);
-    seen.assign(cfg.size(), 0);
     work.assign(cfg.block(d).succs.begin(), cfg.block(d).succs.end());
     std::vector<BlockId> region;
     while (!work.empty()) {
       BlockId x = work.back();
       work.pop_back();
-      if (x == stop || seen[x]) continue;
-      seen[x] = 1;
+      if (x == stop || seen[x] == d + 1) continue;
+      seen[x] = d + 1;
       region.push_back(x);
       for (BlockId s : cfg.block(x).succs)
         work.push_back(s);
@@ -114,28 +115,41 @@ bool WarpDivergence::kernel_exit_block(BlockId b) const {
 void WarpDivergence::build_users() {
   const ValueNumbering& vn = a_->values;
   const FunctionIR& ir = a_->ir;
-  users_.assign(vn.size(), {});
-  auto add = [&](ValueId from, ValueId to) {
-    if (from == kNoId || to == kNoId) return;
-    users_[vn.leader(from)].push_back(to);
-  };
-  for (ValueId v = 0; v < vn.size(); ++v) {
-    if (vn.leader(v) != v) continue;
-    const ValueInfo& x = vn.info(v);
-    if (x.kind == ValueKind::kPhi) {
-      for (const PhiIncoming& in : vn.phi_incoming(v))
-        add(in.value, v);
-    } else if (x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded) {
-      const InstInfo& info = ir.info(x.inst);
-      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
-        if (!ir.mention(m).is_def) add(vn.ssa_use(m), v);
-      if (x.kind == ValueKind::kGuarded) {
-        add(x.prior, v);
-        add(x.pred, v);
-        add(x.fresh, v);
+  // Two passes over the same edges (count, then fill) into one flat array grouped by leader.
+  auto for_each_edge = [&](auto&& add) {
+    for (ValueId v = 0; v < vn.size(); ++v) {
+      if (vn.leader(v) != v) continue;
+      const ValueInfo& x = vn.info(v);
+      if (x.kind == ValueKind::kPhi) {
+        for (const PhiIncoming& in : vn.phi_incoming(v))
+          add(in.value, v);
+      } else if (x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded) {
+        const InstInfo& info = ir.info(x.inst);
+        for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+          if (!ir.mention(m).is_def) add(vn.ssa_use(m), v);
+        if (x.kind == ValueKind::kGuarded) {
+          add(x.prior, v);
+          add(x.pred, v);
+          add(x.fresh, v);
+        }
       }
     }
-  }
+  };
+  user_begin_.assign(vn.size() + 1, 0);
+  for_each_edge([&](ValueId from, ValueId to) {
+    if (from != kNoId && to != kNoId) ++user_begin_[vn.leader(from) + 1];
+  });
+  for (ValueId v = 0; v < vn.size(); ++v)
+    user_begin_[v + 1] += user_begin_[v];
+  users_.resize(user_begin_[vn.size()]);
+  std::vector<std::uint32_t> next(user_begin_.begin(), user_begin_.end() - 1);
+  for_each_edge([&](ValueId from, ValueId to) {
+    if (from != kNoId && to != kNoId) users_[next[vn.leader(from)]++] = to;
+  });
+}
+
+std::span<const ValueId> WarpDivergence::users(ValueId leader) const {
+  return {users_.data() + user_begin_[leader], users_.data() + user_begin_[leader + 1]};
 }
 
 // Thread-index dependence, a least fixpoint over the def-use graph: a value read from %tid,
@@ -178,7 +192,7 @@ void WarpDivergence::compute_tid_dependent() {
     ValueId v = work.pop();
     if (tid_dep_[v] || !evaluate(v)) continue;
     tid_dep_[v] = 1;
-    for (ValueId u : users_[v])
+    for (ValueId u : users(v))
       work.push(u);
   }
 }
@@ -199,7 +213,7 @@ void WarpDivergence::solve_uniform() {
     bool u = !(thread_level_ && tid_dep_[v]) && (lanes_->is_uniform(v) || compute_warp_uniform(v));
     if (u) continue;
     uniform_[v] = 0;
-    for (ValueId x : users_[v])
+    for (ValueId x : users(v))
       work.push(x);
   }
 }
@@ -233,7 +247,7 @@ void WarpDivergence::compute_regions() {
   std::fill(partial_.begin(), partial_.end(), 0);
   std::fill(after_exit_.begin(), after_exit_.end(), 0);
   std::fill(reconverge_.begin(), reconverge_.end(), 0);
-  std::vector<char> seen;
+  std::vector<std::uint32_t> seen(cfg.size(), 0); // d + 1: x is in d's region
   std::vector<BlockId> work;
   for (BlockId d = 0; d < cfg.size(); ++d) {
     if (!divergent_[d]) continue;
@@ -246,13 +260,12 @@ void WarpDivergence::compute_regions() {
         stop == kNoId || stop >= cfg.size() ||
         (kernel_exit_block(stop) && std::find(succs.begin(), succs.end(), stop) != succs.end());
     if (!never) reconverge_[stop] = 1;
-    seen.assign(cfg.size(), 0);
     work.assign(cfg.block(d).succs.begin(), cfg.block(d).succs.end());
     while (!work.empty()) {
       BlockId x = work.back();
       work.pop_back();
-      if (x == stop || seen[x]) continue;
-      seen[x] = 1;
+      if (x == stop || seen[x] == d + 1) continue;
+      seen[x] = d + 1;
       (never ? after_exit_ : partial_)[x] = 1;
       for (BlockId s : cfg.block(x).succs)
         work.push_back(s);

@@ -10,7 +10,7 @@ namespace ptxkit::verifier::analysis {
 DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
                              const std::vector<std::vector<std::uint32_t>>& preds,
                              const std::vector<std::uint32_t>& rpo)
-    : root_(root), idom_(n, kNoId), children_(n), frontier_(n), pre_(n, 0), post_(n, 0) {
+    : root_(root), idom_(n, kNoId), pre_(n, 0), post_(n, 0) {
   std::vector<std::uint32_t> order(n, kNoId); // position in rpo
   for (std::uint32_t k = 0; k < rpo.size(); ++k)
     order[rpo[k]] = k;
@@ -40,8 +40,10 @@ DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
       }
     }
   }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges; // (idom, child), child ascending
   for (std::uint32_t v = 0; v < n; ++v)
-    if (v != root && idom_[v] != kNoId) children_[idom_[v]].push_back(v);
+    if (v != root && idom_[v] != kNoId) edges.push_back({idom_[v], v});
+  children_ = Adjacency(n, edges);
 
   // Pre/post numbering of the tree, iteratively.
   std::uint32_t clock = 0;
@@ -61,6 +63,8 @@ DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
     }
   }
 
+  edges.clear();                             // (runner, frontier block), in discovery order
+  std::vector<std::uint32_t> last(n, kNoId); // the block last added to runner's frontier
   for (std::uint32_t v : rpo) {
     std::uint32_t live_preds = 0;
     for (std::uint32_t p : preds[v])
@@ -69,12 +73,27 @@ DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
     for (std::uint32_t p : preds[v]) {
       if (idom_[p] == kNoId) continue;
       for (std::uint32_t runner = p; runner != idom_[v]; runner = idom_[runner]) {
-        auto& f = frontier_[runner];
-        if (f.empty() || f.back() != v) f.push_back(v);
+        if (last[runner] != v) {
+          last[runner] = v;
+          edges.push_back({runner, v});
+        }
         if (runner == root_) break;
       }
     }
   }
+  frontier_ = Adjacency(n, edges);
+}
+
+DominatorTree::Adjacency::Adjacency(
+    std::uint32_t n, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges)
+    : begin_(n + 1, 0), items_(edges.size()) {
+  for (const auto& e : edges)
+    ++begin_[e.first + 1];
+  for (std::uint32_t v = 0; v < n; ++v)
+    begin_[v + 1] += begin_[v];
+  std::vector<std::uint32_t> next(begin_.begin(), begin_.end() - 1);
+  for (const auto& e : edges)
+    items_[next[e.first]++] = e.second;
 }
 
 DominatorTree dominators(const Cfg& cfg) {

@@ -8,8 +8,8 @@
 namespace ptxkit::verifier::analysis {
 
 FunctionAnalysis::FunctionAnalysis(const Function& fn)
-    : ir(fn), cfg(ir), dom(dominators(cfg)), pdom(post_dominators(cfg)), live(cfg), loops(cfg, dom),
-      values(cfg, dom, live), uniformity(values, pdom, loops),
+    : ir(fn), cfg(ir), dom(dominators(cfg)), pdom(post_dominators(cfg)), loops(cfg, dom),
+      values(cfg, dom, Liveness(cfg)), uniformity(values, pdom, loops),
       block_uniformity(values, pdom, loops, UniformityScope::kBlock) {}
 
 FunctionAnalysis::~FunctionAnalysis() = default;

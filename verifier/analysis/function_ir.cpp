@@ -317,6 +317,7 @@ FunctionIR::FunctionIR(const Function& fn) : fn_(&fn) {
   mentions_.reserve(insts_.size() * 3);
   for (InstId i = 0; i < size(); ++i)
     b.resolve(i);
+  mentions_.shrink_to_fit(); // the reservation is a guess; this array lives as long as the IR
 }
 
 FunctionIR::SplitName FunctionIR::split_register_name(std::string_view name) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <unordered_set>
 
 namespace ptxkit::verifier::analysis {
 
@@ -255,15 +256,17 @@ struct SsaBuilder {
       find(v);
   }
 
-  void build_uses() {
-    vn.uses_.assign(vn.size(), {});
+  // Every (used value, use) pair, in instruction order and then value order: once to count,
+  // once to fill the flat use array (one allocation, not one vector per value).
+  template <class Emit>
+  void for_each_use(Emit&& emit) const {
     for (InstId i = 0; i < ir.size(); ++i) {
       if (!cfg.reachable(cfg.block_of(i))) continue;
       const InstInfo& info = ir.info(i);
-      if (vn.guard_[i] != kNoId) vn.uses_[vn.guard_[i]].push_back({i, kNoId, kNoId, true});
+      if (vn.guard_[i] != kNoId) emit(vn.guard_[i], ValueUse{i, kNoId, kNoId, true});
       for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
         if (!ir.mention(m).is_def && vn.mention_value_[m] != kNoId)
-          vn.uses_[vn.mention_value_[m]].push_back({i, m, kNoId, false});
+          emit(vn.mention_value_[m], ValueUse{i, m, kNoId, false});
       }
     }
     for (ValueId v = 0; v < vn.size(); ++v) {
@@ -271,14 +274,24 @@ struct SsaBuilder {
       if (x.kind == ValueKind::kPhi) {
         for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k)
           if (vn.incoming_[k].value != kNoId)
-            vn.uses_[vn.incoming_[k].value].push_back({kNoId, 0, v, false});
+            emit(vn.incoming_[k].value, ValueUse{kNoId, 0, v, false});
       } else if (x.kind == ValueKind::kGuarded) {
         // A guarded write's value keeps its prior alive, and its fresh part (when it is a
         // separate kDef value) is only ever read through it.
-        vn.uses_[x.prior].push_back({kNoId, 0, v, false});
-        vn.uses_[x.fresh].push_back({kNoId, 0, v, false});
+        emit(x.prior, ValueUse{kNoId, 0, v, false});
+        emit(x.fresh, ValueUse{kNoId, 0, v, false});
       }
     }
+  }
+
+  void build_uses() {
+    vn.use_begin_.assign(vn.size() + 1, 0);
+    for_each_use([&](ValueId v, const ValueUse&) { ++vn.use_begin_[v + 1]; });
+    for (ValueId v = 0; v < vn.size(); ++v)
+      vn.use_begin_[v + 1] += vn.use_begin_[v];
+    vn.uses_.resize(vn.use_begin_[vn.size()]);
+    std::vector<std::uint32_t> next(vn.use_begin_.begin(), vn.use_begin_.end() - 1);
+    for_each_use([&](ValueId v, const ValueUse& u) { vn.uses_[next[v]++] = u; });
   }
 };
 
@@ -296,6 +309,7 @@ ValueNumbering::ValueNumbering(const Cfg& cfg, const DominatorTree& dom, const L
   b.rename();
   b.number_values();
   b.build_uses();
+  values_.shrink_to_fit(); // reserved for the worst case; kept for the function's analysis
 }
 
 std::uint32_t ValueNumbering::mention_index(InstId inst, std::uint32_t operand,
@@ -326,23 +340,16 @@ InstId ValueNumbering::defining_instruction(ValueId v) const {
   return x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded ? x.inst : kNoId;
 }
 
-std::vector<PhiIncoming> ValueNumbering::phi_incoming(ValueId phi) const {
-  std::vector<PhiIncoming> out;
+PhiIncomingRange ValueNumbering::phi_incoming(ValueId phi) const {
   const ValueInfo& x = values_[phi];
-  if (x.kind != ValueKind::kPhi) return out;
-  for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k)
-    if (incoming_[k].value != kNoId)
-      out.push_back({incoming_[k].pred, leader_[incoming_[k].value]});
-  return out;
+  if (x.kind != ValueKind::kPhi) return {};
+  return {incoming_.data() + x.phi_begin, incoming_.data() + x.phi_end, leader_.data()};
 }
 
-std::vector<PhiIncoming> ValueNumbering::raw_phi_incoming(ValueId phi) const {
-  std::vector<PhiIncoming> out;
+PhiIncomingRange ValueNumbering::raw_phi_incoming(ValueId phi) const {
   const ValueInfo& x = values_[phi];
-  if (x.kind != ValueKind::kPhi) return out;
-  for (std::uint32_t k = x.phi_begin; k < x.phi_end; ++k)
-    if (incoming_[k].value != kNoId) out.push_back(incoming_[k]);
-  return out;
+  if (x.kind != ValueKind::kPhi) return {};
+  return {incoming_.data() + x.phi_begin, incoming_.data() + x.phi_end, nullptr};
 }
 
 ValueNumbering::LoopCarried ValueNumbering::loop_carried(ValueId phi, const LoopInfo& loops) const {
@@ -357,13 +364,12 @@ ValueNumbering::LoopCarried ValueNumbering::loop_carried(ValueId phi, const Loop
 ReachingDefs ValueNumbering::reaching_defs(std::uint32_t m) const {
   ReachingDefs r;
   if (m >= mention_value_.size() || mention_value_[m] == kNoId) return r;
-  std::vector<char> seen(values_.size(), 0);
+  std::unordered_set<ValueId> seen; // the walk is small; the function may not be
   std::vector<ValueId> work{mention_value_[m]};
   while (!work.empty()) {
     ValueId v = work.back();
     work.pop_back();
-    if (v == kNoId || seen[v]) continue;
-    seen[v] = 1;
+    if (v == kNoId || !seen.insert(v).second) continue;
     const ValueInfo& x = values_[v];
     switch (x.kind) {
     case ValueKind::kUndef:

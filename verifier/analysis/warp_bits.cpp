@@ -473,35 +473,46 @@ struct WarpBitsSolver {
   void solve() {
     const std::uint32_t n = vn.size();
     changes.assign(n, 0);
-    // Users of each value: values whose evaluation reads it.
-    std::vector<std::vector<ValueId>> users(n);
-    auto add_user = [&](ValueId from, ValueId to) {
-      if (from == kNoId || to == kNoId) return;
-      users[from].push_back(to);
-      if (vn.leader(from) != from) users[vn.leader(from)].push_back(to);
+    // Users of each value: values whose evaluation reads it, in one flat array grouped by
+    // value (two passes over the same edges: count, then fill).
+    auto for_each_edge = [&](auto&& add) {
+      auto add_user = [&](ValueId from, ValueId to) {
+        if (from == kNoId || to == kNoId) return;
+        add(from, to);
+        if (vn.leader(from) != from) add(vn.leader(from), to);
+      };
+      for (ValueId v = 0; v < n; ++v) {
+        const ValueInfo& x = vn.info(v);
+        switch (x.kind) {
+        case ValueKind::kGuarded:
+          add_user(x.fresh, v);
+          add_user(x.prior, v);
+          add_user(x.pred, v);
+          break;
+        case ValueKind::kPhi:
+          for (const PhiIncoming& in : vn.phi_incoming(v))
+            add_user(in.value, v);
+          break;
+        case ValueKind::kDef: {
+          if (x.fresh != kNoId) add_user(x.fresh, v);
+          const InstInfo& info = ir.info(x.inst);
+          for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+            if (!ir.mention(m).is_def) add_user(vn.ssa_use(m), v);
+          break;
+        }
+        default:
+          break;
+        }
+      }
     };
-    for (ValueId v = 0; v < n; ++v) {
-      const ValueInfo& x = vn.info(v);
-      switch (x.kind) {
-      case ValueKind::kGuarded:
-        add_user(x.fresh, v);
-        add_user(x.prior, v);
-        add_user(x.pred, v);
-        break;
-      case ValueKind::kPhi:
-        for (const PhiIncoming& in : vn.phi_incoming(v))
-          add_user(in.value, v);
-        break;
-      case ValueKind::kDef: {
-        if (x.fresh != kNoId) add_user(x.fresh, v);
-        const InstInfo& info = ir.info(x.inst);
-        for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
-          if (!ir.mention(m).is_def) add_user(vn.ssa_use(m), v);
-        break;
-      }
-      default:
-        break;
-      }
+    std::vector<std::uint32_t> begin(n + 1, 0);
+    for_each_edge([&](ValueId from, ValueId) { ++begin[from + 1]; });
+    for (ValueId v = 0; v < n; ++v)
+      begin[v + 1] += begin[v];
+    std::vector<ValueId> users(begin[n]);
+    {
+      std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
+      for_each_edge([&](ValueId from, ValueId to) { users[next[from]++] = to; });
     }
     SparseWorklist work(n);
     for (ValueId v = n; v-- > 0;)
@@ -519,8 +530,8 @@ struct WarpBitsSolver {
       }
       wb.facts_[v] = next;
       wb.seen_[v] = 1;
-      for (ValueId u : users[v])
-        work.push(u);
+      for (std::uint32_t k = begin[v]; k < begin[v + 1]; ++k)
+        work.push(users[k]);
     }
   }
 };

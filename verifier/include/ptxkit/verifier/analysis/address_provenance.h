@@ -44,18 +44,19 @@ AddrSpace addr_space_of(StateSpace s);
 
 struct AbsValue {
   enum class Kind : std::uint8_t { kTop, kInt, kAddr, kMixed };
+  // Wide members first: one AbsValue per SSA value, so padding costs megabytes on large inputs.
+  const VarDecl* var = nullptr; // kAddr: the variable it was derived from, if known
+  std::int64_t lo = 0, hi = 0;  // see has_range
+  InstId origin = kNoId;        // kAddr: the instruction that gave it its space (mov var, cvta)
   Kind kind = Kind::kTop;
   AddrSpace space = AddrSpace::kNone; // kAddr
   bool generic = false;               // kAddr: a generic address (after cvta.<space>)
-  const VarDecl* var = nullptr;       // kAddr: the variable it was derived from, if known
-  bool has_range = false;             // kInt: value range; kAddr: byte offset from var
-  std::int64_t lo = 0, hi = 0;
+  bool has_range = false;             // kInt: value range [lo, hi]; kAddr: byte offset from var
   // The range is attained at both ends: built only from operations monotone non-decreasing in
   // every varying operand (add, sub of a constant, multiply/shift by a non-negative constant,
   // min/max, x & (2^k-1) over [0, >= 2^k-1]) and hulls. Correlated expressions such as
   // base + tid*76 - tid*72 have an over-wide hull and are not exact.
   bool exact = true;
-  InstId origin = kNoId; // kAddr: the instruction that gave it its space (mov var, cvta)
 
   bool operator==(const AbsValue&) const = default;
 };

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -127,9 +128,12 @@ private:
   const Uniformity* lanes_;
   const AddressProvenance& ranges_; // a.provenance(m): shared with the rules
   bool thread_level_ = false;
-  std::vector<std::vector<ValueId>> users_; // per leader: the leaders whose facts read it
-  std::vector<char> tid_dep_;               // per leader: data-dependent on the thread index
-  std::vector<char> uniform_;               // per leader: this round's fixpoint
+  // Per leader: the leaders whose facts read it (users_[user_begin_[v] .. user_begin_[v + 1]]).
+  std::vector<ValueId> users_;
+  std::vector<std::uint32_t> user_begin_;
+  std::span<const ValueId> users(ValueId leader) const;
+  std::vector<char> tid_dep_; // per leader: data-dependent on the thread index
+  std::vector<char> uniform_; // per leader: this round's fixpoint
   bool x_multiple_of_32_ = false;
   bool warp_index_ok_ = false;
   std::vector<char> divergent_, partial_, after_exit_;

@@ -18,6 +18,8 @@
 #include "ptxkit/verifier/analysis/cfg.h"
 
 #include <cstdint>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
@@ -40,17 +42,31 @@ public:
     if (!in_tree(a) || !in_tree(b)) return false;
     return pre_[a] <= pre_[b] && post_[b] <= post_[a];
   }
-  const std::vector<std::uint32_t>& children(std::uint32_t v) const { return children_[v]; }
+  std::span<const std::uint32_t> children(std::uint32_t v) const { return children_[v]; }
   // Dominance frontier of v (computed on construction).
-  const std::vector<std::uint32_t>& frontier(std::uint32_t v) const { return frontier_[v]; }
+  std::span<const std::uint32_t> frontier(std::uint32_t v) const { return frontier_[v]; }
   // Tree nodes in pre-order of the tree (root first): a topological order of dominance.
   const std::vector<std::uint32_t>& preorder() const { return preorder_; }
 
 private:
+  // Per-node lists in one flat array (a tree node costs no allocation of its own: functions
+  // can have hundreds of thousands of blocks).
+  class Adjacency {
+  public:
+    Adjacency() = default;
+    // `edges` (node, item), grouped by node in the order given.
+    Adjacency(std::uint32_t n, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges);
+    std::span<const std::uint32_t> operator[](std::uint32_t v) const {
+      return {items_.data() + begin_[v], items_.data() + begin_[v + 1]};
+    }
+
+  private:
+    std::vector<std::uint32_t> begin_, items_;
+  };
   std::uint32_t root_;
   std::vector<std::uint32_t> idom_; // idom_[root] == root; kNoId = not in tree
-  std::vector<std::vector<std::uint32_t>> children_;
-  std::vector<std::vector<std::uint32_t>> frontier_;
+  Adjacency children_;
+  Adjacency frontier_;
   std::vector<std::uint32_t> pre_, post_, preorder_;
 };
 

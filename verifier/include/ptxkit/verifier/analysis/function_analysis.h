@@ -1,7 +1,7 @@
 // function_analysis.h: every analysis of one function, built once and shared by all rules.
 //
 // Why: rules must not rebuild the CFG or SSA each; and the order of construction (IR -> CFG ->
-// dominators -> liveness -> loops -> values -> uniformity) is a dependency chain best kept in
+// dominators -> loops -> liveness -> values -> uniformity) is a dependency chain best kept in
 // one place.
 #pragma once
 
@@ -38,7 +38,7 @@ struct FunctionAnalysis {
   Cfg cfg;
   DominatorTree dom;
   DominatorTree pdom; // node cfg.size() is the virtual exit
-  Liveness live;
+  // (Register liveness is built only to place SSA phis, and dropped after.)
   LoopInfo loops;
   ValueNumbering values;
   Uniformity uniformity;       // across the lanes of a warp (shuffles, votes, warp collectives)

@@ -46,8 +46,11 @@
 #include "ptxkit/verifier/analysis/liveness.h"
 #include "ptxkit/verifier/analysis/loops.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <ostream>
+#include <span>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
@@ -59,6 +62,56 @@ enum class ValueKind : std::uint8_t { kUndef, kParam, kDef, kGuarded, kPhi };
 struct PhiIncoming {
   BlockId pred;
   ValueId value;
+};
+
+// The incoming (predecessor, value) pairs of a phi, unreachable predecessors left out, as a
+// view over the phi's slice of the incoming array: phis are read in the inner loop of every
+// fixpoint, so a query allocates nothing. With `leaders`, values are mapped to their leaders.
+class PhiIncomingRange {
+public:
+  class iterator {
+  public:
+    using value_type = PhiIncoming;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    iterator(const PhiIncoming* p, const PhiIncoming* end, const ValueId* leaders)
+        : p_(p), end_(end), leaders_(leaders) {
+      skip();
+    }
+    PhiIncoming operator*() const { return {p_->pred, leaders_ ? leaders_[p_->value] : p_->value}; }
+    iterator& operator++() {
+      ++p_;
+      skip();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const iterator& o) const { return p_ == o.p_; }
+
+  private:
+    void skip() {
+      while (p_ != end_ && p_->value == kNoId)
+        ++p_;
+    }
+    const PhiIncoming* p_ = nullptr;
+    const PhiIncoming* end_ = nullptr;
+    const ValueId* leaders_ = nullptr;
+  };
+  PhiIncomingRange() = default;
+  PhiIncomingRange(const PhiIncoming* begin, const PhiIncoming* end, const ValueId* leaders)
+      : begin_(begin), end_(end), leaders_(leaders) {}
+  iterator begin() const { return {begin_, end_, leaders_}; }
+  iterator end() const { return {end_, end_, leaders_}; }
+  std::size_t size() const { return static_cast<std::size_t>(std::distance(begin(), end())); }
+  bool empty() const { return begin() == end(); }
+
+private:
+  const PhiIncoming* begin_ = nullptr;
+  const PhiIncoming* end_ = nullptr;
+  const ValueId* leaders_ = nullptr;
 };
 
 struct ValueInfo {
@@ -111,7 +164,7 @@ public:
   InstId defining_instruction(ValueId v) const;
   bool is_phi(ValueId v) const { return values_[v].kind == ValueKind::kPhi; }
   // Incoming (predecessor, leader) pairs of a phi, unreachable predecessors left out.
-  std::vector<PhiIncoming> phi_incoming(ValueId phi) const;
+  PhiIncomingRange phi_incoming(ValueId phi) const;
   // For a phi at a loop header: the incoming values over back edges ("after the update") and
   // from outside the loop ("initial"). Empty vectors when `phi` is not at a header of `loops`.
   struct LoopCarried {
@@ -127,9 +180,11 @@ public:
   ValueId ssa_def(std::uint32_t m) const { return mention_value_[m]; }
   ValueId ssa_guard(InstId inst) const { return guard_[inst]; }
   // Incoming (predecessor, raw SSA value) pairs of a phi, unreachable predecessors left out.
-  std::vector<PhiIncoming> raw_phi_incoming(ValueId phi) const;
+  PhiIncomingRange raw_phi_incoming(ValueId phi) const;
   // Every reader of raw SSA value v (instructions and phis).
-  const std::vector<ValueUse>& uses(ValueId v) const { return uses_[v]; }
+  std::span<const ValueUse> uses(ValueId v) const {
+    return {uses_.data() + use_begin_[v], uses_.data() + use_begin_[v + 1]};
+  }
   // Instructions whose writes may reach global use mention m.
   ReachingDefs reaching_defs(std::uint32_t m) const;
   // Global index of the use/def mention of (inst, operand, element), kNoId if none.
@@ -149,7 +204,8 @@ private:
   std::vector<ValueId> mention_value_; // per global mention: value read (use) or written (def)
   std::vector<ValueId> guard_;         // per instruction
   std::vector<ValueId> leader_;
-  std::vector<std::vector<ValueUse>> uses_;
+  std::vector<ValueUse> uses_;           // grouped by used value: uses_[use_begin_[v] ..
+  std::vector<std::uint32_t> use_begin_; //   use_begin_[v + 1])
 };
 
 } // namespace ptxkit::verifier::analysis
