@@ -95,20 +95,22 @@ int run_bench(const BenchOptions& o) {
     for (const auto& c : cases)
       known = known || c.name == n;
     if (!known)
-      return usage_error("bench: unknown kernel or case '" + n + "'; kernels: " +
-                         kernels::KernelRegistry::names() + "; cases: see `ptxkit bench --list`");
+      return usage_error("unknown kernel or case '" + n +
+                         "'; kernels: " + kernels::KernelRegistry::names() + "; cases: see `" +
+                         std::string(program_name()) + " bench --list`");
   }
   auto session = device::Session::open();
   if (!session) {
     const auto& e = session.error();
-    std::cerr << "ptxkit: error: " << (e.is_unavailable() ? "no usable CUDA device: " : "")
-              << e.message << "\n";
+    std::cerr << program_name()
+              << ": error: " << (e.is_unavailable() ? "no usable CUDA device: " : "") << e.message
+              << "\n";
     return e.is_unavailable() ? kExitNoDevice : kExitFindings;
   }
   auto report = device::run_benchmarks(*session, o.names, o.json ? std::cerr : std::cout);
   if (!report) {
     const auto& e = report.error();
-    std::cerr << "ptxkit: error: " << e.message << "\n";
+    std::cerr << program_name() << ": error: " << e.message << "\n";
     return e.is_unavailable() ? kExitNoDevice : kExitFindings;
   }
   if (o.json) {
@@ -129,14 +131,17 @@ const CommandRegistration reg{
           "bench", "Time kernels on the CUDA device at large shapes (CUDA events, median after "
                    "warm-up): GB/s and GFLOP/s beside the D2D copy bandwidth; exit 3 no device");
       sub->add_option("NAME", o->names,
-                      "Kernels or case names to time (default: every case; see --list)");
+                      "Kernels or case names to time (default: every case; see --list)")
+          ->type_name("");
       sub->add_flag("--json", o->json, "Print the results as one JSON object (progress on stderr)");
       sub->add_flag("--list", o->list, "List the cases and the kernels each launches");
       sub->footer("Each timed sample starts from a cold and clean L2 (an untimed read-only pass "
                   "over twice the L2);\nGEMV cases are also timed back to back over rotating "
                   "copies of the weights. Every case checks its\noutput where a reference "
-                  "exists; a missed target is reported, not an error (exit 1 only when a case\n"
-                  "fails to run or disagrees with the reference).");
+                  "exists.\n\n"
+                  "Exit codes: 0 every case ran (a missed target is reported, not a failure), 1 a "
+                  "case failed\nto run or disagreed with its reference, 2 bad usage, unknown "
+                  "kernel or case, 3 no CUDA driver\nor device.");
       sub->callback([o, &result] { result.exit_code = run_bench(*o); });
     }};
 

@@ -69,7 +69,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 ptxkit::Expected<Item> parse_item(const std::string& text) {
   const std::size_t at = text.find('@');
   if (at == std::string::npos)
-    return make_error("embed: '" + text + "' has no '@TARGET' (expected " +
+    return make_error("'" + text + "' has no '@TARGET' (expected " +
                       "KERNEL[:FIELD=VALUE,...]@sm_XX[=FILE])");
   const std::string spec = text.substr(0, at);
   std::string rest = text.substr(at + 1), file;
@@ -105,7 +105,7 @@ ptxkit::Expected<Item> parse_item(const std::string& text) {
   if (item.ptx == plain->text) return item;
   auto with_loc = item.kernel->generate(item.values, item.target, kernels::GenOptions{.loc = true});
   if (with_loc && item.ptx == with_loc->text) return item;
-  return make_error("embed: '" + file + "' is not the PTX that " + spec + " generates for " +
+  return make_error("'" + file + "' is not the PTX that " + spec + " generates for " +
                     target_name(item.target) + " (stale or edited: regenerate it)");
 }
 
@@ -152,7 +152,7 @@ ptxkit::Expected<std::string> header(const std::vector<Item>& items, const std::
     << "#pragma once\n\n#include <ptxkit/runtime/embedded.h>\n\nnamespace " << ns << " {\n";
   for (const Item& item : items) {
     if (item.ptx.find(")ptxkit\"") != std::string::npos)
-      return make_error("embed: the PTX of " + item.symbol + " contains the raw-string delimiter");
+      return make_error("the PTX of " + item.symbol + " contains the raw-string delimiter");
     const std::string target = target_name(item.target);
     const kernels::LaunchDims dims = item.kernel->launch(item.values);
     h << "\ninline constexpr ptxkit::runtime::EmbeddedParam " << item.symbol << "_params[] = {\n";
@@ -182,7 +182,7 @@ ptxkit::Expected<std::string> header(const std::vector<Item>& items, const std::
 
 int run_embed(const EmbedArgs& args) {
   if (!is_identifier(args.ns))
-    return usage_error("embed: --namespace '" + args.ns + "' is not a C++ identifier");
+    return usage_error("--namespace '" + args.ns + "' is not a C++ identifier");
   if (args.output.empty()) return usage_error("embed needs -o HEADER");
   std::vector<Item> items;
   std::set<std::string> symbols;
@@ -190,7 +190,7 @@ int run_embed(const EmbedArgs& args) {
     auto item = parse_item(text);
     if (!item) return usage_error(item.error().to_string());
     if (!symbols.insert(item->symbol).second)
-      return usage_error("embed: '" + text + "' is given twice (symbol " + item->symbol + ")");
+      return usage_error("'" + text + "' is given twice (symbol " + item->symbol + ")");
     items.push_back(std::move(*item));
   }
   auto text = header(items, args.ns);
@@ -206,15 +206,23 @@ const CommandRegistration reg{
       auto* sub = app.add_subcommand(
           "embed", "Write a C++ header holding kernels' PTX, cache keys and launch contracts "
                    "(ptxkit::runtime::EmbeddedKernel), for loading with no file I/O");
-      sub->add_option("KERNEL", args->items,
-                      "KERNEL[:FIELD=VALUE,...]@sm_XX[=FILE]: the instance, its target, and "
-                      "optionally the PTX file to embed (it must be what the kernel generates)")
+      sub->add_option("INSTANCE", args->items,
+                      "KERNEL[:FIELD=VALUE,...]@sm_XX[=FILE]: the kernel, its config and target, "
+                      "and optionally the PTX file to embed (it must be what the kernel generates)")
+          ->type_name("")
           ->required();
-      sub->add_option("-o,--output", args->output, "The header to write (atomically)")->required();
+      sub->add_option("-o,--output", args->output, "The header to write (atomically)")
+          ->type_name("HEADER")
+          ->required();
       sub->add_option("--namespace", args->ns,
-                      "C++ namespace of the header's variables (default ptxkit_embedded)");
-      sub->footer("Example:\n  ptxkit embed -o kernels_ptx.h --namespace app \\\n"
-                  "      rmsnorm:hidden=4096,eps=1e-5@sm_90 residual_add@sm_90=residual_add.ptx");
+                      "C++ namespace of the header's variables (default ptxkit_embedded)")
+          ->type_name("NS");
+      sub->footer("Example:\n  " + std::string(program_name()) +
+                  " embed -o kernels_ptx.h --namespace app \\\n"
+                  "      rmsnorm:hidden=4096,eps=1e-5@sm_90 residual_add@sm_90=residual_add.ptx\n\n"
+                  "Exit codes: 0 header written, 2 bad usage, unknown kernel or field, bad value "
+                  "or target, a FILE\nthat is not what the kernel generates, or a header that "
+                  "cannot be written.");
       sub->callback([args, &result] { result.exit_code = run_embed(*args); });
     }};
 

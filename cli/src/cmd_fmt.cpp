@@ -58,9 +58,15 @@ const CommandRegistration reg{
       CLI::App* sub = app.add_subcommand(
           "fmt", "Parse PTX and print it in canonical form. KEEPS the comment block at the top of "
                  "the file (license, 'generated, do not edit'); DROPS every other comment");
-      sub->add_option("FILE", opt->file, "PTX file ('-' for standard input)")->required();
+      sub->add_option("FILE", opt->file, "PTX file ('-' for standard input)")
+          ->type_name("")
+          ->required();
       sub->add_option("-o,--output", opt->output,
-                      "Write to this file (atomically) instead of stdout");
+                      "Write to this file (atomically) instead of stdout")
+          ->type_name("FILE");
+      // No exit 1: fmt has no findings, a file it cannot parse is bad input.
+      sub->footer("Exit codes: 0 formatted, 2 bad usage, unreadable file, parse error (with its "
+                  "line and a caret),\nor an output that cannot be written.");
       sub->callback([opt, &result] { result.exit_code = run_fmt(*opt); });
     }};
 

@@ -85,26 +85,34 @@ const CommandRegistration reg{
       auto* sub = app.add_subcommand(
           "gen", "Generate the PTX of a kernel (or, with --all, of every kernel at each of its "
                  "reference configs)");
-      sub->add_option("KERNEL", o->kernel, "Kernel name (see `ptxkit list`)");
+      const std::string tool(program_name());
+      sub->add_option("KERNEL", o->kernel, "Kernel name (see `" + tool + " list`)");
       sub->add_option("--set", o->sets,
                       "Set a config field, FIELD=VALUE (repeatable); floats in any strtof form")
+          ->type_name("FIELD=VALUE")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       sub->add_option("--target", o->targets,
                       std::string("Target GPU, e.g. sm_90 (default ") + kDefaultTarget +
                           "); repeatable with --all (default: every supported target)")
+          ->type_name("sm_XX")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       sub->add_flag("--loc", o->loc,
                     "Emit .file/.loc lines pointing at the generator's C++ source");
       sub->add_option("-o,--output", o->output,
-                      "Write the PTX to FILE (atomically) instead of stdout");
+                      "Write the PTX to FILE (atomically) instead of stdout")
+          ->type_name("FILE");
       sub->add_flag("--all", o->all, "Generate every kernel x reference config x target");
       sub->add_option(
-          "--out-dir", o->out_dir,
-          "With --all: directory for KERNEL.CONFIGTAG.sm_XX.ptx files (created if missing)");
-      sub->footer("Examples:\n  ptxkit gen rmsnorm --set eps=1e-5 --target sm_80\n"
-                  "  ptxkit gen --all --target sm_80 --target sm_90 --out-dir out/");
+             "--out-dir", o->out_dir,
+             "With --all: directory for KERNEL.CONFIGTAG.sm_XX.ptx files (created if missing)")
+          ->type_name("DIR");
+      const std::string gen = "\n  " + tool + " gen ";
+      sub->footer("Examples:" + gen + "rmsnorm --set eps=1e-5 --target sm_80" + gen +
+                  "--all --target sm_80 --target sm_90 --out-dir out/\n\n" +
+                  "Exit codes: 0 PTX written, 2 bad usage, unknown kernel or field, bad value or "
+                  "target, or\nan output that cannot be written.");
       sub->callback([o, &result] {
         if (o->all) {
           result.exit_code = run_all(*o);

@@ -1,4 +1,4 @@
-// cmd_golden.cpp: `ptxkit golden check|diff|update [--dir golden] [--kernel NAME]...`: the golden
+// cmd_golden.cpp: `ptxkit golden check|diff|update [--dir golden] [--kernel KERNEL]...`: the golden
 // PTX files, one per kernel × reference config × golden target, kept byte-exact under review.
 //
 // check: regenerate every file in memory, print a unified diff per drifted file (changed, missing
@@ -156,7 +156,8 @@ int run_golden(Mode mode, GoldenArgs args, const std::string& tool) {
   std::cout << "golden: " << checked << " files checked, " << drifted << " drifted\n";
   if (drifted > 0 && mode == Mode::kCheck) {
     std::cout.flush();
-    std::cerr << "ptxkit: golden drift: review the diffs above; if the change is intended, "
+    std::cerr << program_name()
+              << ": golden drift: review the diffs above; if the change is intended, "
                  "accept it (then commit the golden directory)\n"
               << "to accept: " << accept_command(tool, args) << "\n";
     return kExitFindings;
@@ -164,18 +165,19 @@ int run_golden(Mode mode, GoldenArgs args, const std::string& tool) {
   return kExitOk;
 }
 
-void add_mode(CLI::App* golden, const char* name, const char* help, Mode mode,
-              CommandResult& result) {
+void add_mode(CLI::App* golden, const char* name, const char* help, const std::string& exit_codes,
+              Mode mode, CommandResult& result) {
   auto args = std::make_shared<GoldenArgs>();
   auto* sub = golden->add_subcommand(name, help);
-  sub->add_option("--dir", args->dir, "Golden directory (default: golden)");
+  sub->add_option("--dir", args->dir, "Golden directory (default: golden)")->type_name("DIR");
   sub->add_option("--kernel", args->kernels,
                   "Only this kernel's golden files (repeatable); other kernels' files in the "
                   "directory are left alone")
-      ->type_name("NAME")
+      ->type_name("KERNEL")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->expected(1)
       ->allow_extra_args(false);
+  sub->footer("Exit codes: " + exit_codes);
   sub->callback(
       [args, mode, sub, &result] { result.exit_code = run_golden(mode, *args, tool_name(*sub)); });
 }
@@ -186,20 +188,32 @@ const CommandRegistration reg{
           "golden", "Check, show or update the golden PTX files (KERNEL.CONFIGTAG.sm_XX.ptx, for "
                     "sm_80 and sm_90)");
       golden->require_subcommand(1);
-      golden->footer(
-          "Golden files are generated, never edited by hand. After an intended generator "
-          "change:\n  ptxkit golden check --dir golden    # review the diffs\n"
-          "  ptxkit golden update --dir golden   # then commit golden/\n"
-          "--kernel NAME (repeatable) limits any of them to those kernels' files.");
+      // What check and diff can fail on besides drift.
+      const std::string bad = "2 bad usage, unknown kernel, no golden directory, or a file that "
+                              "cannot be read";
       add_mode(golden, "check",
                "Regenerate in memory and compare; per drifted file print its kernel, config, "
                "target, keys, instruction and register changes and a unified diff; exit 1 on "
                "drift, ending with the command that accepts it",
+               "0 no drift, 1 drift (a file changed, missing or no longer generated),\n" + bad +
+                   ".",
                Mode::kCheck, result);
-      add_mode(golden, "diff", "Print the same report as check; exit 0", Mode::kDiff, result);
+      add_mode(golden, "diff", "Print the same report as check; exit 0",
+               "0 report printed (drift is not a failure),\n" + bad + ".", Mode::kDiff, result);
       add_mode(golden, "update",
                "Rewrite drifted golden files atomically and remove ones no longer generated",
+               "0 golden files up to date, 2 bad usage, unknown kernel, a directory that cannot "
+               "be\ncreated, or a file that cannot be read, written or removed.",
                Mode::kUpdate, result);
+      // After the commands: they would copy it as their own footer.
+      const std::string golden_cmd = "\n  " + std::string(program_name()) + " golden ";
+      golden->footer("Golden files are generated, never edited by hand. After an intended "
+                     "generator change:" +
+                     golden_cmd + "check --dir golden    # review the diffs" + golden_cmd +
+                     "update --dir golden   # then commit golden/\n" +
+                     "--kernel KERNEL (repeatable) limits any of them to those kernels' files.\n\n"
+                     "Exit codes: those of the command run (only check exits 1, on drift); 2 "
+                     "without a command\nor with an unknown one.");
     }};
 
 } // namespace

@@ -46,19 +46,25 @@ const CommandRegistration reg{
       auto* sub = app.add_subcommand(
           "key", "Print the cache key of a kernel instance: NAME-<16 hex>, a hash of every baked "
                  "field, the target and the generator version");
-      sub->add_option("KERNEL", o->kernel, "Kernel name (see `ptxkit list`)")->required();
+      const std::string tool(program_name());
+      sub->add_option("KERNEL", o->kernel, "Kernel name (see `" + tool + " list`)")->required();
       sub->add_option("--set", o->sets, "Set a config field, FIELD=VALUE (repeatable)")
+          ->type_name("FIELD=VALUE")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       sub->add_option("--target", o->target,
-                      std::string("Target GPU (default ") + kDefaultTarget + ")");
+                      std::string("Target GPU (default ") + kDefaultTarget + ")")
+          ->type_name("sm_XX");
       sub->add_flag("--explain", o->explain,
                     "Also print the hashed key material and each field left out with its reason");
-      sub->footer(
-          "Examples:\n  ptxkit key rmsnorm --set eps=1e-6         # Qwen2.5 eps\n"
-          "  ptxkit key rmsnorm --set eps=1e-5         # a different key: eps is baked\n"
-          "  ptxkit key rmsnorm --set rows=64          # the same key: rows is launch shape only\n"
-          "  ptxkit key batched_incremental_attention --explain");
+      // Examples and messages name the tool as it was run (a kernel tool has its own name).
+      const std::string key = "\n  " + tool + " key ";
+      sub->footer("Examples:" + key + "rmsnorm --set eps=1e-6         # Qwen2.5 eps" + key +
+                  "rmsnorm --set eps=1e-5         # a different key: eps is baked" + key +
+                  "rmsnorm --set rows=64          # the same key: rows is launch shape only" + key +
+                  "batched_incremental_attention --explain\n\n" +
+                  "Exit codes: 0 key printed, 2 bad usage, unknown kernel or field, bad value or "
+                  "target.");
       sub->callback([o, &result] { result.exit_code = run_key(*o); });
     }};
 

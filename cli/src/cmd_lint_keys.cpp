@@ -102,7 +102,7 @@ int run_lint_keys(const LintKeysOptions& o) {
               instances = 0;
   for (const auto& r : reports) {
     if (!r) {
-      std::cerr << "ptxkit: error: " << r.error().to_string() << "\n";
+      std::cerr << program_name() << ": error: " << r.error().to_string() << "\n";
       ++violations;
       continue;
     }
@@ -124,8 +124,10 @@ int run_lint_keys(const LintKeysOptions& o) {
   if (o.golden_dir_given || std::filesystem::is_directory(o.golden_dir, ec)) {
     auto golden = kernels::lint_golden_keys(o.golden_dir, names);
     if (!golden) return usage_error(golden.error().to_string());
-    std::cout << "golden " << o.golden_dir << ": " << golden->files << " files, " << golden->keys
-              << " distinct keys, " << golden->shared_key_sets
+    // "golden directory 'golden'", never "golden golden": the default directory's name is the
+    // word itself.
+    std::cout << "golden directory '" << o.golden_dir << "': " << golden->files << " files, "
+              << golden->keys << " distinct keys, " << golden->shared_key_sets
               << " keys shared by several files (compared byte for byte)\n";
     for (const auto& f : golden->findings)
       std::cout << "  golden: " << severity_name(f.severity) << ": [golden] " << f.message << "\n";
@@ -155,17 +157,25 @@ const CommandRegistration reg{
       sub->add_option("KERNEL", o->kernels, "Kernels to check (default: the whole library)");
       sub->add_option("--target", o->targets,
                       "Targets to generate at (repeatable; default: every supported target)")
+          ->type_name("sm_XX")
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       sub->add_flag("--every-target", o->every_target,
                     "Generate every perturbation at every target (default: the first target "
                     "plus one that rotates through the others)");
       auto* golden = sub->add_option("--golden-dir", o->golden_dir,
-                                     "Golden directory for the golden proof (default: golden)");
+                                     "Golden directory for the golden proof (default: golden)")
+                         ->type_name("DIR");
       sub->add_flag("--quiet", o->quiet, "Leave out the per-kernel list of baked immediates");
-      sub->add_option("-j,--jobs", o->jobs, "Kernels linted in parallel (default: up to 4)");
-      sub->footer("Examples:\n  ptxkit lint-keys                      # the whole library\n"
-                  "  ptxkit lint-keys rmsnorm rope_neox    # two kernels\n"
-                  "  ptxkit lint-keys --every-target --golden-dir golden");
+      sub->add_option("-j,--jobs", o->jobs, "Kernels linted in parallel (default: up to 4)")
+          ->type_name("N");
+      const std::string tool(program_name());
+      const std::string lint = "\n  " + tool + " lint-keys";
+      sub->footer("Examples:" + lint + "                      # the whole library" + lint +
+                  " rmsnorm rope_neox    # two kernels" + lint +
+                  " --every-target --golden-dir golden\n\n" +
+                  "Exit codes: 0 every key covers all that changes its PTX (warnings do not fail), "
+                  "1 violations,\n2 bad usage, unknown kernel or target, or a golden directory "
+                  "that cannot be read.");
       sub->callback([o, golden, &result] {
         o->golden_dir_given = golden->count() > 0;
         result.exit_code = run_lint_keys(*o);

@@ -48,6 +48,7 @@ const CommandRegistration reg{
       sub->add_flag("--targets", *targets,
                     "Print the supported targets instead, one per line (what `gen --all` covers); "
                     "with --json, a JSON array of their names");
+      sub->footer("Exit codes: 0 listed, 2 bad usage.");
       sub->callback([json, targets, &result] {
         if (*targets && *json) {
           nlohmann::json names = nlohmann::json::array();

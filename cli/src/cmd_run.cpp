@@ -41,8 +41,9 @@ struct Job {
 };
 
 int device_error(const rt::Error& e) {
-  std::cerr << "ptxkit: error: " << (e.is_unavailable() ? "no usable CUDA device: " : "")
-            << e.message << "\n";
+  std::cerr << program_name()
+            << ": error: " << (e.is_unavailable() ? "no usable CUDA device: " : "") << e.message
+            << "\n";
   if (e.is_unavailable()) return kExitNoDevice;
   return e.kind == rt::ErrorKind::kBadArgument ? kExitBadInput : kExitFindings;
 }
@@ -59,7 +60,8 @@ ptxkit::Expected<std::vector<Job>> resolve_jobs(const RunOptions& o) {
         jobs.push_back({k, rc.tag, rc.values});
     return jobs;
   }
-  if (o.kernel.empty()) return make_error("give a KERNEL or --all (see `ptxkit list`)");
+  if (o.kernel.empty())
+    return make_error("give a KERNEL or --all (see `" + std::string(program_name()) + " list`)");
   auto kernel = find_kernel(o.kernel);
   if (!kernel) return kernel.error();
   const auto& refs = (*kernel)->reference_configs();
@@ -162,7 +164,7 @@ int run_command(const RunOptions& o) {
     auto r = run_job(*session, job, seed);
     if (!r) {
       if (r.error().is_unavailable()) return device_error(r.error());
-      std::cerr << "ptxkit: error: " << job.kernel->name() << " [" << job.tag
+      std::cerr << program_name() << ": error: " << job.kernel->name() << " [" << job.tag
                 << "]: " << r.error().message << "\n";
       if (!r.error().jit_log.empty()) std::cerr << r.error().jit_log << "\n";
       exit_code = kExitFindings;
@@ -185,15 +187,22 @@ const CommandRegistration reg{
       auto* sub = app.add_subcommand(
           "run", "Run a kernel on the CUDA device on random inputs (outputs poisoned with NaN) "
                  "and compare with its CPU reference; exit 1 out of tolerance, 3 no device");
-      sub->add_option("KERNEL", o->kernel, "Kernel name (see `ptxkit list`)");
+      const std::string tool(program_name());
+      sub->add_option("KERNEL", o->kernel, "Kernel name (see `" + tool + " list`)");
       sub->add_flag("--all", o->all, "Every kernel at each of its reference configs");
       sub->add_option("--config", o->config,
-                      "Reference config tag to start from (default: the kernel's first)");
+                      "Reference config tag to start from (default: the kernel's first)")
+          ->type_name("TAG");
       sub->add_option("--set", o->sets, "Set a config field, FIELD=VALUE (repeatable)")
+          ->type_name("FIELD=VALUE")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       sub->add_option("--seed", o->seed,
-                      "Input seed (decimal or 0x hex) to repeat a run; default: a fresh one");
+                      "Input seed (decimal or 0x hex) to repeat a run; default: a fresh one")
+          ->type_name("N");
+      sub->footer("Exit codes: 0 every output within tolerance, 1 an output out of tolerance, a "
+                  "guard band\nwritten or a launch that failed, 2 bad usage, unknown kernel, "
+                  "config or field, or a bad value,\n3 no CUDA driver or device.");
       sub->callback([o, &result] { result.exit_code = run_command(*o); });
     }};
 

@@ -203,11 +203,13 @@ const CommandRegistration reg{
       CLI::App* sub = app.add_subcommand(
           "validate",
           "Assemble PTX files with ptxas (arch from each file's .target unless --arch)");
-      sub->add_option("FILE", opt->files, "PTX files")->required();
-      sub->add_option("--arch", opt->arch, "Architecture for every file (e.g. sm_90a)");
-      sub->footer("ptxas is $PTXAS, else the first on PATH, else /usr/local/cuda/bin/ptxas.\n"
-                  "Exit codes: 0 all accepted, 1 a file rejected (ptxas's messages above), 2 "
-                  "unreadable file, no .target, or no ptxas.");
+      sub->add_option("FILE", opt->files, "PTX files")->type_name("")->required();
+      sub->add_option("--arch", opt->arch, "Architecture for every file (e.g. sm_90a)")
+          ->type_name("sm_XX");
+      sub->footer("ptxas is $PTXAS, else the first on PATH, else /usr/local/cuda/bin/ptxas.\n\n"
+                  "Exit codes: 0 every file accepted, 1 a file rejected (ptxas's messages above),\n"
+                  "2 bad usage, unreadable file, no .target, an --arch ptxas does not know, or no "
+                  "ptxas.");
       sub->callback([opt, &result] { result.exit_code = run_validate(*opt); });
     }};
 

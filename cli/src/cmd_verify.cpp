@@ -160,16 +160,19 @@ const CommandRegistration reg{
       sub->add_option("PATH", opt->paths,
                       "PTX files ('-' for standard input) and directories (every *.ptx below, "
                       "sorted by path; symlinked directories are not followed)")
+          ->type_name("")
           ->required();
       sub->add_option("-j,--jobs", opt->jobs,
                       "Files checked in parallel (default: the number of cores); the output is "
                       "the same for any N")
           ->type_name("N");
       sub->add_option("--format", opt->format, "Output format: text (default), json or sarif")
+          ->type_name("FORMAT")
           ->check(CLI::IsMember({"text", "json", "sarif"}));
       sub->add_option("--rules", opt->rules,
                       "Comma-separated rule ids to run (default: all): " +
                           verifier::rule_ids_joined())
+          ->type_name("ID,...")
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
           ->expected(1)
           ->allow_extra_args(false);
@@ -178,9 +181,9 @@ const CommandRegistration reg{
       sub->add_flag("--werror", opt->werror,
                     "Exit 1 on warnings too (by default only errors fail)");
       sub->footer(
-          "Exit codes: 0 no error findings (warnings do not fail without --werror), "
-          "1 error findings, 2 unreadable file, parse error, directory without a .ptx file or "
-          "unknown rule id.");
+          "Exit codes: 0 no error findings (warnings do not fail without --werror), 1 error "
+          "findings,\n2 bad usage, unreadable file, parse error, directory without a .ptx "
+          "file, or unknown rule id.");
       sub->callback([opt, &result] { result.exit_code = run_verify(*opt); });
     }};
 
