@@ -25,10 +25,11 @@ namespace ptxkit::bench {
 
 // One measured child process.
 struct Run {
-  bool ok = false;
-  double seconds = 0;  // CPU time (see spawn)
-  long max_rss_kb = 0; // peak RSS, from wait4
-  std::string out;     // what the child wrote on stdout
+  bool ok = false;      // exited with status 0
+  int exit_status = -1; // its exit status, -1 when it did not exit (a signal)
+  double seconds = 0;   // CPU time (see spawn)
+  long max_rss_kb = 0;  // peak RSS, from wait4
+  std::string out;      // what the child wrote on stdout
 };
 
 inline std::string read_file(const std::string& path) {
@@ -71,7 +72,8 @@ inline Run spawn(const std::vector<std::string>& args, bool child_reports, bool 
   int status = 0;
   rusage ru{};
   wait4(pid, &status, 0, &ru);
-  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.ok = r.exit_status == 0;
   r.max_rss_kb = ru.ru_maxrss;
   auto secs = [](const timeval& tv) {
     return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6;

@@ -112,10 +112,33 @@ bool WarpDivergence::kernel_exit_block(BlockId b) const {
   return true;
 }
 
+// The leaders an instruction defines whose facts read its operands: kDef and kGuarded values
+// that are their own leaders (a `mov`'s result is its source's value).
+template <class F>
+void WarpDivergence::for_each_defined_leader(InstId i, F&& f) const {
+  const ValueNumbering& vn = a_->values;
+  const FunctionIR& ir = a_->ir;
+  const InstInfo& info = ir.info(i);
+  auto visit = [&](ValueId d) {
+    if (d == kNoId || vn.leader(d) != d || vn.info(d).inst != i) return;
+    if (vn.info(d).kind == ValueKind::kDef || vn.info(d).kind == ValueKind::kGuarded) f(d);
+  };
+  for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+    if (!ir.mention(m).is_def) continue;
+    ValueId d = vn.ssa_def(m);
+    visit(d);
+    if (d != kNoId && vn.info(d).kind == ValueKind::kGuarded) visit(vn.info(d).fresh);
+  }
+}
+
 void WarpDivergence::build_users() {
   const ValueNumbering& vn = a_->values;
   const FunctionIR& ir = a_->ir;
-  // Two passes over the same edges (count, then fill) into one flat array grouped by leader.
+  // A value's users are phis and guarded writes (value entries) and instructions (entries
+  // tagged kInstructionUser: every leader the instruction defines reads the value). One entry
+  // per instruction, not per (defined value, operand) pair: an mma defining 8 registers from 12
+  // operands is 12 entries, not 96. Two passes over the same edges (count, then fill) into one
+  // flat array grouped by leader.
   auto for_each_edge = [&](auto&& add) {
     for (ValueId v = 0; v < vn.size(); ++v) {
       if (vn.leader(v) != v) continue;
@@ -123,33 +146,43 @@ void WarpDivergence::build_users() {
       if (x.kind == ValueKind::kPhi) {
         for (const PhiIncoming& in : vn.phi_incoming(v))
           add(in.value, v);
-      } else if (x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded) {
-        const InstInfo& info = ir.info(x.inst);
-        for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
-          if (!ir.mention(m).is_def) add(vn.ssa_use(m), v);
-        if (x.kind == ValueKind::kGuarded) {
-          add(x.prior, v);
-          add(x.pred, v);
-          add(x.fresh, v);
-        }
+      } else if (x.kind == ValueKind::kGuarded) {
+        add(x.prior, v);
+        add(x.pred, v);
+        add(x.fresh, v);
       }
+    }
+    for (InstId i = 0; i < ir.size(); ++i) {
+      bool defines = false;
+      for_each_defined_leader(i, [&](ValueId) { defines = true; });
+      if (!defines) continue;
+      const InstInfo& info = ir.info(i);
+      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+        if (!ir.mention(m).is_def) add(vn.ssa_use(m), kInstructionUser | i);
     }
   };
   user_begin_.assign(vn.size() + 1, 0);
-  for_each_edge([&](ValueId from, ValueId to) {
+  for_each_edge([&](ValueId from, std::uint32_t to) {
     if (from != kNoId && to != kNoId) ++user_begin_[vn.leader(from) + 1];
   });
   for (ValueId v = 0; v < vn.size(); ++v)
     user_begin_[v + 1] += user_begin_[v];
   users_.resize(user_begin_[vn.size()]);
   std::vector<std::uint32_t> next(user_begin_.begin(), user_begin_.end() - 1);
-  for_each_edge([&](ValueId from, ValueId to) {
+  for_each_edge([&](ValueId from, std::uint32_t to) {
     if (from != kNoId && to != kNoId) users_[next[vn.leader(from)]++] = to;
   });
 }
 
-std::span<const ValueId> WarpDivergence::users(ValueId leader) const {
-  return {users_.data() + user_begin_[leader], users_.data() + user_begin_[leader + 1]};
+template <class F>
+void WarpDivergence::for_each_user(ValueId leader, F&& f) const {
+  for (std::uint32_t k = user_begin_[leader]; k < user_begin_[leader + 1]; ++k) {
+    std::uint32_t e = users_[k];
+    if (e & kInstructionUser)
+      for_each_defined_leader(e & ~kInstructionUser, f);
+    else
+      f(e);
+  }
 }
 
 // Thread-index dependence, a least fixpoint over the def-use graph: a value read from %tid,
@@ -192,8 +225,7 @@ void WarpDivergence::compute_tid_dependent() {
     ValueId v = work.pop();
     if (tid_dep_[v] || !evaluate(v)) continue;
     tid_dep_[v] = 1;
-    for (ValueId u : users(v))
-      work.push(u);
+    for_each_user(v, [&](ValueId u) { work.push(u); });
   }
 }
 
@@ -213,8 +245,7 @@ void WarpDivergence::solve_uniform() {
     bool u = !(thread_level_ && tid_dep_[v]) && (lanes_->is_uniform(v) || compute_warp_uniform(v));
     if (u) continue;
     uniform_[v] = 0;
-    for (ValueId x : users(v))
-      work.push(x);
+    for_each_user(v, [&](ValueId x) { work.push(x); });
   }
 }
 

@@ -474,10 +474,26 @@ struct WarpBitsSolver {
     const std::uint32_t n = vn.size();
     changes.assign(n, 0);
     // Users of each value: values whose evaluation reads it, in one flat array grouped by
-    // value (two passes over the same edges: count, then fill).
+    // value (two passes over the same edges: count, then fill). An instruction's operands are
+    // read by every kDef value it writes: one entry tagged kInstructionUser per (operand,
+    // instruction), expanded when pushed, not one per (operand, defined value) pair.
+    constexpr std::uint32_t kInstructionUser = 0x80000000u;
+    auto for_each_def = [&](InstId i, auto&& f) {
+      const InstInfo& info = ir.info(i);
+      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+        if (!ir.mention(m).is_def) continue;
+        ValueId d = vn.ssa_def(m);
+        if (d == kNoId) continue;
+        const ValueInfo& x = vn.info(d);
+        if (x.kind == ValueKind::kDef && x.inst == i) f(d);
+        if (x.kind == ValueKind::kGuarded && x.fresh != kNoId &&
+            vn.info(x.fresh).kind == ValueKind::kDef && vn.info(x.fresh).inst == i)
+          f(x.fresh);
+      }
+    };
     auto for_each_edge = [&](auto&& add) {
-      auto add_user = [&](ValueId from, ValueId to) {
-        if (from == kNoId || to == kNoId) return;
+      auto add_user = [&](ValueId from, std::uint32_t to) {
+        if (from == kNoId) return;
         add(from, to);
         if (vn.leader(from) != from) add(vn.leader(from), to);
       };
@@ -493,26 +509,30 @@ struct WarpBitsSolver {
           for (const PhiIncoming& in : vn.phi_incoming(v))
             add_user(in.value, v);
           break;
-        case ValueKind::kDef: {
+        case ValueKind::kDef:
           if (x.fresh != kNoId) add_user(x.fresh, v);
-          const InstInfo& info = ir.info(x.inst);
-          for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
-            if (!ir.mention(m).is_def) add_user(vn.ssa_use(m), v);
           break;
-        }
         default:
           break;
         }
       }
+      for (InstId i = 0; i < ir.size(); ++i) {
+        bool defines = false;
+        for_each_def(i, [&](ValueId) { defines = true; });
+        if (!defines) continue;
+        const InstInfo& info = ir.info(i);
+        for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+          if (!ir.mention(m).is_def) add_user(vn.ssa_use(m), kInstructionUser | i);
+      }
     };
     std::vector<std::uint32_t> begin(n + 1, 0);
-    for_each_edge([&](ValueId from, ValueId) { ++begin[from + 1]; });
+    for_each_edge([&](ValueId from, std::uint32_t) { ++begin[from + 1]; });
     for (ValueId v = 0; v < n; ++v)
       begin[v + 1] += begin[v];
-    std::vector<ValueId> users(begin[n]);
+    std::vector<std::uint32_t> users(begin[n]);
     {
       std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
-      for_each_edge([&](ValueId from, ValueId to) { users[next[from]++] = to; });
+      for_each_edge([&](ValueId from, std::uint32_t to) { users[next[from]++] = to; });
     }
     SparseWorklist work(n);
     for (ValueId v = n; v-- > 0;)
@@ -530,8 +550,12 @@ struct WarpBitsSolver {
       }
       wb.facts_[v] = next;
       wb.seen_[v] = 1;
-      for (std::uint32_t k = begin[v]; k < begin[v + 1]; ++k)
-        work.push(users[k]);
+      for (std::uint32_t k = begin[v]; k < begin[v + 1]; ++k) {
+        if (users[k] & kInstructionUser)
+          for_each_def(users[k] & ~kInstructionUser, [&](ValueId d) { work.push(d); });
+        else
+          work.push(users[k]);
+      }
     }
   }
 };

@@ -4,8 +4,10 @@
 #include "ptxkit/verifier/ast.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
+#include <iterator>
 
 namespace ptxkit::verifier {
 namespace {
@@ -81,8 +83,27 @@ std::string_view scalar_type_name(ScalarType t) {
 }
 
 ScalarType scalar_type_from_name(std::string_view name) {
-  for (const auto& info : kTypes)
+  // Asked of every modifier by the analyses, most of which are not types ("global", "sync"):
+  // a lookup by first character and length rejects those without comparing strings.
+  struct Index {
+    std::array<std::uint64_t, 128> by_first{}; // bit i: kTypes[i] starts with this character
+    std::uint32_t max_size = 0;
+    Index() {
+      for (std::size_t i = 0; i < std::size(kTypes); ++i) {
+        by_first[static_cast<unsigned char>(kTypes[i].name[0]) & 127] |= std::uint64_t{1} << i;
+        max_size =
+            std::max<std::uint32_t>(max_size, static_cast<std::uint32_t>(kTypes[i].name.size()));
+      }
+    }
+  };
+  static_assert(std::size(kTypes) <= 64);
+  static const Index index;
+  if (name.empty() || name.size() > index.max_size || static_cast<unsigned char>(name[0]) > 127)
+    return ScalarType::kUnknown;
+  for (std::uint64_t m = index.by_first[static_cast<unsigned char>(name[0])]; m != 0; m &= m - 1) {
+    const TypeInfo& info = kTypes[static_cast<std::size_t>(std::countr_zero(m))];
     if (info.name == name) return info.type;
+  }
   return ScalarType::kUnknown;
 }
 

@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -128,10 +127,16 @@ private:
   const Uniformity* lanes_;
   const AddressProvenance& ranges_; // a.provenance(m): shared with the rules
   bool thread_level_ = false;
-  // Per leader: the leaders whose facts read it (users_[user_begin_[v] .. user_begin_[v + 1]]).
-  std::vector<ValueId> users_;
+  // Per leader: what reads it (users_[user_begin_[v] .. user_begin_[v + 1]]): a phi or guarded
+  // write's value id, or kInstructionUser | an instruction whose defined leaders read it.
+  static constexpr std::uint32_t kInstructionUser = 0x80000000u;
+  std::vector<std::uint32_t> users_;
   std::vector<std::uint32_t> user_begin_;
-  std::span<const ValueId> users(ValueId leader) const;
+  // Calls f(leader) for every leader whose facts read `leader`.
+  template <class F>
+  void for_each_user(ValueId leader, F&& f) const;
+  template <class F>
+  void for_each_defined_leader(InstId i, F&& f) const;
   std::vector<char> tid_dep_; // per leader: data-dependent on the thread index
   std::vector<char> uniform_; // per leader: this round's fixpoint
   bool x_multiple_of_32_ = false;
