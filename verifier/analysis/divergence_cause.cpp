@@ -278,8 +278,9 @@ void WarpDivergence::compute_regions() {
   std::fill(partial_.begin(), partial_.end(), 0);
   std::fill(after_exit_.begin(), after_exit_.end(), 0);
   std::fill(reconverge_.begin(), reconverge_.end(), 0);
+  split_edges_.clear();
   std::vector<std::uint32_t> seen(cfg.size(), 0); // d + 1: x is in d's region
-  std::vector<BlockId> work;
+  std::vector<BlockId> work, region;
   for (BlockId d = 0; d < cfg.size(); ++d) {
     if (!divergent_[d]) continue;
     std::uint32_t stop = a_->pdom.idom(d);
@@ -292,16 +293,45 @@ void WarpDivergence::compute_regions() {
         (kernel_exit_block(stop) && std::find(succs.begin(), succs.end(), stop) != succs.end());
     if (!never) reconverge_[stop] = 1;
     work.assign(cfg.block(d).succs.begin(), cfg.block(d).succs.end());
+    region.assign(1, d);
     while (!work.empty()) {
       BlockId x = work.back();
       work.pop_back();
       if (x == stop || seen[x] == d + 1) continue;
       seen[x] = d + 1;
+      region.push_back(x);
       (never ? after_exit_ : partial_)[x] = 1;
       for (BlockId s : cfg.block(x).succs)
         work.push_back(s);
     }
+    // The edges lanes split at d may arrive over, into a block of the region or where it ends.
+    for (BlockId x : region)
+      for (BlockId s : cfg.block(x).succs)
+        if ((s == stop && !never) || (s < cfg.size() && seen[s] == d + 1))
+          split_edges_.push_back({s, d, x});
   }
+  std::sort(split_edges_.begin(), split_edges_.end(), [](const SplitEdge& a, const SplitEdge& b) {
+    return a.to != b.to ? a.to < b.to : a.split != b.split ? a.split < b.split : a.from < b.from;
+  });
+}
+
+bool WarpDivergence::merges_split_lanes(ValueId phi) const {
+  const ValueNumbering& vn = a_->values;
+  const BlockId b = vn.info(phi).block;
+  auto first = std::lower_bound(split_edges_.begin(), split_edges_.end(), b,
+                                [](const SplitEdge& e, BlockId x) { return e.to < x; });
+  auto incoming = [&](BlockId pred) {
+    for (const PhiIncoming& in : vn.phi_incoming(phi))
+      if (in.pred == pred) return in.value;
+    return kNoId;
+  };
+  for (auto it = first; it != split_edges_.end() && it->to == b;) {
+    const BlockId split = it->split;
+    const ValueId value = incoming(it->from);
+    for (; it != split_edges_.end() && it->to == b && it->split == split; ++it)
+      if (!vn.same_number(incoming(it->from), value)) return true;
+  }
+  return false;
 }
 
 bool WarpDivergence::warp_uniform_at(ValueId v, BlockId use_block) const {
@@ -367,9 +397,13 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   const FunctionAnalysis& a = *a_;
   const ValueInfo& info = a.values.info(v);
   if (info.kind == ValueKind::kPhi) {
-    // A real merge inside a divergent region depends on which way each lane went.
-    // So is one at the reconvergence point: lanes arrive from different sides.
-    if (partial_[info.block] || after_exit_[info.block] || reconverge_[info.block]) return false;
+    // A real merge inside a divergent region depends on which way each lane went. So does one
+    // at the reconvergence point: lanes arrive from different sides. Unless every edge the lanes
+    // of one split may arrive over carries the same value (a flag updated before an
+    // elect-one block and merged with a path that skipped the block's whole iteration).
+    if ((partial_[info.block] || after_exit_[info.block] || reconverge_[info.block]) &&
+        merges_split_lanes(v))
+      return false;
     for (const PhiIncoming& in : a.values.phi_incoming(v))
       if (in.value != kNoId && !warp_uniform_at(in.value, info.block)) return false;
     return true;

@@ -340,6 +340,88 @@ InstId ValueNumbering::defining_instruction(ValueId v) const {
   return x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded ? x.inst : kNoId;
 }
 
+bool is_pure_opcode(std::string_view op) {
+  static constexpr std::string_view kPure[] = {
+      "setp", "set",  "and", "or",  "xor", "not",  "cnot", "add", "sub",  "mul",  "mad",
+      "fma",  "shl",  "shr", "div", "rem", "min",  "max",  "neg", "abs",  "selp", "slct",
+      "cvt",  "cvta", "mov", "bfe", "bfi", "prmt", "popc", "clz", "brev", "lop3", "shf"};
+  return std::find(std::begin(kPure), std::end(kPure), op) != std::end(kPure);
+}
+
+// a and b hold the same number in every thread: the same value, or the results of the same
+// pure computation (or `ld.param` of the same parameter word, which nothing writes) on
+// operands that are. Compilers rematerialize such values on one side of a branch (a parameter
+// reloaded inside an `if`); value numbering keeps them apart, lanes cannot tell them apart.
+bool ValueNumbering::same_number(ValueId a, ValueId b, int depth) const {
+  const ValueNumbering& vn = *this;
+  if (a == kNoId || b == kNoId) return a == b;
+  a = vn.leader(a);
+  b = vn.leader(b);
+  if (a == b) return true;
+  if (depth > 6) return false;
+  // A phi is that number when every value it merges is (a loop carrying a reloaded parameter
+  // around its back edge): a phi met again on the way is assumed to be, as in any induction.
+  if (vn.is_phi(a) || vn.is_phi(b)) {
+    if (vn.is_phi(b)) std::swap(a, b);
+    if (std::find(phis_assumed_.begin(), phis_assumed_.end(), a) != phis_assumed_.end())
+      return true;
+    phis_assumed_.push_back(a);
+    bool same = true;
+    for (const PhiIncoming& in : vn.phi_incoming(a))
+      if (!same_number(in.value, b, depth + 1)) {
+        same = false;
+        break;
+      }
+    phis_assumed_.pop_back();
+    return same;
+  }
+  const ValueInfo& x = vn.info(a);
+  const ValueInfo& y = vn.info(b);
+  if (x.kind != ValueKind::kDef || y.kind != ValueKind::kDef) return false;
+  const Instruction& p = ir().inst(x.inst);
+  const Instruction& q = ir().inst(y.inst);
+  if (p.opcode != q.opcode || p.operands.size() != q.operands.size() ||
+      p.modifiers.size() != q.modifiers.size() || p.operands.size() < 2)
+    return false;
+  for (std::uint32_t k = 0; k < p.modifiers.size(); ++k)
+    if (p.modifiers[k] != q.modifiers[k]) return false;
+  const bool param_load =
+      p.opcode == "ld" && p.has_modifier("param") && !p.has_modifier("volatile");
+  if (!param_load && !is_pure_opcode(p.opcode)) return false;
+  // One destination, written by the first operand; every source equal.
+  if (ir().mention(x.mention).operand != 0 || ir().mention(y.mention).operand != 0) return false;
+  for (std::uint32_t k = 1; k < p.operands.size(); ++k) {
+    const Operand& o = p.operands[k];
+    const Operand& r = q.operands[k];
+    if (o.kind != r.kind || o.flags != r.flags) return false;
+    switch (o.kind) {
+    case OperandKind::kImmInt:
+    case OperandKind::kImmFloat:
+      if (o.bits != r.bits) return false;
+      break;
+    case OperandKind::kSpecialReg:
+    case OperandKind::kSymbol:
+      if (o.text() != r.text()) return false;
+      break;
+    case OperandKind::kRegister:
+      if (!same_number(vn.value_of(x.inst, k), vn.value_of(y.inst, k), depth + 1)) return false;
+      break;
+    case OperandKind::kAddress: {
+      if (o.address_offset() != r.address_offset() || !o.elements().empty() ||
+          !r.elements().empty())
+        return false;
+      ValueId ba = vn.value_of(x.inst, k, 0), bb = vn.value_of(y.inst, k, 0);
+      if (ba == kNoId && bb == kNoId ? o.text() != r.text() : !same_number(ba, bb, depth + 1))
+        return false;
+      break;
+    }
+    default:
+      return false;
+    }
+  }
+  return true;
+}
+
 PhiIncomingRange ValueNumbering::phi_incoming(ValueId phi) const {
   const ValueInfo& x = values_[phi];
   if (x.kind != ValueKind::kPhi) return {};

@@ -195,14 +195,6 @@ LaneBits mul_bits(const LaneBits& a, const LaneBits& b, unsigned w) {
   return normalized(r);
 }
 
-bool is_pure(std::string_view op) {
-  static constexpr std::string_view kPure[] = {
-      "setp", "set",  "and", "or",  "xor", "not",  "cnot", "add", "sub",  "mul",  "mad",
-      "fma",  "shl",  "shr", "div", "rem", "min",  "max",  "neg", "abs",  "selp", "slct",
-      "cvt",  "cvta", "mov", "bfe", "bfi", "prmt", "popc", "clz", "brev", "lop3", "shf"};
-  return std::find(std::begin(kPure), std::end(kPure), op) != std::end(kPure);
-}
-
 } // namespace
 
 struct WarpBitsSolver {
@@ -343,7 +335,7 @@ struct WarpBitsSolver {
     if (op == "cvt" && !types.empty()) dest_w = type_width(types.front());
     if (in.has_modifier("wide") && w >= 8) dest_w = 2 * w;
     LaneBits generic = bottom(dest_w >= 1 && dest_w <= 64 ? dest_w : 64);
-    if (!scalar_dest || !is_pure(op)) return generic;
+    if (!scalar_dest || !is_pure_opcode(op)) return generic;
     if (all_sources_uniform(i)) generic.uniform_from = 0;
     if (op == "setp") {
       LaneBits p = bottom(1);

@@ -143,7 +143,16 @@ private:
   bool warp_index_ok_ = false;
   std::vector<char> divergent_, partial_, after_exit_;
   std::vector<std::uint32_t> divergent_round_; // per block: the round it became divergent in
-  std::vector<char> reconverge_;               // the immediate post-dominator of a divergent block
+  // Edges lanes split at a divergent block may take into a block of its region or its
+  // reconvergence point, sorted by (to, split, from).
+  struct SplitEdge {
+    BlockId to, split, from;
+  };
+  std::vector<SplitEdge> split_edges_;
+  // Phi `phi` (at a block in or closing a divergent region) receives different values over two
+  // edges that lanes of one split may take.
+  bool merges_split_lanes(ValueId phi) const;
+  std::vector<char> reconverge_; // the immediate post-dominator of a divergent block
   // per loop: lanes may leave it at different iterations (previous round's divergent blocks)
   std::vector<char> loop_divergent_;
   mutable std::vector<char> merge_varying_;

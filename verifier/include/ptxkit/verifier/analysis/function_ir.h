@@ -52,9 +52,9 @@ enum class ControlKind : std::uint8_t {
 inline constexpr std::uint8_t kNoElement = 0xff;
 
 struct RegInfo {
-  const VarDecl* decl = nullptr; // the declaration (a .reg parameter included)
-  std::uint32_t index = kNoId;   // N of `%r<..>` ranges, kNoId for a plain name
-  bool is_param = false;         // old-style `.func (.reg ...)` parameter: defined on entry
+  const VarDecl* decl = nullptr;     // the declaration (a .reg parameter included)
+  std::uint32_t index = kNoId;       // N of `%r<..>` ranges, kNoId for a plain name
+  bool is_param = false;             // old-style `.func (.reg ...)` parameter: defined on entry
   std::uint8_t element = kNoElement; // element of a vector register (0 = .x), else kNoElement
 };
 

@@ -51,6 +51,7 @@
 #include <iterator>
 #include <ostream>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
@@ -173,6 +174,10 @@ public:
   };
   LoopCarried loop_carried(ValueId phi, const LoopInfo& loops) const;
 
+  // a and b hold the same number in every thread at any point where both are available (see
+  // value_numbering.cpp): congruence beyond copies, for merges of rematerialized values.
+  bool same_number(ValueId a, ValueId b) const { return same_number(a, b, 0); }
+
   // ---- SSA level (before copy propagation) ----
   // Raw SSA value read by global mention index m (FunctionIR order), kNoId for defs.
   ValueId ssa_use(std::uint32_t m) const { return mention_value_[m]; }
@@ -198,6 +203,8 @@ public:
 
 private:
   friend struct SsaBuilder;
+  bool same_number(ValueId a, ValueId b, int depth) const;
+  mutable std::vector<ValueId> phis_assumed_; // same_number's phis being compared
   const Cfg* cfg_;
   std::vector<ValueInfo> values_;
   std::vector<PhiIncoming> incoming_;
@@ -207,5 +214,9 @@ private:
   std::vector<ValueUse> uses_;           // grouped by used value: uses_[use_begin_[v] ..
   std::vector<std::uint32_t> use_begin_; //   use_begin_[v + 1])
 };
+
+// An opcode whose result depends only on its operands (no memory, no lanes, no state): equal
+// operands give equal results.
+bool is_pure_opcode(std::string_view op);
 
 } // namespace ptxkit::verifier::analysis
