@@ -8,6 +8,8 @@
 // still misjudges are listed, with their error count and the reason, in
 // tests/corpus/known-false-alarms.tsv: a listed file may not get worse, an unlisted one must be
 // clean, and a listed one that became clean must leave the list (so the list only shrinks).
+#include "analysis_planted_util.h"
+#include "analysis_test_util.h"
 #include "ptx_files_test_util.h"
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/report.h"
@@ -94,6 +96,49 @@ TEST_P(ForeignCorpus, NoErrorFindingsBeyondTheKnownFalseAlarms) {
 
 INSTANTIATE_TEST_SUITE_P(Files, ForeignCorpus, ::testing::ValuesIn(ptx_files(PTXKIT_FOREIGN_DIR)),
                          test_name);
+
+// Positive controls where the refinements above matter most: CUTLASS's Blackwell FMHA is clean
+// only because merges its elect-one and rematerialized-parameter paths make are proven uniform;
+// a tcgen05.ld (warp-collective, .sync.aligned) moved under a lane-varying branch, or a
+// lane-varying exit before a vote.sync, must still be an error at that line.
+TEST(ForeignCorpusPlanted, BlackwellFmhaCollectivesUnderLaneVaryingControl) {
+  const std::string name = "cutlass.blackwell_fmha.sm_100a.ptx";
+  const std::string text = read_whole_file(std::string(PTXKIT_FOREIGN_DIR) + "/" + name);
+  ASSERT_FALSE(text.empty());
+  const std::vector<std::string> lines = testing::split_lines(text);
+  struct Plant {
+    std::string rule, needle;
+    std::vector<std::string> before; // inserted before the picked line
+  };
+  const std::vector<Plant> plants = {
+      {"barrier-divergence",
+       "tcgen05.ld.sync.aligned",
+       {"\t{", "\t.reg .pred %pplant;", "\t.reg .b32 %rplant;", "\tmov.u32 %rplant, %tid.x;",
+        "\tsetp.ne.u32 %pplant, %rplant, 0;", "\t@%pplant bra $L_planted;"}},
+      {"partial-warp-collective",
+       "vote.sync.any.pred",
+       {"\t{", "\t.reg .pred %pplant;", "\t.reg .b32 %rplant;", "\tmov.u32 %rplant, %laneid;",
+        "\tsetp.gt.u32 %pplant, %rplant, 15;", "\t@%pplant bra $L_planted;"}},
+  };
+  for (const Plant& p : plants) {
+    EXPECT_EQ(testing::verify_one(text, p.rule, name).error_count(), 0u) << p.rule;
+    auto it = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) {
+      return l.find(p.needle) != std::string::npos && l.find('@') == std::string::npos;
+    });
+    ASSERT_NE(it, lines.end()) << p.needle;
+    std::vector<std::string> out(lines.begin(), it);
+    out.insert(out.end(), p.before.begin(), p.before.end());
+    const auto expected = static_cast<std::uint32_t>(out.size() + 1);
+    out.push_back(*it);
+    out.insert(out.end(), {"$L_planted:", "\t}"});
+    out.insert(out.end(), it + 1, lines.end());
+    FileReport r = testing::verify_one(testing::join_lines(out), p.rule, name);
+    bool found = false;
+    for (const Finding& f : r.findings)
+      found = found || (f.severity == Severity::kError && f.location.line == expected);
+    EXPECT_TRUE(found) << p.rule << ": planted before line " << (it - lines.begin()) + 1;
+  }
+}
 
 TEST(ForeignCorpusPresence, EveryProducerIsThereAndTheListNamesRealFiles) {
   std::vector<std::string> files = ptx_files(PTXKIT_FOREIGN_DIR);
