@@ -408,6 +408,12 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
       if (in.value != kNoId && !warp_uniform_at(in.value, info.block)) return false;
     return true;
   }
+  // A guarded write under a predicate the same in every lane: all lanes write or none do.
+  if (info.kind == ValueKind::kGuarded) {
+    const BlockId b = a.cfg.block_of(info.inst);
+    return warp_uniform_at(info.pred, b) && warp_uniform_at(info.fresh, b) &&
+           warp_uniform_at(info.prior, b);
+  }
   if (info.kind != ValueKind::kDef) return false;
   InstId d = a.values.info(v).inst;
   const Instruction& di = a.ir.inst(d);
