@@ -9,9 +9,16 @@ function(ptxkit_add_gtest name)
   target_compile_definitions(${name} PRIVATE
     PTXKIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}" PTXKIT_BINARY_DIR="${PROJECT_BINARY_DIR}"
     PTXKIT_PTXAS="${PTXKIT_PTXAS}")
-  # gtest_discover_tests flattens PROPERTIES into one list, so a multi-valued LABELS must keep
-  # its separators escaped or every label after the first becomes a property name.
+  # Labels are set by a file ctest reads after the discovered tests: gtest_discover_tests takes
+  # its PROPERTIES through cmake_parse_arguments, which splits a list of labels into separate
+  # arguments (escaped or not), so every label after the first became a property name and
+  # `ctest -L no-sanitize` selected no gtest.
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_LIST ${name}_TESTS)
   set(labels unit ${ARG_LABELS})
-  string(REPLACE ";" "\\;" labels "${labels}")
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${labels}")
+  set(labels_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+  file(WRITE "${labels_file}"
+       "if(DEFINED ${name}_TESTS)\n"
+       "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${labels}\")\n"
+       "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${labels_file}")
 endfunction()
