@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
+#include <string_view>
 #include <unordered_set>
 
 namespace ptxkit::verifier::analysis {
@@ -205,6 +207,170 @@ struct SsaBuilder {
     }
   }
 
+  // ---- Stack round trips: a value stored to `.local` and loaded back is the same value ----
+  //
+  // Register allocators spill to the thread's stack and reload (`st.local [%rd1+8], %f3` ...
+  // `ld.local %f9, [%rd1+8]`); the reload is a copy of what was stored when the same slot
+  // (same address value, same offset, same width) was last written on every path, with no
+  // store between that might write it. A forward must-analysis over the CFG: the slots whose
+  // content is known, intersected at merges; a store through another address, a generic or
+  // vector or guarded store, an atomic or a call forgets everything (they may alias any slot).
+  struct LocalSlot {
+    ValueId base = kNoId; // address register's value (copies followed); kNoId: a symbol
+    std::string_view symbol;
+    std::int64_t offset = 0;
+    std::uint32_t width = 0;
+    ValueId value = kNoId; // what the slot holds
+    bool operator==(const LocalSlot&) const = default;
+  };
+
+  ValueId copy_root(ValueId v) const {
+    for (int hops = 0; v != kNoId && hops < 64; ++hops) {
+      const ValueInfo& x = vn.values_[v];
+      if (x.kind != ValueKind::kDef || x.fresh == kNoId) break;
+      v = x.fresh;
+    }
+    return v;
+  }
+
+  // The raw SSA value read by operand k (element e) of instruction i, kNoId if none.
+  ValueId use_value(InstId i, std::uint32_t k, std::uint32_t e) const {
+    const InstInfo& info = ir.info(i);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+      const Mention& mm = ir.mention(m);
+      if (!mm.is_def && mm.operand == k && mm.element == e) return vn.mention_value_[m];
+    }
+    return kNoId;
+  }
+
+  static std::uint32_t scalar_width(const Instruction& inst) {
+    std::uint32_t w = 0;
+    for (std::string_view m : inst.modifiers) {
+      if (m == "v2" || m == "v4" || m == "v8") return 0;
+      if (std::uint32_t s = scalar_type_size(scalar_type_from_name(m)); s != 0) w = s;
+    }
+    return w;
+  }
+
+  // The slot an `ld.local`/`st.local` addresses (operand k), or nullopt when it cannot be named.
+  std::optional<LocalSlot> slot_of(InstId i, std::uint32_t k) const {
+    const Instruction& inst = ir.inst(i);
+    if (k >= inst.operands.size() || inst.operands[k].kind != OperandKind::kAddress) return {};
+    const Operand& a = inst.operands[k];
+    if (a.address_base_is_immediate() || !a.elements().empty()) return {};
+    LocalSlot s;
+    s.base = copy_root(use_value(i, k, 0));
+    if (s.base == kNoId) s.symbol = a.text();
+    s.offset = a.address_offset();
+    s.width = scalar_width(inst);
+    if (s.width == 0) return {};
+    return s;
+  }
+
+  // A call may write the caller's stack through a pointer it was given; a store or atomic
+  // writes it when its space is .local or generic.
+  static bool may_write_local(const Instruction& inst) {
+    std::string_view op = inst.opcode;
+    if (op == "call") return true;
+    if (op != "st" && op != "atom" && op != "red") return false;
+    for (std::string_view m : inst.modifiers)
+      if (m == "global" || m.starts_with("shared") || m == "param" || m == "const") return false;
+    return true;
+  }
+
+  void forward_local_stores() {
+    bool any = false;
+    for (InstId i = 0; i < ir.size() && !any; ++i)
+      any = ir.inst(i).opcode == "ld" && ir.inst(i).has_modifier("local");
+    if (!any) return;
+    const std::uint32_t nb = cfg.size();
+    std::vector<std::vector<LocalSlot>> out(nb);
+    std::vector<char> seen(nb, 0);
+    auto transfer = [&](BlockId b, std::vector<LocalSlot>& st, bool apply) {
+      for (InstId i = cfg.block(b).begin; i < cfg.block(b).end; ++i) {
+        const Instruction& inst = ir.inst(i);
+        const bool local = inst.has_modifier("local") && !inst.has_modifier("volatile");
+        if (inst.opcode == "ld" && local && apply && ir.info(i).guard == kNoId) {
+          std::optional<LocalSlot> s = slot_of(i, 1);
+          if (s && inst.operands.size() == 2 && inst.operands[0].kind == OperandKind::kRegister) {
+            for (const LocalSlot& have : st)
+              if (have.base == s->base && have.symbol == s->symbol && have.offset == s->offset &&
+                  have.width == s->width) {
+                const InstInfo& info = ir.info(i);
+                for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+                  if (ir.mention(m).is_def && vn.mention_value_[m] != kNoId &&
+                      vn.values_[vn.mention_value_[m]].kind == ValueKind::kDef)
+                    vn.values_[vn.mention_value_[m]].fresh = have.value;
+                break;
+              }
+          }
+          continue;
+        }
+        if (!may_write_local(inst)) continue;
+        std::optional<LocalSlot> s;
+        if (inst.opcode == "st" && local && ir.info(i).guard == kNoId &&
+            inst.operands.size() == 2 && inst.operands[1].kind == OperandKind::kRegister)
+          s = slot_of(i, 0);
+        if (!s) {
+          st.clear(); // may write any slot
+          continue;
+        }
+        // Forget the slots this store may overlap: same base and overlapping bytes, or another
+        // base (two address values may point at the same slot).
+        std::erase_if(st, [&](const LocalSlot& have) {
+          if (have.base != s->base || have.symbol != s->symbol) return true;
+          return have.offset < s->offset + s->width && s->offset < have.offset + have.width;
+        });
+        s->value = use_value(i, 1, 0);
+        if (s->value != kNoId) st.push_back(*s);
+      }
+    };
+    // Iterate to the fixpoint (sets only shrink after a block's first visit), then rewrite the
+    // loads with the final facts.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BlockId b : cfg.rpo()) {
+        std::vector<LocalSlot> in;
+        bool first = true;
+        for (BlockId p : cfg.block(b).preds) {
+          if (!seen[p]) continue; // not yet visited: optimistic (top)
+          if (first) {
+            in = out[p];
+            first = false;
+          } else {
+            std::erase_if(in, [&](const LocalSlot& x) {
+              return std::find(out[p].begin(), out[p].end(), x) == out[p].end();
+            });
+          }
+        }
+        if (b == cfg.entry()) in.clear();
+        transfer(b, in, false);
+        if (!seen[b] || in != out[b]) {
+          out[b] = std::move(in);
+          seen[b] = 1;
+          changed = true;
+        }
+      }
+    }
+    for (BlockId b : cfg.rpo()) {
+      std::vector<LocalSlot> in;
+      bool first = true;
+      for (BlockId p : cfg.block(b).preds) {
+        if (!seen[p]) continue;
+        if (first) {
+          in = out[p];
+          first = false;
+        } else {
+          std::erase_if(in, [&](const LocalSlot& x) {
+            return std::find(out[p].begin(), out[p].end(), x) == out[p].end();
+          });
+        }
+      }
+      if (b == cfg.entry() || first) in.clear();
+      transfer(b, in, true);
+    }
+  }
+
   ValueId find(ValueId v) {
     ValueId root = v;
     while (vn.leader_[root] != root)
@@ -307,6 +473,7 @@ ValueNumbering::ValueNumbering(const Cfg& cfg, const DominatorTree& dom, const L
   values_.reserve(ir.num_mentions() / 2 + 16);
   b.place_phis();
   b.rename();
+  b.forward_local_stores();
   b.number_values();
   b.build_uses();
   values_.shrink_to_fit(); // reserved for the worst case; kept for the function's analysis
