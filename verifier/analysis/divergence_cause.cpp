@@ -33,15 +33,29 @@ WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, bool 
                                     : &a.uniformity),
       ranges_(a.provenance(m)), thread_level_(thread_level), divergent_(a.cfg.size(), 0),
       partial_(a.cfg.size(), 0), after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
+  run(assume_whole_warps_in_x);
+}
+
+WarpDivergence::WarpDivergence(const Module& m, const FunctionAnalysis& a, WarpgroupScope)
+    : a_(&a), lanes_(&a.block_uniformity), ranges_(a.provenance(m)), thread_level_(false),
+      group_log2_(7), divergent_(a.cfg.size(), 0), partial_(a.cfg.size(), 0),
+      after_exit_(a.cfg.size(), 0), reconverge_(a.cfg.size(), 0) {
+  run(false);
+}
+
+void WarpDivergence::run(bool assume_whole_warps_in_x) {
+  const FunctionAnalysis& a = *a_;
   const Function& fn = a.ir.function();
   auto req = fn.reqntid();
   auto bound = req; // the shape: .maxntid bounds only the thread count
+  const std::uint32_t group = 1u << group_log2_;
   x_multiple_of_32_ =
-      !thread_level && ((req && (*req)[0] % 32 == 0) || (assume_whole_warps_in_x && !bound));
-  // Warps are runs of 32 consecutive linear thread ids: tid.x / 32 is the same in a warp when
-  // ntid.x is a multiple of 32 or the block is 1-D (assumed when no launch bound says otherwise).
+      !thread_level_ && ((req && (*req)[0] % group == 0) || (assume_whole_warps_in_x && !bound));
+  // Warps (warpgroups) are runs of 32 (128) consecutive linear thread ids: tid.x / 32 is the same
+  // in a warp when ntid.x is a multiple of 32 or the block is 1-D (assumed when no launch bound
+  // says otherwise).
   warp_index_ok_ =
-      !thread_level && (x_multiple_of_32_ || !bound || ((*bound)[1] == 1 && (*bound)[2] == 1));
+      !thread_level_ && (x_multiple_of_32_ || !bound || ((*bound)[1] == 1 && (*bound)[2] == 1));
   build_users();
   if (thread_level_) compute_tid_dependent();
   // Optimistic start (phis uniform when their inputs are), then grow: a phi at a block inside a
@@ -430,9 +444,10 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
       di.operands[2].kind == OperandKind::kImmInt &&
       di.operands[1].kind == OperandKind::kRegister) {
     std::int64_t k = di.operands[2].int_value();
-    bool warp_index = op == "shr"   ? k >= 5
-                      : op == "div" ? (k > 0 && k % 32 == 0)
-                                    : (k & 31) == 0; // tid & ~31
+    const std::int64_t group = std::int64_t{1} << group_log2_;
+    bool warp_index = op == "shr"   ? k >= static_cast<std::int64_t>(group_log2_)
+                      : op == "div" ? (k > 0 && k % group == 0)
+                                    : (k & (group - 1)) == 0; // tid & ~31
     ValueId x = a.values.value_of(d, 1);
     if (warp_index && warp_index_source(x)) return true;
   }
@@ -448,7 +463,8 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
       bool strict = cmp == "lt" || cmp == "ge" || cmp == "lo" || cmp == "hs";
       bool loose = cmp == "le" || cmp == "gt" || cmp == "ls" || cmp == "hi";
       if (side == 2) std::swap(strict, loose); // C < x is x > C
-      if ((strict && k % 32 == 0) || (loose && (k + 1) % 32 == 0)) return true;
+      const std::int64_t group = std::int64_t{1} << group_log2_;
+      if ((strict && k % group == 0) || (loose && (k + 1) % group == 0)) return true;
     }
   }
   if (x_multiple_of_32_ && (op == "mov" || op == "cvt") && n == 2 &&
@@ -476,8 +492,8 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   // (Not its predicate result: whether the lane read was in range differs for up/down/bfly.)
   const bool shfl_value = op == "shfl" && a.ir.mention(info.mention).element == 0;
   if (shfl_value && n >= 2 && operand_uniform(d, 1)) return true;
-  if (!thread_level_ && op == "shfl" && di.has_modifier("idx") && n >= 4 && operand_uniform(d, 2) &&
-      (n < 5 || operand_uniform(d, 4))) {
+  if (!thread_level_ && !warpgroup() && op == "shfl" && di.has_modifier("idx") && n >= 4 &&
+      operand_uniform(d, 2) && (n < 5 || operand_uniform(d, 4))) {
     std::optional<std::int64_t> c = constant_operand(a, d, 3);
     std::optional<std::int64_t> lane = constant_operand(a, d, 2);
     if (c && ((*c >> 8) & 31) == 0 && ((*c & 31) == 31 || (lane && (*lane & 31) <= (*c & 31))))
@@ -554,6 +570,8 @@ const WarpBits& WarpDivergence::bits() const {
     in.merge_varying = &merge_varying_;
     in.tid_x_warp_aligned = warp_index_ok_;
     in.ntid_x_multiple_of_32 = x_multiple_of_32_;
+    in.group_log2 = group_log2_;
+    in.lanes = lanes_;
     bits_ = std::make_unique<WarpBits>(*a_, in);
   }
   return *bits_;

@@ -25,4 +25,11 @@ const WarpDivergence& FunctionAnalysis::divergence(const Module& m, bool thread_
   return *slot;
 }
 
+const WarpDivergence& FunctionAnalysis::warpgroup_divergence(const Module& m) const {
+  if (!warpgroup_divergence_)
+    warpgroup_divergence_ =
+        std::make_unique<WarpDivergence>(m, *this, WarpDivergence::WarpgroupScope{});
+  return *warpgroup_divergence_;
+}
+
 } // namespace ptxkit::verifier::analysis

@@ -200,6 +200,7 @@ LaneBits mul_bits(const LaneBits& a, const LaneBits& b, unsigned w) {
 struct WarpBitsSolver {
   WarpBits& wb;
   const FunctionAnalysis& a;
+  const Uniformity& lanes() const { return wb.in_.lanes ? *wb.in_.lanes : a.uniformity; }
   const ValueNumbering& vn;
   const FunctionIR& ir;
   std::vector<std::uint8_t> changes;
@@ -240,12 +241,14 @@ struct WarpBitsSolver {
     case OperandKind::kSpecialReg: {
       std::string_view name = o.text();
       if (name == "%laneid") return resized(normalized(LaneBits{64, 64, 0, 31}), w);
+      const auto g = static_cast<std::uint8_t>(wb.in_.group_log2);
       if (name == "%tid.x")
         return resized(
-            wb.in_.tid_x_warp_aligned ? LaneBits{64, 5, 0, ~std::uint64_t{0}} : bottom(64), w);
+            wb.in_.tid_x_warp_aligned ? LaneBits{64, g, 0, ~std::uint64_t{0}} : bottom(64), w);
       if (name == "%ntid.x" && wb.in_.ntid_x_multiple_of_32)
-        return resized(LaneBits{64, 0, 5, 1024}, w); // at most 1024 threads per block
-      return Uniformity::special_register_uniform(name) ? uniform_unknown(ww) : bottom(ww);
+        return resized(LaneBits{64, 0, g, 1024}, w); // at most 1024 threads per block
+      return Uniformity::special_register_uniform(name, lanes().scope()) ? uniform_unknown(ww)
+                                                                         : bottom(ww);
     }
     case OperandKind::kRegister:
       return read_value(a.values.value_of(i, k), a.cfg.block_of(i), w);
@@ -313,7 +316,7 @@ struct WarpBitsSolver {
       if (top) return std::nullopt;
       break;
     }
-    if (a.uniformity.is_uniform(v)) r.uniform_from = 0;
+    if (lanes().is_uniform(v)) r.uniform_from = 0;
     return normalized(r);
   }
 
@@ -335,6 +338,14 @@ struct WarpBitsSolver {
     if (op == "cvt" && !types.empty()) dest_w = type_width(types.front());
     if (in.has_modifier("wide") && w >= 8) dest_w = 2 * w;
     LaneBits generic = bottom(dest_w >= 1 && dest_w <= 64 ? dest_w : 64);
+    // A shuffle's value is some lane's source value of the same warp (its own when the source
+    // lane is out of range): whatever bits of the source are the same in every lane of the group,
+    // and every per-lane bound, hold for it (`shfl.sync.idx warp_id, tid >> 5, 0` keeps the
+    // warpgroup index in bits 2 and up).
+    if (op == "shfl" && dm.operand == 0 && dm.element == 0 && n >= 2 && w >= 8 && w <= 64 &&
+        (in.operands[0].kind == OperandKind::kRegister ||
+         in.operands[0].kind == OperandKind::kPair))
+      return normalized(read(i, 1, w));
     if (!scalar_dest || !is_pure_opcode(op)) return generic;
     if (all_sources_uniform(i)) generic.uniform_from = 0;
     if (op == "setp") {

@@ -42,7 +42,8 @@ public:
 void BarrierDivergenceRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const Severity severity = divergence_severity(ctx.module());
-  const WarpDivergence *threads = nullptr, *warps = nullptr; // at the first collective
+  // at the first collective of each scope
+  const WarpDivergence *threads = nullptr, *warps = nullptr, *groups = nullptr;
   WholeWarpsShape shape; // warp-level collectives under an undeclared launch shape
   UniformArguments args; // in a .func: divergence that depends on the callers' arguments
   for (InstId i = 0; i < a.ir.size(); ++i) {
@@ -68,6 +69,28 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     bool guarded = c == Collective::kAligned && !div->guard_uniform(i);
     // Whether a finding is due: a guard, an exit, or (aligned ones) a divergent region.
     bool due = guarded || after_exit || (partial && c == Collective::kAligned);
+    // wgmma.* and setmaxnreg are executed by a warpgroup (4 warps) together. Control flow the
+    // same in every lane of each warp may still differ between the four (a role read per warp
+    // from shared memory, a warp index compared on a boundary that is no multiple of 4): a
+    // warning, since the warps' roles usually agree by construction the PTX does not show.
+    if (!due && (inst.opcode == "wgmma" || inst.opcode == "setmaxnreg")) {
+      if (!groups) groups = &a.warpgroup_divergence(ctx.module());
+      const bool group_guarded = !groups->guard_uniform(i);
+      if (groups->after_exit(b) || groups->partial(b) || group_guarded) {
+        Finding& f = ctx.report(
+            i,
+            what +
+                (group_guarded && !groups->partial(b) && !groups->after_exit(b)
+                     ? " under a guard"
+                     : " under control flow") +
+                " that is the same in each warp but not provably in all four warps of its "
+                "warpgroup: a warpgroup that splits here never completes it",
+            Severity::kWarning);
+        const DivergenceCause cause = divergence_cause(a, *groups, b);
+        if (cause.inst != kNoId) relate_cause(ctx, f, cause, *groups);
+      }
+      continue;
+    }
     if (!due) continue;
     if (!cta_wide && shape.fine_with_whole_warps(ctx, i, b)) {
       Finding& f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),

@@ -70,6 +70,14 @@ public:
   // with different assumptions, such as a .func's arguments uniform).
   WarpDivergence(const Module& m, const FunctionAnalysis& a, bool thread_level,
                  bool assume_whole_warps_in_x = false, const Uniformity* lanes = nullptr);
+  // The same facts for a warpgroup, the 4 consecutive warps (128 threads) that execute a wgmma
+  // together: uniform means the same in all 128 threads. The base facts are the CTA scope's
+  // (a.block_uniformity); the group index %tid.x >> k (k >= 7), %tid.x / 128m, %tid.x & ~127,
+  // comparisons on 128-thread boundaries and the WarpBits refinement at that granularity are
+  // uniform; a one-lane shuffle broadcast is not (each warp broadcasts its own lane).
+  struct WarpgroupScope {};
+  WarpDivergence(const Module& m, const FunctionAnalysis& a, WarpgroupScope);
+  bool warpgroup() const { return group_log2_ == 7; }
   // Whether this function declares no block shape (.reqntid; .maxntid bounds only the count), so
   // that the assumption above can change the answer.
   static bool launch_shape_unknown(const FunctionAnalysis& a);
@@ -127,6 +135,8 @@ private:
   const Uniformity* lanes_;
   const AddressProvenance& ranges_; // a.provenance(m): shared with the rules
   bool thread_level_ = false;
+  unsigned group_log2_ = 5; // the threads "uniform" is about: 2^5 (a warp) or 2^7 (a warpgroup)
+  void run(bool assume_whole_warps_in_x);
   // Per leader: what reads it (users_[user_begin_[v] .. user_begin_[v + 1]]): a phi or guarded
   // write's value id, or kInstructionUser | an instruction whose defined leaders read it.
   static constexpr std::uint32_t kInstructionUser = 0x80000000u;

@@ -33,6 +33,8 @@ struct FunctionAnalysis {
   // The warp divergence (divergence_cause.h) at warp level or, `thread_level`, for CTA-wide
   // barriers, without extra assumptions: built on first request and shared by the rules.
   const WarpDivergence& divergence(const Module& m, bool thread_level) const;
+  // The same for warpgroups (wgmma's 128 threads), built on first request.
+  const WarpDivergence& warpgroup_divergence(const Module& m) const;
 
   FunctionIR ir;
   Cfg cfg;
@@ -46,7 +48,8 @@ struct FunctionAnalysis {
 
 private:
   mutable std::unique_ptr<AddressProvenance> provenance_;
-  mutable std::unique_ptr<WarpDivergence> warp_divergence_, thread_divergence_;
+  mutable std::unique_ptr<WarpDivergence> warp_divergence_, thread_divergence_,
+      warpgroup_divergence_;
 };
 
 } // namespace ptxkit::verifier::analysis

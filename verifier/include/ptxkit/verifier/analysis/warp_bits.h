@@ -66,8 +66,12 @@ struct WarpBitsInput {
   const std::vector<char>* divergent = nullptr;     // the block ends in a lane-divergent terminator
   const std::vector<char>* merge_varying = nullptr; // phis of the block may merge lanes that came
                                                     // over different edges
-  bool tid_x_warp_aligned = false;                  // warps are runs of 32 consecutive %tid.x
-  bool ntid_x_multiple_of_32 = false;               // %ntid.x has its low 5 bits zero
+  bool tid_x_warp_aligned = false;                  // groups are runs of 2^group_log2 %tid.x
+  bool ntid_x_multiple_of_32 = false;               // %ntid.x has its low group_log2 bits zero
+  // The threads the facts are about: a warp (2^5) or a warpgroup (2^7, for wgmma), with the
+  // lane uniformity of that scope (nullptr: the warp's, a.uniformity).
+  unsigned group_log2 = 5;
+  const Uniformity* lanes = nullptr;
 };
 
 struct WarpBitsSolver;
