@@ -383,6 +383,111 @@ bool applied(const FunctionAnalysis& a, LoopId loop, const std::set<ValueId>& ch
   return false;
 }
 
+// A `.func` whose return value is exp(c · (param x − param y)): the correction factor computed
+// in a function of its own (`rescale(m_old, m_new)`), found by the same difference/ex2 search as
+// in a kernel, on the callee's own analysis.
+struct ExpDifferenceSummary {
+  std::uint32_t minuend = 0, subtrahend = 0; // parameter positions
+};
+
+// The parameter position `ld.param` value v reads in function `fn`, or -1.
+int param_position(const FunctionAnalysis& a, ValueId v) {
+  InstId d = v == kNoId ? kNoId : a.values.defining_instruction(v);
+  if (d == kNoId) return -1;
+  const Instruction& in = a.ir.inst(d);
+  if (in.opcode != "ld" || !in.has_modifier("param") || in.operands.size() != 2 ||
+      in.operands[1].kind != OperandKind::kAddress || in.operands[1].address_offset() != 0)
+    return -1;
+  const Function& fn = a.ir.function();
+  for (std::size_t k = 0; k < fn.params.size(); ++k)
+    if (fn.params[k].name == in.operands[1].text()) return static_cast<int>(k);
+  return -1;
+}
+
+std::optional<ExpDifferenceSummary> summarize_exp_difference(const Function& fn) {
+  if (fn.kind != FunctionKind::kFunc || !fn.has_body || fn.returns.size() != 1) return {};
+  FunctionAnalysis a(fn);
+  const std::string_view ret = fn.returns[0].name;
+  for (InstId i = 0; i < a.ir.size(); ++i) {
+    for (const Difference& d : differences(a, i)) {
+      const int x = param_position(a, d.a), y = param_position(a, d.b);
+      if (x < 0 || y < 0) continue;
+      const InstId ex2 = reaches_ex2(a, i);
+      if (ex2 == kNoId) continue;
+      // The exponent is what the function returns (through copies and conversions).
+      for (InstId s = 0; s < a.ir.size(); ++s) {
+        const Instruction& st = a.ir.inst(s);
+        if (st.opcode != "st" || !st.has_modifier("param") || st.operands.size() != 2 ||
+            st.operands[0].kind != OperandKind::kAddress || st.operands[0].text() != ret)
+          continue;
+        if (derived_from(a, a.values.value_of(s, 1), {ex2}))
+          return ExpDifferenceSummary{static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y)};
+      }
+    }
+  }
+  return {};
+}
+
+// A correction factor computed by a call: `ld.param %f, [retval0]` after `call (retval0), f,
+// (param0, param1)` with f's summary, and the values stored into the argument parameters
+// before the call (in the same block).
+struct CallFactor {
+  Difference d;
+  std::string minuend, subtrahend; // the argument registers as written
+};
+
+std::optional<CallFactor>
+call_factor(const FunctionAnalysis& a, const Module& m, InstId load,
+            std::map<std::string_view, std::optional<ExpDifferenceSummary>>& summaries) {
+  const Instruction& ld = a.ir.inst(load);
+  if (ld.opcode != "ld" || !ld.has_modifier("param") || ld.operands.size() != 2 ||
+      ld.operands[1].kind != OperandKind::kAddress || a.ir.info(load).guard != kNoId)
+    return {};
+  const std::string_view retval = ld.operands[1].text();
+  const BlockId b = a.cfg.block_of(load);
+  InstId call = kNoId;
+  for (InstId j = load; j-- > a.cfg.block(b).begin;)
+    if (a.ir.inst(j).opcode == "call") {
+      call = j;
+      break;
+    }
+  if (call == kNoId) return {};
+  const Instruction& c = a.ir.inst(call);
+  // call (retvals), name, (params)
+  if (c.operands.size() < 3 || c.operands[0].kind != OperandKind::kParenList ||
+      c.operands[1].kind != OperandKind::kSymbol || c.operands[2].kind != OperandKind::kParenList)
+    return {};
+  const auto rets = c.operands[0].elements();
+  if (rets.size() != 1 || rets[0].text() != retval) return {};
+  const std::string_view callee = c.operands[1].text();
+  auto it = summaries.find(callee);
+  if (it == summaries.end()) {
+    const Function* fn = m.find_function(callee);
+    it = summaries.emplace(callee, fn ? summarize_exp_difference(*fn) : std::nullopt).first;
+  }
+  if (!it->second) return {};
+  const auto args = c.operands[2].elements();
+  if (it->second->minuend >= args.size() || it->second->subtrahend >= args.size()) return {};
+  // The value last stored into argument parameter `name` before the call.
+  auto stored = [&](std::string_view name, std::string& text) -> ValueId {
+    for (InstId j = call; j-- > a.cfg.block(b).begin;) {
+      const Instruction& st = a.ir.inst(j);
+      if (st.opcode == "st" && st.has_modifier("param") && st.operands.size() == 2 &&
+          st.operands[0].kind == OperandKind::kAddress && st.operands[0].text() == name &&
+          st.operands[0].address_offset() == 0) {
+        text = std::string(st.operands[1].text());
+        return a.values.value_of(j, 1);
+      }
+    }
+    return kNoId;
+  };
+  CallFactor f;
+  f.d.a = stored(args[it->second->minuend].text(), f.minuend);
+  f.d.b = stored(args[it->second->subtrahend].text(), f.subtrahend);
+  if (f.d.a == kNoId || f.d.b == kNoId) return {};
+  return f;
+}
+
 // The result of `ex2` reaches a value carried around `loop`: an accumulator (accumulators_fed).
 bool feeds_accumulator(const FunctionAnalysis& a, LoopId loop, InstId ex2) {
   return !accumulators_fed(a, loop, ex2).empty();
@@ -402,6 +507,7 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const ValueNumbering& vn = a.values;
   std::set<InstId> examined, reported;
+  std::map<std::string_view, std::optional<ExpDifferenceSummary>> summaries; // callees seen
   for (ValueId phi = 0; phi < vn.size(); ++phi) {
     if (!vn.is_phi(phi) || vn.leader(phi) != phi) continue;
     LoopId loop = a.loops.loop_with_header(vn.info(phi).block);
@@ -413,60 +519,67 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
     std::set<InstId> factors;         // the rescale sites' ex2 instructions
     std::set<ValueId> accumulators;   // header phis fed by exponents of the scores
     std::map<ValueId, InstId> fed_by; // accumulator -> one score exponent feeding it
+    // One difference a − b whose exponent `ex2` is taken at `site` (the subtraction, or the
+    // load of a call's result that computes exp(a − b) in a .func).
+    auto consider = [&](InstId site, Difference d, InstId ex2, const std::string& minuend,
+                        const std::string& subtrahend) {
+      d.a = strip_safe_select(a, d.a);
+      d.b = strip_safe_select(a, d.b);
+      if (d.b == rm.phi() || !rm.member(d.b)) return;
+      examined.insert(site);
+      if (!rm.member(d.a)) {
+        if (score_ex2 == kNoId && feeds_accumulator(a, loop, ex2)) {
+          score_ex2 = ex2;
+          score_update = rm.update_instruction(d.b);
+        }
+        for (ValueId acc : accumulators_fed(a, loop, ex2))
+          if (acc != rm.phi() && accumulators.insert(acc).second) fed_by[acc] = ex2;
+        return;
+      }
+      any_rescale = true;
+      factors.insert(ex2);
+      // a ≡ b: the update itself, a copy, or an overwritten register. (a a later maximum
+      // than b is not reported: exp(new − old) is a valid rescale when divided by.)
+      if (d.a != d.b || !reported.insert(site).second) return;
+      InstId upd = rm.update_instruction(d.b);
+      std::string where =
+          upd != kNoId ? " (updated on line " + std::to_string(a.ir.inst(upd).loc.line) + ")" : "";
+      std::string msg =
+          minuend == subtrahend
+              ? "online-softmax rescale subtracts the new running maximum" + where +
+                    " from itself: " + minuend +
+                    " must hold the maximum from before the update, or the correction is "
+                    "exp(0) == 1 and the accumulators are never rescaled"
+              : "online-softmax rescale reads " + minuend +
+                    ", which holds the new running maximum" + where +
+                    " (a copy, or the old maximum overwritten before this read), not the "
+                    "maximum from before the update: the correction is exp(0) == 1 and the "
+                    "accumulators are never rescaled";
+      Finding& f = ctx.report(site, msg);
+      if (upd != kNoId) ctx.relate(f, upd, "the running maximum is updated here");
+      // Where the minuend's register received the new maximum (a copy or an overwrite).
+      std::uint32_t m = vn.mention_index(site, 1, 0, false);
+      if (m != kNoId && vn.ssa_use(m) != kNoId) {
+        InstId w = vn.defining_instruction(vn.ssa_use(m));
+        if (w != kNoId && w != upd && a.ir.inst(w).opcode == "mov")
+          ctx.relate(f, w, minuend + " receives the new maximum here");
+      }
+      if (ex2 != site) ctx.relate(f, ex2, "the rescale factor is computed here");
+    };
     for (BlockId b : a.loops.loop(loop).blocks) {
       for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
+        const Instruction& inst = a.ir.inst(i);
         for (Difference d : differences(a, i)) {
-          d.a = strip_safe_select(a, d.a);
-          d.b = strip_safe_select(a, d.b);
-          if (d.b == rm.phi() || !rm.member(d.b)) continue;
           InstId ex2 = reaches_ex2(a, i);
           if (ex2 == kNoId) continue;
-          examined.insert(i);
-          if (!rm.member(d.a)) {
-            if (score_ex2 == kNoId && feeds_accumulator(a, loop, ex2)) {
-              score_ex2 = ex2;
-              score_update = rm.update_instruction(d.b);
-            }
-            for (ValueId acc : accumulators_fed(a, loop, ex2))
-              if (acc != rm.phi() && accumulators.insert(acc).second) fed_by[acc] = ex2;
-            continue;
-          }
-          any_rescale = true;
-          factors.insert(ex2);
-          // a ≡ b: the update itself, a copy, or an overwritten register. (a a later maximum
-          // than b is not reported: exp(new − old) is a valid rescale when divided by.)
-          if (d.a != d.b || !reported.insert(i).second) continue;
-          const Instruction& inst = a.ir.inst(i);
-          std::string minuend = inst.operands.size() > 1 ? std::string(inst.operands[1].text())
-                                                         : std::string("the minuend");
-          InstId upd = rm.update_instruction(d.b);
-          std::string where =
-              upd != kNoId ? " (updated on line " + std::to_string(a.ir.inst(upd).loc.line) + ")"
-                           : "";
-          std::string subtrahend = inst.operands.size() > 2 ? std::string(inst.operands[2].text())
-                                                            : std::string("the subtrahend");
-          std::string msg =
-              minuend == subtrahend
-                  ? "online-softmax rescale subtracts the new running maximum" + where +
-                        " from itself: " + minuend +
-                        " must hold the maximum from before the update, or the correction is "
-                        "exp(0) == 1 and the accumulators are never rescaled"
-                  : "online-softmax rescale reads " + minuend +
-                        ", which holds the new running maximum" + where +
-                        " (a copy, or the old maximum overwritten before this read), not the "
-                        "maximum from before the update: the correction is exp(0) == 1 and the "
-                        "accumulators are never rescaled";
-          Finding& f = ctx.report(i, msg);
-          if (upd != kNoId) ctx.relate(f, upd, "the running maximum is updated here");
-          // Where the minuend's register received the new maximum (a copy or an overwrite).
-          std::uint32_t m = vn.mention_index(i, 1, 0, false);
-          if (m != kNoId && vn.ssa_use(m) != kNoId) {
-            InstId w = vn.defining_instruction(vn.ssa_use(m));
-            if (w != kNoId && w != upd && a.ir.inst(w).opcode == "mov")
-              ctx.relate(f, w, minuend + " receives the new maximum here");
-          }
-          ctx.relate(f, ex2, "the rescale factor is computed here");
+          consider(i, d, ex2,
+                   inst.operands.size() > 1 ? std::string(inst.operands[1].text())
+                                            : std::string("the minuend"),
+                   inst.operands.size() > 2 ? std::string(inst.operands[2].text())
+                                            : std::string("the subtrahend"));
         }
+        if (std::optional<CallFactor> cf = call_factor(a, ctx.module(), i, summaries))
+          consider(i, cf->d, i, cf->minuend, cf->subtrahend);
       }
     }
     // Every state kept on the old maximum's scale (the running sum, each output accumulator) is
