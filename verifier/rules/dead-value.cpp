@@ -113,6 +113,19 @@ void DeadValueRule::check(RuleContext& ctx) const {
     if (!has_def || !is_pure(ir.inst(i)) || reads_call_result(ctx.function(), ir.inst(i)))
       make_live(i);
   }
+  // An old-style `.func (.reg .b32 %ret) f(...)` returns %ret in the register itself: the caller
+  // reads what it holds at `ret`, so writes to it are live.
+  const auto& returns = ctx.function().returns;
+  for (InstId i = 0; i < ir.size() && !returns.empty(); ++i) {
+    if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
+    for (const Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m) {
+      if (!m->is_def || m->reg == kNoId) continue;
+      const VarDecl* decl = ir.reg(m->reg).decl;
+      if (decl && decl->space == StateSpace::kReg && decl >= returns.data() &&
+          decl < returns.data() + returns.size())
+        make_live(i);
+    }
+  }
   while (!work.empty()) {
     ValueId v = work.back();
     work.pop_back();
