@@ -75,7 +75,8 @@ void WarpDivergence::run(bool assume_whole_warps_in_x) {
     divergent_round_.resize(divergent_.size(), kNoId);
     for (BlockId d = 0; d < divergent_.size(); ++d)
       if (divergent_[d] && !before[d]) divergent_round_[d] = round;
-    if (divergent_ == before && round > 0) break;
+    // Nothing new is divergent: the next round would see the same regions and find the same.
+    if (divergent_ == before) break;
   }
 }
 
