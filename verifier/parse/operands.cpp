@@ -9,6 +9,7 @@
 #include "parse/parser_impl_p.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 namespace ptxkit::verifier::detail {
@@ -298,6 +299,26 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
 std::string_view Parser::parse_expression(bool allow_dot_names) {
   skip_ws();
   const char* start = p_;
+  // A lone decimal or 0x-hex integer, the bulk of debug sections (`.b8 1, 0, 17, ...`): its
+  // text as written, without building the expression.
+  {
+    const char* q = p_;
+    const bool hex = q + 1 < end_ && q[0] == '0' && (q[1] == 'x' || q[1] == 'X');
+    if (hex) q += 2;
+    const char* digits = q;
+    while (q < end_ &&
+           (hex ? std::isxdigit(static_cast<unsigned char>(*q)) != 0 : (*q >= '0' && *q <= '9')))
+      ++q;
+    const char* after = q;
+    while (after < end_ && (*after == ' ' || *after == '\t'))
+      ++after;
+    if (q > digits && (q == end_ || !is_ident_char(*q)) &&
+        (after == end_ || *after == ',' || *after == '}' || *after == ';' || *after == '\n' ||
+         *after == '\r')) {
+      p_ = q;
+      return {start, static_cast<std::size_t>(q - start)};
+    }
+  }
   std::string out;
   parse_expr_term(out, allow_dot_names, 0);
   for (;;) {
