@@ -63,10 +63,12 @@ void WarpDivergence::run(bool assume_whole_warps_in_x) {
   // Each round solves the values to their fixpoint under the previous round's regions; rounds
   // go on until no terminator becomes divergent (divergent_ only grows: at most one round per
   // block).
+  std::vector<char> loops_before;
   for (std::uint32_t round = 0;; ++round) {
     bits_.reset();
+    loops_before = loop_divergent_;
     compute_loop_divergent();
-    solve_uniform();
+    solve_uniform(round == 0, loops_before);
     std::vector<char> before = divergent_;
     compute_divergent();
     compute_regions();
@@ -248,12 +250,36 @@ void WarpDivergence::compute_tid_dependent() {
 // varying when its transfer function, reading the current facts of its operands, says so; the
 // users of a value that became varying are re-evaluated. Facts only fall, so it terminates, and
 // no answer rests on an assumption made while walking a cycle.
-void WarpDivergence::solve_uniform() {
-  const ValueNumbering& vn = a_->values;
-  uniform_.assign(vn.size(), 1);
+void WarpDivergence::solve_uniform(bool first_round, const std::vector<char>& loops_before) {
+  const FunctionAnalysis& a = *a_;
+  const ValueNumbering& vn = a.values;
   SparseWorklist work(vn.size());
-  for (ValueId v = vn.size(); v-- > 0;)
-    if (vn.leader(v) == v) work.push(v);
+  if (first_round) {
+    uniform_.assign(vn.size(), 1);
+    for (ValueId v = vn.size(); v-- > 0;)
+      if (vn.leader(v) == v) work.push(v);
+  } else {
+    // A later round only adds divergence (divergent blocks, their regions, divergent loops), so
+    // every fact can only fall: start from the last round's facts and re-evaluate what reads a
+    // control fact: phis in or closing a region, comparisons (the warp-bit refinement is
+    // rebuilt), and the readers of values defined in a loop that became divergent (temporal
+    // divergence where they are read outside it).
+    for (ValueId v = vn.size(); v-- > 0;) {
+      if (vn.leader(v) != v || !uniform_[v]) continue;
+      const ValueInfo& x = vn.info(v);
+      if (x.kind == ValueKind::kPhi) {
+        if (partial_[x.block] || after_exit_[x.block] || reconverge_[x.block]) work.push(v);
+      } else if (x.inst != kNoId && a.ir.inst(x.inst).opcode == "setp") {
+        work.push(v);
+      }
+      if (x.block == kNoId) continue;
+      for (LoopId l = a.loops.loop_of(x.block); l != kNoId; l = a.loops.loop(l).parent)
+        if (loop_divergent_[l] && (l >= loops_before.size() || !loops_before[l])) {
+          for_each_user(v, [&](ValueId u) { work.push(u); });
+          break;
+        }
+    }
+  }
   while (!work.empty()) {
     ValueId v = work.pop();
     if (!uniform_[v]) continue;

@@ -113,7 +113,7 @@ public:
 private:
   void build_users();
   void compute_tid_dependent();
-  void solve_uniform();
+  void solve_uniform(bool first_round, const std::vector<char>& loops_before);
   void compute_divergent();
   void compute_regions();
   void compute_loop_divergent();
