@@ -178,23 +178,16 @@ void WarpDivergence::build_users() {
         if (!ir.mention(m).is_def) add(vn.ssa_use(m), kInstructionUser | i);
     }
   };
-  user_begin_.assign(vn.size() + 1, 0);
-  for_each_edge([&](ValueId from, std::uint32_t to) {
-    if (from != kNoId && to != kNoId) ++user_begin_[vn.leader(from) + 1];
-  });
-  for (ValueId v = 0; v < vn.size(); ++v)
-    user_begin_[v + 1] += user_begin_[v];
-  users_.resize(user_begin_[vn.size()]);
-  std::vector<std::uint32_t> next(user_begin_.begin(), user_begin_.end() - 1);
-  for_each_edge([&](ValueId from, std::uint32_t to) {
-    if (from != kNoId && to != kNoId) users_[next[vn.leader(from)]++] = to;
+  users_ = FlatLists<std::uint32_t>::build(vn.size(), [&](auto&& emit) {
+    for_each_edge([&](ValueId from, std::uint32_t to) {
+      if (from != kNoId && to != kNoId) emit(vn.leader(from), to);
+    });
   });
 }
 
 template <class F>
 void WarpDivergence::for_each_user(ValueId leader, F&& f) const {
-  for (std::uint32_t k = user_begin_[leader]; k < user_begin_[leader + 1]; ++k) {
-    std::uint32_t e = users_[k];
+  for (std::uint32_t e : users_[leader]) {
     if (e & kInstructionUser)
       for_each_defined_leader(e & ~kInstructionUser, f);
     else
@@ -351,28 +344,7 @@ void WarpDivergence::compute_regions() {
         if ((s == stop && !never) || (s < cfg.size() && seen[s] == d + 1))
           split_edges_.push_back({s, d, x});
   }
-  std::sort(split_edges_.begin(), split_edges_.end(), [](const SplitEdge& a, const SplitEdge& b) {
-    return a.to != b.to ? a.to < b.to : a.split != b.split ? a.split < b.split : a.from < b.from;
-  });
-}
-
-bool WarpDivergence::merges_split_lanes(ValueId phi) const {
-  const ValueNumbering& vn = a_->values;
-  const BlockId b = vn.info(phi).block;
-  auto first = std::lower_bound(split_edges_.begin(), split_edges_.end(), b,
-                                [](const SplitEdge& e, BlockId x) { return e.to < x; });
-  auto incoming = [&](BlockId pred) {
-    for (const PhiIncoming& in : vn.phi_incoming(phi))
-      if (in.pred == pred) return in.value;
-    return kNoId;
-  };
-  for (auto it = first; it != split_edges_.end() && it->to == b;) {
-    const BlockId split = it->split;
-    const ValueId value = incoming(it->from);
-    for (; it != split_edges_.end() && it->to == b && it->split == split; ++it)
-      if (!vn.same_number(incoming(it->from), value)) return true;
-  }
-  return false;
+  sort_split_edges(split_edges_);
 }
 
 bool WarpDivergence::warp_uniform_at(ValueId v, BlockId use_block) const {
@@ -443,7 +415,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
     // of one split may arrive over carries the same value (a flag updated before an
     // elect-one block and merged with a path that skipped the block's whole iteration).
     if ((partial_[info.block] || after_exit_[info.block] || reconverge_[info.block]) &&
-        merges_split_lanes(v))
+        merges_split_lanes(a.values, split_edges_, v))
       return false;
     for (const PhiIncoming& in : a.values.phi_incoming(v))
       if (in.value != kNoId && !warp_uniform_at(in.value, info.block)) return false;

@@ -7,6 +7,17 @@
 
 namespace ptxkit::verifier::analysis {
 
+namespace {
+// (node, item) pairs, grouped by node in the order given.
+FlatLists<std::uint32_t>
+lists_of(std::uint32_t n, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges) {
+  return FlatLists<std::uint32_t>::build(n, [&](auto&& emit) {
+    for (const auto& [node, item] : edges)
+      emit(node, item);
+  });
+}
+} // namespace
+
 DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
                              const std::vector<std::vector<std::uint32_t>>& preds,
                              const std::vector<std::uint32_t>& rpo)
@@ -43,7 +54,7 @@ DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges; // (idom, child), child ascending
   for (std::uint32_t v = 0; v < n; ++v)
     if (v != root && idom_[v] != kNoId) edges.push_back({idom_[v], v});
-  children_ = Adjacency(n, edges);
+  children_ = lists_of(n, edges);
 
   // Pre/post numbering of the tree, iteratively.
   std::uint32_t clock = 0;
@@ -81,19 +92,7 @@ DominatorTree::DominatorTree(std::uint32_t n, std::uint32_t root,
       }
     }
   }
-  frontier_ = Adjacency(n, edges);
-}
-
-DominatorTree::Adjacency::Adjacency(
-    std::uint32_t n, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges)
-    : begin_(n + 1, 0), items_(edges.size()) {
-  for (const auto& e : edges)
-    ++begin_[e.first + 1];
-  for (std::uint32_t v = 0; v < n; ++v)
-    begin_[v + 1] += begin_[v];
-  std::vector<std::uint32_t> next(begin_.begin(), begin_.end() - 1);
-  for (const auto& e : edges)
-    items_[next[e.first]++] = e.second;
+  frontier_ = lists_of(n, edges);
 }
 
 DominatorTree dominators(const Cfg& cfg) {

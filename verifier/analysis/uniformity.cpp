@@ -4,6 +4,7 @@
 #include "ptxkit/verifier/analysis/uniformity.h"
 
 #include "ptxkit/verifier/analysis/solver.h"
+#include "ptxkit/verifier/analysis/split_edges.h"
 #include "ptxkit/verifier/analysis/thread_index.h"
 
 #include <algorithm>
@@ -411,7 +412,8 @@ struct UniformityBuilder {
       return u.varying_at(x.pred, b) || u.varying_at(x.fresh, b) || u.varying_at(x.prior, b);
     }
     case ValueKind::kPhi: {
-      if (u.join_[x.block] && vn.leader(v) == v && merges_split_lanes(v)) return true;
+      if (u.join_[x.block] && vn.leader(v) == v && merges_split_lanes(vn, split_edges, v))
+        return true;
       for (const PhiIncoming& in : vn.phi_incoming(v))
         if (u.varying_at(in.value, x.block)) return true;
       // phi_incoming gives leaders; also check the raw incoming values.
@@ -491,7 +493,7 @@ struct UniformityBuilder {
       mark_regions(b);
     }
     if (!changed) return false;
-    sort_split_edges();
+    sort_split_edges(split_edges);
     for (LoopId l = 0; l < loops.size(); ++l)
       for (BlockId b : loops.loop(l).blocks)
         if (u.divergent_branch_[b]) u.loop_divergent_[l] = 1;
@@ -546,35 +548,8 @@ struct UniformityBuilder {
     }
   }
 
-  // Edges into join blocks lanes of one split may arrive over, sorted by (to, split, from).
-  struct SplitEdge {
-    BlockId to, split, from;
-  };
+  // Edges into join blocks lanes of one split may arrive over (split_edges.h).
   std::vector<SplitEdge> split_edges;
-  void sort_split_edges() {
-    std::sort(split_edges.begin(), split_edges.end(), [](const SplitEdge& a, const SplitEdge& b) {
-      return a.to != b.to ? a.to < b.to : a.split != b.split ? a.split < b.split : a.from < b.from;
-    });
-  }
-  // Phi `phi` at a join receives values that may differ over two edges lanes of one split may
-  // take (a value rematerialized on one side only is the same number: ValueNumbering::same_number).
-  bool merges_split_lanes(ValueId phi) const {
-    const BlockId b = vn.info(phi).block;
-    auto first = std::lower_bound(split_edges.begin(), split_edges.end(), b,
-                                  [](const SplitEdge& e, BlockId x) { return e.to < x; });
-    auto incoming = [&](BlockId pred) {
-      for (const PhiIncoming& in : vn.phi_incoming(phi))
-        if (in.pred == pred) return in.value;
-      return kNoId;
-    };
-    for (auto it = first; it != split_edges.end() && it->to == b;) {
-      const BlockId split = it->split;
-      const ValueId value = incoming(it->from);
-      for (; it != split_edges.end() && it->to == b && it->split == split; ++it)
-        if (!vn.same_number(incoming(it->from), value)) return true;
-    }
-    return false;
-  }
   std::vector<std::uint8_t> count;
   std::vector<std::uint32_t> stamp;
   std::uint32_t generation = 0;

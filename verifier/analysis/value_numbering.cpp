@@ -325,34 +325,9 @@ struct SsaBuilder {
         if (s->value != kNoId) st.push_back(*s);
       }
     };
-    // Iterate to the fixpoint (sets only shrink after a block's first visit), then rewrite the
-    // loads with the final facts.
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (BlockId b : cfg.rpo()) {
-        std::vector<LocalSlot> in;
-        bool first = true;
-        for (BlockId p : cfg.block(b).preds) {
-          if (!seen[p]) continue; // not yet visited: optimistic (top)
-          if (first) {
-            in = out[p];
-            first = false;
-          } else {
-            std::erase_if(in, [&](const LocalSlot& x) {
-              return std::find(out[p].begin(), out[p].end(), x) == out[p].end();
-            });
-          }
-        }
-        if (b == cfg.entry()) in.clear();
-        transfer(b, in, false);
-        if (!seen[b] || in != out[b]) {
-          out[b] = std::move(in);
-          seen[b] = 1;
-          changed = true;
-        }
-      }
-    }
-    for (BlockId b : cfg.rpo()) {
+    // What holds on entry to b: the slots every visited predecessor agrees on (one not yet
+    // visited is the optimistic top); nothing at the function's entry.
+    auto meet_preds = [&](BlockId b) {
       std::vector<LocalSlot> in;
       bool first = true;
       for (BlockId p : cfg.block(b).preds) {
@@ -366,7 +341,25 @@ struct SsaBuilder {
           });
         }
       }
-      if (b == cfg.entry() || first) in.clear();
+      if (b == cfg.entry()) in.clear();
+      return in;
+    };
+    // Iterate to the fixpoint (sets only shrink after a block's first visit), then rewrite the
+    // loads with the final facts.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BlockId b : cfg.rpo()) {
+        std::vector<LocalSlot> in = meet_preds(b);
+        transfer(b, in, false);
+        if (!seen[b] || in != out[b]) {
+          out[b] = std::move(in);
+          seen[b] = 1;
+          changed = true;
+        }
+      }
+    }
+    for (BlockId b : cfg.rpo()) {
+      std::vector<LocalSlot> in = meet_preds(b);
       transfer(b, in, true);
     }
   }
@@ -451,13 +444,7 @@ struct SsaBuilder {
   }
 
   void build_uses() {
-    vn.use_begin_.assign(vn.size() + 1, 0);
-    for_each_use([&](ValueId v, const ValueUse&) { ++vn.use_begin_[v + 1]; });
-    for (ValueId v = 0; v < vn.size(); ++v)
-      vn.use_begin_[v + 1] += vn.use_begin_[v];
-    vn.uses_.resize(vn.use_begin_[vn.size()]);
-    std::vector<std::uint32_t> next(vn.use_begin_.begin(), vn.use_begin_.end() - 1);
-    for_each_use([&](ValueId v, const ValueUse& u) { vn.uses_[next[v]++] = u; });
+    vn.uses_ = FlatLists<ValueUse>::build(vn.size(), [&](auto&& emit) { for_each_use(emit); });
   }
 };
 

@@ -3,6 +3,7 @@
 #include "ptxkit/verifier/analysis/warp_bits.h"
 
 #include "ptxkit/verifier/analysis/divergence_cause.h"
+#include "ptxkit/verifier/analysis/flat_lists.h"
 #include "ptxkit/verifier/analysis/solver.h"
 
 #include <algorithm>
@@ -528,15 +529,7 @@ struct WarpBitsSolver {
           if (!ir.mention(m).is_def) add_user(vn.ssa_use(m), kInstructionUser | i);
       }
     };
-    std::vector<std::uint32_t> begin(n + 1, 0);
-    for_each_edge([&](ValueId from, std::uint32_t) { ++begin[from + 1]; });
-    for (ValueId v = 0; v < n; ++v)
-      begin[v + 1] += begin[v];
-    std::vector<std::uint32_t> users(begin[n]);
-    {
-      std::vector<std::uint32_t> next(begin.begin(), begin.end() - 1);
-      for_each_edge([&](ValueId from, std::uint32_t to) { users[next[from]++] = to; });
-    }
+    const auto users = FlatLists<std::uint32_t>::build(n, for_each_edge);
     SparseWorklist work(n);
     for (ValueId v = n; v-- > 0;)
       work.push(v); // popped in id order
@@ -553,11 +546,11 @@ struct WarpBitsSolver {
       }
       wb.facts_[v] = next;
       wb.seen_[v] = 1;
-      for (std::uint32_t k = begin[v]; k < begin[v + 1]; ++k) {
-        if (users[k] & kInstructionUser)
-          for_each_def(users[k] & ~kInstructionUser, [&](ValueId d) { work.push(d); });
+      for (std::uint32_t u : users[v]) {
+        if (u & kInstructionUser)
+          for_each_def(u & ~kInstructionUser, [&](ValueId d) { work.push(d); });
         else
-          work.push(users[k]);
+          work.push(u);
       }
     }
   }

@@ -13,7 +13,9 @@
 #pragma once
 
 #include "ptxkit/verifier/analysis/address_provenance.h"
+#include "ptxkit/verifier/analysis/flat_lists.h"
 #include "ptxkit/verifier/analysis/function_analysis.h"
+#include "ptxkit/verifier/analysis/split_edges.h"
 #include "ptxkit/verifier/analysis/warp_bits.h"
 
 #include <cstdint>
@@ -137,11 +139,10 @@ private:
   bool thread_level_ = false;
   unsigned group_log2_ = 5; // the threads "uniform" is about: 2^5 (a warp) or 2^7 (a warpgroup)
   void run(bool assume_whole_warps_in_x);
-  // Per leader: what reads it (users_[user_begin_[v] .. user_begin_[v + 1]]): a phi or guarded
-  // write's value id, or kInstructionUser | an instruction whose defined leaders read it.
+  // Per leader: what reads it: a phi or guarded write's value id, or kInstructionUser | an
+  // instruction whose defined leaders read it.
   static constexpr std::uint32_t kInstructionUser = 0x80000000u;
-  std::vector<std::uint32_t> users_;
-  std::vector<std::uint32_t> user_begin_;
+  FlatLists<std::uint32_t> users_;
   // Calls f(leader) for every leader whose facts read `leader`.
   template <class F>
   void for_each_user(ValueId leader, F&& f) const;
@@ -154,14 +155,8 @@ private:
   std::vector<char> divergent_, partial_, after_exit_;
   std::vector<std::uint32_t> divergent_round_; // per block: the round it became divergent in
   // Edges lanes split at a divergent block may take into a block of its region or its
-  // reconvergence point, sorted by (to, split, from).
-  struct SplitEdge {
-    BlockId to, split, from;
-  };
+  // reconvergence point (split_edges.h).
   std::vector<SplitEdge> split_edges_;
-  // Phi `phi` (at a block in or closing a divergent region) receives different values over two
-  // edges that lanes of one split may take.
-  bool merges_split_lanes(ValueId phi) const;
   std::vector<char> reconverge_; // the immediate post-dominator of a divergent block
   // per loop: lanes may leave it at different iterations (previous round's divergent blocks)
   std::vector<char> loop_divergent_;

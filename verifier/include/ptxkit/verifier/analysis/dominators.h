@@ -16,6 +16,7 @@
 #pragma once
 
 #include "ptxkit/verifier/analysis/cfg.h"
+#include "ptxkit/verifier/analysis/flat_lists.h"
 
 #include <cstdint>
 #include <span>
@@ -49,24 +50,10 @@ public:
   const std::vector<std::uint32_t>& preorder() const { return preorder_; }
 
 private:
-  // Per-node lists in one flat array (a tree node costs no allocation of its own: functions
-  // can have hundreds of thousands of blocks).
-  class Adjacency {
-  public:
-    Adjacency() = default;
-    // `edges` (node, item), grouped by node in the order given.
-    Adjacency(std::uint32_t n, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges);
-    std::span<const std::uint32_t> operator[](std::uint32_t v) const {
-      return {items_.data() + begin_[v], items_.data() + begin_[v + 1]};
-    }
-
-  private:
-    std::vector<std::uint32_t> begin_, items_;
-  };
   std::uint32_t root_;
-  std::vector<std::uint32_t> idom_; // idom_[root] == root; kNoId = not in tree
-  Adjacency children_;
-  Adjacency frontier_;
+  std::vector<std::uint32_t> idom_;   // idom_[root] == root; kNoId = not in tree
+  FlatLists<std::uint32_t> children_; // one flat array: functions can have 100,000s of blocks
+  FlatLists<std::uint32_t> frontier_;
   std::vector<std::uint32_t> pre_, post_, preorder_;
 };
 

@@ -42,6 +42,7 @@
 
 #include "ptxkit/verifier/analysis/cfg.h"
 #include "ptxkit/verifier/analysis/dominators.h"
+#include "ptxkit/verifier/analysis/flat_lists.h"
 #include "ptxkit/verifier/analysis/function_ir.h"
 #include "ptxkit/verifier/analysis/liveness.h"
 #include "ptxkit/verifier/analysis/loops.h"
@@ -187,9 +188,7 @@ public:
   // Incoming (predecessor, raw SSA value) pairs of a phi, unreachable predecessors left out.
   PhiIncomingRange raw_phi_incoming(ValueId phi) const;
   // Every reader of raw SSA value v (instructions and phis).
-  std::span<const ValueUse> uses(ValueId v) const {
-    return {uses_.data() + use_begin_[v], uses_.data() + use_begin_[v + 1]};
-  }
+  std::span<const ValueUse> uses(ValueId v) const { return uses_[v]; }
   // Instructions whose writes may reach global use mention m.
   ReachingDefs reaching_defs(std::uint32_t m) const;
   // Global index of the use/def mention of (inst, operand, element), kNoId if none.
@@ -211,8 +210,7 @@ private:
   std::vector<ValueId> mention_value_; // per global mention: value read (use) or written (def)
   std::vector<ValueId> guard_;         // per instruction
   std::vector<ValueId> leader_;
-  std::vector<ValueUse> uses_;           // grouped by used value: uses_[use_begin_[v] ..
-  std::vector<std::uint32_t> use_begin_; //   use_begin_[v + 1])
+  FlatLists<ValueUse> uses_; // per raw SSA value
 };
 
 // An opcode whose result depends only on its operands (no memory, no lanes, no state): equal
