@@ -506,6 +506,25 @@ bool is_pure_opcode(std::string_view op) {
 // pure computation (or `ld.param` of the same parameter word, which nothing writes) on
 // operands that are. Compilers rematerialize such values on one side of a branch (a parameter
 // reloaded inside an `if`); value numbering keeps them apart, lanes cannot tell them apart.
+// `ld.param` i reads a formal parameter of this .entry: its address is the parameter's name,
+// or a register holding it (`mov.b64 %rd, param`, copies followed) plus an offset.
+bool ValueNumbering::reads_kernel_parameter(InstId i) const {
+  const Function& fn = ir().function();
+  const Instruction& in = ir().inst(i);
+  if (in.operands.size() != 2 || in.operands[1].kind != OperandKind::kAddress) return false;
+  auto is_param = [&](std::string_view name) {
+    return std::any_of(fn.params.begin(), fn.params.end(),
+                       [&](const VarDecl& d) { return d.name == name; });
+  };
+  ValueId base = value_of(i, 1, 0);
+  if (base == kNoId) return is_param(in.operands[1].text());
+  InstId d = defining_instruction(base);
+  if (d == kNoId) return false;
+  const Instruction& def = ir().inst(d);
+  return def.opcode == "mov" && def.operands.size() == 2 &&
+         def.operands[1].kind == OperandKind::kSymbol && is_param(def.operands[1].text());
+}
+
 bool ValueNumbering::same_number(ValueId a, ValueId b, int depth) const {
   const ValueNumbering& vn = *this;
   if (a == kNoId || b == kNoId) return a == b;
@@ -539,9 +558,15 @@ bool ValueNumbering::same_number(ValueId a, ValueId b, int depth) const {
     return false;
   for (std::uint32_t k = 0; k < p.modifiers.size(); ++k)
     if (p.modifiers[k] != q.modifiers[k]) return false;
-  const bool param_load =
-      p.opcode == "ld" && p.has_modifier("param") && !p.has_modifier("volatile");
+  // A kernel's parameters are read-only; a .func's may be written (they are its arguments'
+  // storage), so only an .entry's parameter loads count.
+  const bool param_load = p.opcode == "ld" && p.has_modifier("param") &&
+                          !p.has_modifier("volatile") &&
+                          ir().function().kind == FunctionKind::kEntry;
   if (!param_load && !is_pure_opcode(p.opcode)) return false;
+  // The parameter word must be the kernel's own: a call's `retval0` (declared in the call's
+  // block) holds that call's result, different after every call.
+  if (param_load && !reads_kernel_parameter(x.inst)) return false;
   // One destination, written by the first operand; every source equal.
   if (ir().mention(x.mention).operand != 0 || ir().mention(y.mention).operand != 0) return false;
   for (std::uint32_t k = 1; k < p.operands.size(); ++k) {

@@ -203,6 +203,7 @@ public:
 private:
   friend struct SsaBuilder;
   bool same_number(ValueId a, ValueId b, int depth) const;
+  bool reads_kernel_parameter(InstId load) const;
   mutable std::vector<ValueId> phis_assumed_; // same_number's phis being compared
   const Cfg* cfg_;
   std::vector<ValueInfo> values_;
