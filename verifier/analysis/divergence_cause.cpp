@@ -65,7 +65,7 @@ void WarpDivergence::run(bool assume_whole_warps_in_x) {
   // block).
   std::vector<char> loops_before;
   for (std::uint32_t round = 0;; ++round) {
-    bits_.reset();
+    bits_stale_ = true; // updated (facts weakened) on first use this round
     loops_before = loop_divergent_;
     compute_loop_divergent();
     solve_uniform(round == 0, loops_before);
@@ -558,7 +558,7 @@ bool WarpDivergence::uniform_trip_count(InstId s) const {
 }
 
 const WarpBits& WarpDivergence::bits() const {
-  if (!bits_) {
+  if (!bits_ || bits_stale_) {
     // Phis inside a divergent region, or at its reconvergence point, may merge lanes that came
     // over different edges.
     merge_varying_.assign(partial_.size(), 0);
@@ -571,7 +571,12 @@ const WarpBits& WarpDivergence::bits() const {
     in.ntid_x_multiple_of_32 = x_multiple_of_32_;
     in.group_log2 = group_log2_;
     in.lanes = lanes_;
-    bits_ = std::make_unique<WarpBits>(*a_, in);
+    // Rounds only add divergence: a later round's facts are the last round's, weakened.
+    if (bits_)
+      bits_->update(in);
+    else
+      bits_ = std::make_unique<WarpBits>(*a_, in);
+    bits_stale_ = false;
   }
   return *bits_;
 }

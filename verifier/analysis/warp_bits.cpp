@@ -14,6 +14,9 @@ namespace ptxkit::verifier::analysis {
 
 namespace {
 
+// A users-list entry that stands for an instruction: every kDef value it writes reads the value.
+constexpr std::uint32_t kInstructionUser = 0x80000000u;
+
 std::uint64_t low_mask(unsigned k) {
   return k >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k) - 1;
 }
@@ -474,14 +477,15 @@ struct WarpBitsSolver {
     return generic;
   }
 
-  void solve() {
+  // Solves to the fixpoint from the current facts, re-evaluating `seeds` (every value when
+  // empty and nothing is known yet) and, as their facts weaken, their users.
+  void solve(const std::vector<ValueId>& seeds) {
     const std::uint32_t n = vn.size();
     changes.assign(n, 0);
     // Users of each value: values whose evaluation reads it, in one flat array grouped by
     // value (two passes over the same edges: count, then fill). An instruction's operands are
     // read by every kDef value it writes: one entry tagged kInstructionUser per (operand,
     // instruction), expanded when pushed, not one per (operand, defined value) pair.
-    constexpr std::uint32_t kInstructionUser = 0x80000000u;
     auto for_each_def = [&](InstId i, auto&& f) {
       const InstInfo& info = ir.info(i);
       for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
@@ -529,10 +533,17 @@ struct WarpBitsSolver {
           if (!ir.mention(m).is_def) add_user(vn.ssa_use(m), kInstructionUser | i);
       }
     };
-    const auto users = FlatLists<std::uint32_t>::build(n, for_each_edge);
+    if (wb.users_.nodes() != n) wb.users_ = FlatLists<std::uint32_t>::build(n, for_each_edge);
+    const FlatLists<std::uint32_t>& users = wb.users_;
     SparseWorklist work(n);
-    for (ValueId v = n; v-- > 0;)
-      work.push(v); // popped in id order
+    if (seeds.empty() && !wb.solved_) {
+      for (ValueId v = n; v-- > 0;)
+        work.push(v); // popped in id order
+    } else {
+      for (ValueId v : seeds)
+        work.push(v);
+    }
+    wb.solved_ = true;
     while (!work.empty()) {
       ValueId v = work.pop();
       std::optional<LaneBits> r = evaluate(v);
@@ -564,7 +575,47 @@ WarpBits::WarpBits(const FunctionAnalysis& a, const WarpBitsInput& in) : a_(&a),
     for (BlockId b : a.loops.loop(l).blocks)
       if ((*in_.divergent)[b]) loop_divergent_[l] = 1;
   WarpBitsSolver s{*this, a, a.values, a.ir, {}};
-  s.solve();
+  s.solve({});
+}
+
+void WarpBits::update(const WarpBitsInput& in) {
+  const FunctionAnalysis& a = *a_;
+  const ValueNumbering& vn = a.values;
+  in_ = in;
+  std::vector<char> loops(a.loops.size(), 0);
+  for (LoopId l = 0; l < a.loops.size(); ++l)
+    for (BlockId b : a.loops.loop(l).blocks)
+      if ((*in_.divergent)[b]) loops[l] = 1;
+  // The inputs only add divergence, so facts only weaken: re-evaluate what reads them (phis of
+  // blocks that may merge lanes, and the readers of values defined in a loop that became
+  // divergent), then what reads those.
+  std::vector<ValueId> seeds;
+  for (ValueId v = 0; v < vn.size(); ++v) {
+    const ValueInfo& x = vn.info(v);
+    if (x.kind == ValueKind::kPhi && (*in_.merge_varying)[x.block]) seeds.push_back(v);
+    if (x.block == kNoId) continue;
+    for (LoopId l = a.loops.loop_of(x.block); l != kNoId; l = a.loops.loop(l).parent)
+      if (loops[l] && !loop_divergent_[l]) {
+        for (std::uint32_t u : users_[v]) {
+          if (u & kInstructionUser) {
+            const InstInfo& info = a.ir.info(u & ~kInstructionUser);
+            for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+              if (a.ir.mention(m).is_def && vn.ssa_def(m) != kNoId) {
+                seeds.push_back(vn.ssa_def(m));
+                const ValueInfo& d = vn.info(vn.ssa_def(m));
+                if (d.kind == ValueKind::kGuarded && d.fresh != kNoId) seeds.push_back(d.fresh);
+              }
+          } else {
+            seeds.push_back(u);
+          }
+        }
+        break;
+      }
+  }
+  loop_divergent_ = std::move(loops);
+  if (seeds.empty()) return;
+  WarpBitsSolver s{*this, a, a.values, a.ir, {}};
+  s.solve(seeds);
 }
 
 LaneBits WarpBits::value(ValueId v) const {

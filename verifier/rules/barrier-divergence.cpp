@@ -74,6 +74,11 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     // from shared memory, a warp index compared on a boundary that is no multiple of 4): a
     // warning, since the warps' roles usually agree by construction the PTX does not show.
     if (!due && (inst.opcode == "wgmma" || inst.opcode == "setmaxnreg")) {
+      // Control flow the same in every thread of the block is the same in every warpgroup:
+      // the block-level facts (needed for the CTA barriers such kernels have anyway) settle the
+      // common case without a warpgroup-level analysis.
+      if (!threads) threads = &a.divergence(ctx.module(), true);
+      if (!threads->after_exit(b) && !threads->partial(b) && threads->guard_uniform(i)) continue;
       if (!groups) groups = &a.warpgroup_divergence(ctx.module());
       const bool group_guarded = !groups->guard_uniform(i);
       if (groups->after_exit(b) || groups->partial(b) || group_guarded) {

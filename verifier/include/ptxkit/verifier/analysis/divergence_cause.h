@@ -162,6 +162,7 @@ private:
   std::vector<char> loop_divergent_;
   mutable std::vector<char> merge_varying_;
   mutable std::unique_ptr<WarpBits> bits_;
+  mutable bool bits_stale_ = false; // the round changed the inputs since bits_ was solved
 };
 
 // The member-mask operand of a `.sync` warp collective (shfl.sync, vote.sync, match.sync,

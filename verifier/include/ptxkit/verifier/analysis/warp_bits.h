@@ -44,6 +44,7 @@
 // r. Floating-point comparisons are never refined.
 #pragma once
 
+#include "ptxkit/verifier/analysis/flat_lists.h"
 #include "ptxkit/verifier/analysis/function_analysis.h"
 
 #include <cstdint>
@@ -79,6 +80,9 @@ struct WarpBitsSolver;
 class WarpBits {
 public:
   WarpBits(const FunctionAnalysis& a, const WarpBitsInput& in);
+  // The same analysis under more divergence (more divergent blocks, more blocks that may merge
+  // lanes: never fewer): the facts weaken from where they are, as a new build would find them.
+  void update(const WarpBitsInput& in);
   // The facts about SSA value v (any id; copies read their source), as defined.
   LaneBits value(ValueId v) const;
   // The facts about what operand k of inst reads (registers, immediates, special registers,
@@ -97,6 +101,8 @@ private:
   std::vector<LaneBits> facts_;
   std::vector<char> seen_;           // facts_[v] computed at least once
   std::vector<char> loop_divergent_; // per loop: contains a divergent terminator
+  FlatLists<std::uint32_t> users_;   // per value: what reads it (built by the first solve)
+  bool solved_ = false;
 };
 
 } // namespace ptxkit::verifier::analysis
