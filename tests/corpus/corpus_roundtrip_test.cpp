@@ -3,15 +3,13 @@
 //
 // Why: the parser's claim is "every real PTX file", so it is tested on real compiler output
 // (tests/corpus, made by scripts/make-corpus.sh), one ctest per file.
+#include "ptx_files_test_util.h"
 #include "ptxkit/verifier/parser.h"
 #include "ptxkit/verifier/printer.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,19 +17,11 @@ namespace ptxkit::verifier {
 namespace {
 
 std::vector<std::string> corpus_files() {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(PTXKIT_CORPUS_DIR, ec))
-    if (e.path().extension() == ".ptx") out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
+  return testing::ptx_files_in(PTXKIT_CORPUS_DIR);
 }
 
 std::string read(const std::string& name) {
-  std::ifstream in(std::string(PTXKIT_CORPUS_DIR) + "/" + name, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return testing::read_whole_file(std::string(PTXKIT_CORPUS_DIR) + "/" + name);
 }
 
 class CorpusFile : public ::testing::TestWithParam<std::string> {};

@@ -173,9 +173,7 @@ void WarpDivergence::build_users() {
       bool defines = false;
       for_each_defined_leader(i, [&](ValueId) { defines = true; });
       if (!defines) continue;
-      const InstInfo& info = ir.info(i);
-      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
-        if (!ir.mention(m).is_def) add(vn.ssa_use(m), kInstructionUser | i);
+      vn.for_each_operand_value(i, [&](ValueId u) { add(u, kInstructionUser | i); });
     }
   };
   users_ = FlatLists<std::uint32_t>::build(vn.size(), [&](auto&& emit) {

@@ -528,9 +528,7 @@ struct WarpBitsSolver {
         bool defines = false;
         for_each_def(i, [&](ValueId) { defines = true; });
         if (!defines) continue;
-        const InstInfo& info = ir.info(i);
-        for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
-          if (!ir.mention(m).is_def) add_user(vn.ssa_use(m), kInstructionUser | i);
+        vn.for_each_operand_value(i, [&](ValueId u) { add_user(u, kInstructionUser | i); });
       }
     };
     if (wb.users_.nodes() != n) wb.users_ = FlatLists<std::uint32_t>::build(n, for_each_edge);

@@ -187,6 +187,14 @@ public:
   ValueId ssa_guard(InstId inst) const { return guard_[inst]; }
   // Incoming (predecessor, raw SSA value) pairs of a phi, unreachable predecessors left out.
   PhiIncomingRange raw_phi_incoming(ValueId phi) const;
+  // Calls f(v) for the raw SSA value each register operand of `inst` reads (its guard not
+  // included), in mention order.
+  template <class F>
+  void for_each_operand_value(InstId inst, F&& f) const {
+    const InstInfo& info = ir().info(inst);
+    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
+      if (!ir().mention(m).is_def) f(mention_value_[m]);
+  }
   // Every reader of raw SSA value v (instructions and phis).
   std::span<const ValueUse> uses(ValueId v) const { return uses_[v]; }
   // Instructions whose writes may reach global use mention m.
