@@ -3,6 +3,8 @@
 // until nothing changes (with widening of ranges that keep moving).
 #include "ptxkit/verifier/analysis/address_provenance.h"
 
+#include "ptxkit/verifier/analysis/flat_lists.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -180,10 +182,34 @@ AddressProvenance::AddressProvenance(const Module& m, const FunctionAnalysis& a)
   for (const TopLevel& t : m.items)
     if (const auto* v = std::get_if<VarDecl>(&t)) vars_.emplace_back(v->name, v);
   const ValueNumbering& vn = a.values;
-  // Round-robin to a fixpoint: values only move up the lattice (ranges widen, then drop).
+  // The values whose evaluation reads value l's fact (facts are read through leaders): an
+  // instruction's results read its operands, a guarded write also its prior value, a phi its
+  // incoming values.
+  FlatLists<ValueId> readers = FlatLists<ValueId>::build(vn.size(), [&](auto&& emit) {
+    auto reads = [&](ValueId reader, ValueId x) {
+      if (x != kNoId) emit(vn.leader(x), reader);
+    };
+    for (ValueId v = 0; v < vn.size(); ++v) {
+      const ValueInfo& x = vn.info(v);
+      if (x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded)
+        vn.for_each_operand_value(x.inst, [&](ValueId u) { reads(v, u); });
+      if (x.kind == ValueKind::kGuarded) reads(v, x.prior);
+      if (x.kind == ValueKind::kPhi)
+        for (const PhiIncoming& in : vn.raw_phi_incoming(v))
+          reads(v, in.value);
+    }
+  });
+  // Round-robin to a fixpoint: values only move up the lattice (ranges widen, then drop). A
+  // value is evaluated again only when a fact it reads changed since its last evaluation, or
+  // when that evaluation gave less than its fact (the widening counter then still counts it):
+  // otherwise evaluating it would give the same and change nothing. Same result as evaluating
+  // every value each round, in a fraction of the time on large functions.
+  std::vector<char> dirty(vn.size(), 1), settled(vn.size(), 0);
   for (int round = 0; round < 64; ++round) {
     bool changed = false;
     for (ValueId v = 0; v < vn.size(); ++v) {
+      if (!dirty[v] && settled[v]) continue;
+      dirty[v] = 0;
       const ValueInfo& x = vn.info(v);
       AbsValue nv;
       switch (x.kind) {
@@ -202,13 +228,17 @@ AddressProvenance::AddressProvenance(const Module& m, const FunctionAnalysis& a)
           nv = join(nv, in.value == kNoId ? int_unknown() : val_[vn.leader(in.value)]);
         break;
       }
+      AbsValue evaluated = nv;
       if (nv.has_range && val_[v].has_range && nv != val_[v] && ++changes_[v] > kWidenAfter)
         nv = with_range(nv, false, 0, 0);
       nv = join(val_[v], nv);
       if (!(nv == val_[v])) {
         val_[v] = nv;
         changed = true;
+        for (ValueId r : readers[v])
+          dirty[r] = 1;
       }
+      settled[v] = evaluated == val_[v];
     }
     if (!changed) break;
   }
