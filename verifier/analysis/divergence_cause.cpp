@@ -56,7 +56,7 @@ void WarpDivergence::run(bool assume_whole_warps_in_x) {
   // says otherwise).
   warp_index_ok_ =
       !thread_level_ && (x_multiple_of_32_ || !bound || ((*bound)[1] == 1 && (*bound)[2] == 1));
-  build_users();
+  users_ = &a.divergence_users();
   if (thread_level_) compute_tid_dependent();
   // Optimistic start (phis uniform when their inputs are), then grow: a phi at a block inside a
   // divergent region is varying (control dependence), which may make more terminators divergent.
@@ -132,9 +132,9 @@ bool WarpDivergence::kernel_exit_block(BlockId b) const {
 // The leaders an instruction defines whose facts read its operands: kDef and kGuarded values
 // that are their own leaders (a `mov`'s result is its source's value).
 template <class F>
-void WarpDivergence::for_each_defined_leader(InstId i, F&& f) const {
-  const ValueNumbering& vn = a_->values;
-  const FunctionIR& ir = a_->ir;
+void WarpDivergence::for_each_defined_leader(const FunctionAnalysis& a, InstId i, F&& f) {
+  const ValueNumbering& vn = a.values;
+  const FunctionIR& ir = a.ir;
   const InstInfo& info = ir.info(i);
   auto visit = [&](ValueId d) {
     if (d == kNoId || vn.leader(d) != d || vn.info(d).inst != i) return;
@@ -148,9 +148,9 @@ void WarpDivergence::for_each_defined_leader(InstId i, F&& f) const {
   }
 }
 
-void WarpDivergence::build_users() {
-  const ValueNumbering& vn = a_->values;
-  const FunctionIR& ir = a_->ir;
+FlatLists<std::uint32_t> WarpDivergence::build_users(const FunctionAnalysis& a) {
+  const ValueNumbering& vn = a.values;
+  const FunctionIR& ir = a.ir;
   // A value's users are phis and guarded writes (value entries) and instructions (entries
   // tagged kInstructionUser: every leader the instruction defines reads the value). One entry
   // per instruction, not per (defined value, operand) pair: an mma defining 8 registers from 12
@@ -171,12 +171,12 @@ void WarpDivergence::build_users() {
     }
     for (InstId i = 0; i < ir.size(); ++i) {
       bool defines = false;
-      for_each_defined_leader(i, [&](ValueId) { defines = true; });
+      for_each_defined_leader(a, i, [&](ValueId) { defines = true; });
       if (!defines) continue;
       vn.for_each_operand_value(i, [&](ValueId u) { add(u, kInstructionUser | i); });
     }
   };
-  users_ = FlatLists<std::uint32_t>::build(vn.size(), [&](auto&& emit) {
+  return FlatLists<std::uint32_t>::build(vn.size(), [&](auto&& emit) {
     for_each_edge([&](ValueId from, std::uint32_t to) {
       if (from != kNoId && to != kNoId) emit(vn.leader(from), to);
     });
@@ -185,9 +185,9 @@ void WarpDivergence::build_users() {
 
 template <class F>
 void WarpDivergence::for_each_user(ValueId leader, F&& f) const {
-  for (std::uint32_t e : users_[leader]) {
+  for (std::uint32_t e : (*users_)[leader]) {
     if (e & kInstructionUser)
-      for_each_defined_leader(e & ~kInstructionUser, f);
+      for_each_defined_leader(*a_, e & ~kInstructionUser, f);
     else
       f(e);
   }

@@ -4,6 +4,7 @@
 
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
+#include "ptxkit/verifier/analysis/warp_bits.h"
 
 namespace ptxkit::verifier::analysis {
 
@@ -30,6 +31,19 @@ const WarpDivergence& FunctionAnalysis::warpgroup_divergence(const Module& m) co
     warpgroup_divergence_ =
         std::make_unique<WarpDivergence>(m, *this, WarpDivergence::WarpgroupScope{});
   return *warpgroup_divergence_;
+}
+
+const FlatLists<std::uint32_t>& FunctionAnalysis::divergence_users() const {
+  if (!divergence_users_)
+    divergence_users_ =
+        std::make_unique<FlatLists<std::uint32_t>>(WarpDivergence::build_users(*this));
+  return *divergence_users_;
+}
+
+const FlatLists<std::uint32_t>& FunctionAnalysis::warp_bit_users() const {
+  if (!warp_bit_users_)
+    warp_bit_users_ = std::make_unique<FlatLists<std::uint32_t>>(WarpBits::build_users(*this));
+  return *warp_bit_users_;
 }
 
 } // namespace ptxkit::verifier::analysis

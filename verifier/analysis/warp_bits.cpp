@@ -17,6 +17,24 @@ namespace {
 // A users-list entry that stands for an instruction: every kDef value it writes reads the value.
 constexpr std::uint32_t kInstructionUser = 0x80000000u;
 
+// The kDef values instruction i writes (also the fresh value of a guarded write), the values
+// whose evaluation reads its operands.
+template <class F>
+void for_each_defined_value(const ValueNumbering& vn, InstId i, F&& f) {
+  const FunctionIR& ir = vn.ir();
+  const InstInfo& info = ir.info(i);
+  for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+    if (!ir.mention(m).is_def) continue;
+    ValueId d = vn.ssa_def(m);
+    if (d == kNoId) continue;
+    const ValueInfo& x = vn.info(d);
+    if (x.kind == ValueKind::kDef && x.inst == i) f(d);
+    if (x.kind == ValueKind::kGuarded && x.fresh != kNoId &&
+        vn.info(x.fresh).kind == ValueKind::kDef && vn.info(x.fresh).inst == i)
+      f(x.fresh);
+  }
+}
+
 std::uint64_t low_mask(unsigned k) {
   return k >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << k) - 1;
 }
@@ -482,57 +500,7 @@ struct WarpBitsSolver {
   void solve(const std::vector<ValueId>& seeds) {
     const std::uint32_t n = vn.size();
     changes.assign(n, 0);
-    // Users of each value: values whose evaluation reads it, in one flat array grouped by
-    // value (two passes over the same edges: count, then fill). An instruction's operands are
-    // read by every kDef value it writes: one entry tagged kInstructionUser per (operand,
-    // instruction), expanded when pushed, not one per (operand, defined value) pair.
-    auto for_each_def = [&](InstId i, auto&& f) {
-      const InstInfo& info = ir.info(i);
-      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
-        if (!ir.mention(m).is_def) continue;
-        ValueId d = vn.ssa_def(m);
-        if (d == kNoId) continue;
-        const ValueInfo& x = vn.info(d);
-        if (x.kind == ValueKind::kDef && x.inst == i) f(d);
-        if (x.kind == ValueKind::kGuarded && x.fresh != kNoId &&
-            vn.info(x.fresh).kind == ValueKind::kDef && vn.info(x.fresh).inst == i)
-          f(x.fresh);
-      }
-    };
-    auto for_each_edge = [&](auto&& add) {
-      auto add_user = [&](ValueId from, std::uint32_t to) {
-        if (from == kNoId) return;
-        add(from, to);
-        if (vn.leader(from) != from) add(vn.leader(from), to);
-      };
-      for (ValueId v = 0; v < n; ++v) {
-        const ValueInfo& x = vn.info(v);
-        switch (x.kind) {
-        case ValueKind::kGuarded:
-          add_user(x.fresh, v);
-          add_user(x.prior, v);
-          add_user(x.pred, v);
-          break;
-        case ValueKind::kPhi:
-          for (const PhiIncoming& in : vn.phi_incoming(v))
-            add_user(in.value, v);
-          break;
-        case ValueKind::kDef:
-          if (x.fresh != kNoId) add_user(x.fresh, v);
-          break;
-        default:
-          break;
-        }
-      }
-      for (InstId i = 0; i < ir.size(); ++i) {
-        bool defines = false;
-        for_each_def(i, [&](ValueId) { defines = true; });
-        if (!defines) continue;
-        vn.for_each_operand_value(i, [&](ValueId u) { add_user(u, kInstructionUser | i); });
-      }
-    };
-    if (wb.users_.nodes() != n) wb.users_ = FlatLists<std::uint32_t>::build(n, for_each_edge);
-    const FlatLists<std::uint32_t>& users = wb.users_;
+    const FlatLists<std::uint32_t>& users = a.warp_bit_users();
     SparseWorklist work(n);
     if (seeds.empty() && !wb.solved_) {
       for (ValueId v = n; v-- > 0;)
@@ -557,13 +525,56 @@ struct WarpBitsSolver {
       wb.seen_[v] = 1;
       for (std::uint32_t u : users[v]) {
         if (u & kInstructionUser)
-          for_each_def(u & ~kInstructionUser, [&](ValueId d) { work.push(d); });
+          for_each_defined_value(vn, u & ~kInstructionUser, [&](ValueId d) { work.push(d); });
         else
           work.push(u);
       }
     }
   }
 };
+
+// Users of each value: values whose evaluation reads it, in one flat array grouped by value
+// (two passes over the same edges: count, then fill). An instruction's operands are read by
+// every kDef value it writes: one entry tagged kInstructionUser per (operand, instruction),
+// expanded when pushed, not one per (operand, defined value) pair.
+FlatLists<std::uint32_t> WarpBits::build_users(const FunctionAnalysis& a) {
+  const ValueNumbering& vn = a.values;
+  const FunctionIR& ir = a.ir;
+  const std::uint32_t n = vn.size();
+  auto for_each_edge = [&](auto&& add) {
+    auto add_user = [&](ValueId from, std::uint32_t to) {
+      if (from == kNoId) return;
+      add(from, to);
+      if (vn.leader(from) != from) add(vn.leader(from), to);
+    };
+    for (ValueId v = 0; v < n; ++v) {
+      const ValueInfo& x = vn.info(v);
+      switch (x.kind) {
+      case ValueKind::kGuarded:
+        add_user(x.fresh, v);
+        add_user(x.prior, v);
+        add_user(x.pred, v);
+        break;
+      case ValueKind::kPhi:
+        for (const PhiIncoming& in : vn.phi_incoming(v))
+          add_user(in.value, v);
+        break;
+      case ValueKind::kDef:
+        if (x.fresh != kNoId) add_user(x.fresh, v);
+        break;
+      default:
+        break;
+      }
+    }
+    for (InstId i = 0; i < ir.size(); ++i) {
+      bool defines = false;
+      for_each_defined_value(vn, i, [&](ValueId) { defines = true; });
+      if (!defines) continue;
+      vn.for_each_operand_value(i, [&](ValueId u) { add_user(u, kInstructionUser | i); });
+    }
+  };
+  return FlatLists<std::uint32_t>::build(n, for_each_edge);
+}
 
 WarpBits::WarpBits(const FunctionAnalysis& a, const WarpBitsInput& in) : a_(&a), in_(in) {
   facts_.assign(a.values.size(), LaneBits{});
@@ -594,7 +605,7 @@ void WarpBits::update(const WarpBitsInput& in) {
     if (x.block == kNoId) continue;
     for (LoopId l = a.loops.loop_of(x.block); l != kNoId; l = a.loops.loop(l).parent)
       if (loops[l] && !loop_divergent_[l]) {
-        for (std::uint32_t u : users_[v]) {
+        for (std::uint32_t u : a.warp_bit_users()[v]) {
           if (u & kInstructionUser) {
             const InstInfo& info = a.ir.info(u & ~kInstructionUser);
             for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)

@@ -112,8 +112,12 @@ public:
   };
   std::vector<VaryingStep> explain(ValueId v, BlockId use_block, std::size_t max_steps = 4) const;
 
+  // The graph for_each_user walks (FunctionAnalysis::divergence_users keeps it): per leader,
+  // what reads it: a phi or guarded write's value id, or kInstructionUser | an instruction
+  // whose defined leaders read it.
+  static FlatLists<std::uint32_t> build_users(const FunctionAnalysis& a);
+
 private:
-  void build_users();
   void compute_tid_dependent();
   void solve_uniform(bool first_round, const std::vector<char>& loops_before);
   void compute_divergent();
@@ -139,15 +143,13 @@ private:
   bool thread_level_ = false;
   unsigned group_log2_ = 5; // the threads "uniform" is about: 2^5 (a warp) or 2^7 (a warpgroup)
   void run(bool assume_whole_warps_in_x);
-  // Per leader: what reads it: a phi or guarded write's value id, or kInstructionUser | an
-  // instruction whose defined leaders read it.
   static constexpr std::uint32_t kInstructionUser = 0x80000000u;
-  FlatLists<std::uint32_t> users_;
+  const FlatLists<std::uint32_t>* users_ = nullptr; // a.divergence_users()
   // Calls f(leader) for every leader whose facts read `leader`.
   template <class F>
   void for_each_user(ValueId leader, F&& f) const;
   template <class F>
-  void for_each_defined_leader(InstId i, F&& f) const;
+  static void for_each_defined_leader(const FunctionAnalysis& a, InstId i, F&& f);
   std::vector<char> tid_dep_; // per leader: data-dependent on the thread index
   std::vector<char> uniform_; // per leader: this round's fixpoint
   bool x_multiple_of_32_ = false;

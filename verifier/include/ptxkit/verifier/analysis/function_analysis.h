@@ -7,6 +7,7 @@
 
 #include "ptxkit/verifier/analysis/cfg.h"
 #include "ptxkit/verifier/analysis/dominators.h"
+#include "ptxkit/verifier/analysis/flat_lists.h"
 #include "ptxkit/verifier/analysis/function_ir.h"
 #include "ptxkit/verifier/analysis/liveness.h"
 #include "ptxkit/verifier/analysis/loops.h"
@@ -35,6 +36,11 @@ struct FunctionAnalysis {
   const WarpDivergence& divergence(const Module& m, bool thread_level) const;
   // The same for warpgroups (wgmma's 128 threads), built on first request.
   const WarpDivergence& warpgroup_divergence(const Module& m) const;
+  // The def-use graphs the divergence analyses walk (what reads each value), built on first
+  // request and shared by the warp-, CTA- and warpgroup-level analyses: on a function of a
+  // million values each build costs as much as a round of the analysis itself.
+  const FlatLists<std::uint32_t>& divergence_users() const; // WarpDivergence's
+  const FlatLists<std::uint32_t>& warp_bit_users() const;   // WarpBits'
 
   FunctionIR ir;
   Cfg cfg;
@@ -50,6 +56,7 @@ private:
   mutable std::unique_ptr<AddressProvenance> provenance_;
   mutable std::unique_ptr<WarpDivergence> warp_divergence_, thread_divergence_,
       warpgroup_divergence_;
+  mutable std::unique_ptr<FlatLists<std::uint32_t>> divergence_users_, warp_bit_users_;
 };
 
 } // namespace ptxkit::verifier::analysis

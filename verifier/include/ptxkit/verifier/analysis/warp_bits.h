@@ -92,6 +92,9 @@ public:
   bool compare_uniform(InstId inst) const;
   // The guard predicate of inst (a guarded branch, ret or exit) is the same in every lane.
   bool guard_uniform(InstId inst) const;
+  // What reads each value (FunctionAnalysis::warp_bit_users keeps it): value ids, or
+  // 0x80000000 | an instruction whose defined values read it.
+  static FlatLists<std::uint32_t> build_users(const FunctionAnalysis& a);
 
 private:
   friend struct WarpBitsSolver;
@@ -101,7 +104,6 @@ private:
   std::vector<LaneBits> facts_;
   std::vector<char> seen_;           // facts_[v] computed at least once
   std::vector<char> loop_divergent_; // per loop: contains a divergent terminator
-  FlatLists<std::uint32_t> users_;   // per value: what reads it (built by the first solve)
   bool solved_ = false;
 };
 
