@@ -9,6 +9,8 @@
 // result. Only lane 0 of warp 0 writes, after a bfly tree, so the result it writes is the
 // block's.
 #include "argmax.h"
+#include "common/strided_loop.h"
+#include "common/warp_reduce.h"
 
 #include <array>
 #include <ptxkit/kernels/build_support.h>
@@ -62,16 +64,7 @@ Unpacked unpack(KernelBuilder& b, Reg<U64> p) {
 
 // max.u64 over the warp with a butterfly on both halves: every lane ends with the maximum.
 Reg<U64> warp_max(KernelBuilder& b, Reg<U64> p) {
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) {
-    Reg<U32> lo = b.cvt<U32>(p);
-    Reg<U32> hi = b.cvt<U32>(b.shr(p, b.imm<U32>(32)));
-    Reg<U32> olo = b.shfl_bfly(lo, b.imm<U32>(delta));
-    Reg<U32> ohi = b.shfl_bfly(hi, b.imm<U32>(delta));
-    Reg<U64> other_hi = b.shl(b.cvt<U64>(ohi), b.imm<U32>(32));
-    Reg<U64> other = b.or_(other_hi, b.cvt<U64>(olo));
-    p = b.max(p, other);
-  }
-  return p;
+  return common::warp_all_reduce(b, p, [&b](Reg<U64> x, Reg<U64> y) { return b.max(x, y); });
 }
 
 // The block's maximum, valid in lane 0 of warp 0 (and in every lane of warp 0). `tid` is
@@ -129,28 +122,23 @@ ptxkit::Expected<GeneratedPtx> ArgmaxPartial::build(const Config& c, const ptxge
   // Grid-stride loop over the row's units; `best` starts at the identity 0.
   Var<U64> best = b.var<U64>(b.imm<U64>(0), "best");
   Var<U32> unit = b.var<U32>(b.mad_lo(block, b.imm<U32>(kArgmaxThreads), tid), "unit");
-  Label loop = b.new_label("scan_loop");
-  Label scanned = b.new_label("scan_done");
-  b.place(loop);
-  {
-    Reg<U32> u = unit.read();
-    b.bra_if(!b.setp(cmp::lt, u, b.baked<U32>("vocab", units)), scanned); // never past the row
-    Reg<U64> m = best.read();
-    if (vec4) {
-      Reg<U32> first = b.shl(u, b.imm<U32>(2));
-      auto v = b.ld_nc_v4(x_row + first);
-      for (std::uint32_t e = 0; e < 4; ++e) {
-        Reg<U32> index = e == 0 ? first : b.add(first, b.imm<U32>(e));
-        m = b.max(m, pack(b, order_key(b, v[e]), index));
-      }
-    } else {
-      m = b.max(m, pack(b, order_key(b, b.ld_nc(x_row + u)), u));
-    }
-    best.assign(m);
-    unit.assign(b.add(u, b.baked<U32>("vocab", blocks * kArgmaxThreads)));
-    b.bra(loop);
-  }
-  b.place(scanned);
+  // The bound is the row's unit count: never past the row.
+  common::strided_loop(b, unit, b.baked<U32>("vocab", units),
+                       b.baked<U32>("vocab", blocks * kArgmaxThreads), {"scan_loop", "scan_done"},
+                       [&](Reg<U32> u) {
+                         Reg<U64> m = best.read();
+                         if (vec4) {
+                           Reg<U32> first = b.shl(u, b.imm<U32>(2));
+                           auto v = b.ld_nc_v4(x_row + first);
+                           for (std::uint32_t e = 0; e < 4; ++e) {
+                             Reg<U32> index = e == 0 ? first : b.add(first, b.imm<U32>(e));
+                             m = b.max(m, pack(b, order_key(b, v[e]), index));
+                           }
+                         } else {
+                           m = b.max(m, pack(b, order_key(b, b.ld_nc(x_row + u)), u));
+                         }
+                         best.assign(m);
+                       });
 
   block_max_then(b, tid, best.read(), [&](Unpacked r) {
     Reg<U32> slot = b.mad_lo(row, b.baked<U32>("vocab", blocks), block);
@@ -178,19 +166,13 @@ ptxkit::Expected<GeneratedPtx> ArgmaxFinal::build(const Config& c, const ptxgen:
 
   Var<U64> best = b.var<U64>(b.imm<U64>(0), "best");
   Var<U32> i = b.var<U32>(tid, "partial");
-  Label loop = b.new_label("partials_loop");
-  Label scanned = b.new_label("partials_done");
-  b.place(loop);
-  {
-    Reg<U32> iv = i.read();
-    b.bra_if(!b.setp(cmp::lt, iv, b.baked<U32>("num_partials", c.num_partials)), scanned);
-    Reg<U32> key = order_key(b, b.ld_nc(values + iv));
-    Reg<U64> p = pack(b, key, b.ld_nc(indices + iv));
-    best.assign(b.max(best.read(), p));
-    i.assign(b.add(iv, b.imm<U32>(kArgmaxThreads)));
-    b.bra(loop);
-  }
-  b.place(scanned);
+  common::strided_loop(b, i, b.baked<U32>("num_partials", c.num_partials),
+                       b.imm<U32>(kArgmaxThreads), {"partials_loop", "partials_done"},
+                       [&](Reg<U32> iv) {
+                         Reg<U32> key = order_key(b, b.ld_nc(values + iv));
+                         Reg<U64> p = pack(b, key, b.ld_nc(indices + iv));
+                         best.assign(b.max(best.read(), p));
+                       });
 
   block_max_then(b, tid, best.read(), [&](Unpacked r) {
     auto value_at = max_value + row;

@@ -1,4 +1,4 @@
-// batched_incremental_attention.h: seed 003's batched decode attention (config, launch contract,
+// batched_incremental_attention.h: the batched decode attention (config, launch contract,
 // reference).
 //
 // Grid (num_heads, batch_size), one warp per (head, slot). Slot s attends its query
@@ -7,9 +7,9 @@
 // (f32). GQA: query head h reads KV head h / (num_heads / num_kv_heads). The softmax is online
 // (Milakov & Gimelshein) in the log2 domain: scale * log2(e) is folded into one baked immediate
 // and exponentials are ex2. The rescale snapshots the running max with an explicit read before
-// the in-place max update (the seed's `let old_max = max_score;` aliasing bug cannot be written
-// with ptxgen's Var), and the shfl.down dot-product reduction is broadcast from lane 0 with
-// shfl.idx before any lane uses it (PAR-118).
+// the in-place max update (a copy aliasing the register cannot be written with ptxgen's
+// Var), and the shfl.down dot-product reduction is broadcast from lane 0 with
+// shfl.idx before any lane uses it.
 //
 // Each lane owns elements lane, lane+32, ... of the head, so head_dim must be a multiple of 32 and
 // at most 128 (at most 4 elements per lane, all in registers): no lane guards, no partial loads.

@@ -1,19 +1,20 @@
-// batched_incremental_attention_builder.cpp: seed 003's batched attention as PTX on ptxgen, and
+// batched_incremental_attention_builder.cpp: the batched attention as PTX on ptxgen, and
 // its registration.
 //
 // Block (head = %ctaid.x, slot = %ctaid.y), 32 threads. Lane l owns elements l, l+32, ... of the
 // head (head_dim / 32 of them, all in registers). Per position p < min(seq_lens[slot],
 // max_seq_len):
-//   dot   = sum over lanes of q . k[p]        (shfl.down tree, then shfl.idx from lane 0: PAR-118)
+//   dot   = sum over lanes of q . k[p]        (shfl.down tree, then shfl.idx from lane 0)
 //   s     = dot * (scale * log2 e)             (one baked immediate: scores in the log2 domain)
 //   old   = m.read()                           (explicit snapshot BEFORE the in-place max)
 //   m     = max(m, s)
 //   corr  = ex2(old - m);  w = ex2(s - m)
 //   sum   = sum * corr + w;  acc[j] = acc[j] * corr + w * v[p][j]
-// then out = acc / sum (0 when the slot is empty). The seed's defect -- `old_max = max_score`
-// aliasing the register, so the rescale read `sub.f32 %f27, %f8, %f8` -- cannot be written here:
+// then out = acc / sum (0 when the slot is empty). A copy of the running max that aliases its
+// register (the rescale would read `sub.f32 %f27, %f8, %f8`) cannot be written here:
 // a Var<F32> cannot be copied, and its value is only reachable through read().
 #include "batched_incremental_attention.h"
+#include "common/warp_reduce.h"
 
 #include <cmath>
 #include <limits>
@@ -98,11 +99,9 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
     Reg<F32> dot = b.mul(qv[0], b.ld_nc(k_row));
     for (std::uint32_t j = 1; j < per_lane; ++j)
       dot = b.fma(qv[j], b.ld_nc(k_row + j * 32), dot, rn);
-    // Warp reduction: after the shfl.down tree only lane 0 holds the full dot product...
-    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-      dot = b.add(dot, b.shfl_down(dot, b.imm<U32>(delta)));
-    // ...so broadcast it from lane 0 before any lane uses it (PAR-118).
-    dot = b.shfl_idx(dot, b.imm<U32>(0));
+    // After the shfl.down tree only lane 0 holds the full dot product: broadcast it from lane 0
+    // before any lane uses it.
+    dot = common::warp_sum_to_lane0_broadcast(b, dot);
     Reg<F32> s = b.mul(dot, scale_log2e);
 
     // The rescale: snapshot the old max explicitly, then update the running max in place.

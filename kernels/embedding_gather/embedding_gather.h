@@ -12,8 +12,8 @@
 // EmbeddingGather::check_ids (part of the launch contract), which names the first bad id.
 //
 // One block per token (grid (tokens)), T = min(256, hidden/4 rounded up to a warp) threads, each
-// copying its .v4 chunks of the row (unrolled, row_block.h). hidden must be a multiple of 4 in
-// [4, 16384]; vocab and hidden are baked (vocab is the guard's immediate).
+// copying its .v4 chunks of the row (unrolled, common/row_block.h). hidden must be a multiple of 4
+// in [4, 16384]; vocab and hidden are baked (vocab is the guard's immediate).
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 //   id <  vocab: copy row id of the table (.v4 loads through the read-only path, .v4 stores);
 //   id >= vocab: store zeros; the table is not touched, so a bad id can never read past it.
 // The row offset id * hidden is 64-bit (vocab * hidden may exceed 2^32 elements).
-#include "../layernorm/row_block.h"
+#include "common/row_block.h"
 #include "embedding_gather.h"
 
 #include <ptxkit/kernels/build_support.h>

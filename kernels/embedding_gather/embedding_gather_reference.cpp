@@ -1,6 +1,6 @@
 // embedding_gather_reference.cpp: the embedding gather's CPU reference, launch contract (with the
 // host-side id check), inputs, reference configs and bench case.
-#include "../layernorm/row_block.h"
+#include "common/row_block.h"
 #include "embedding_gather.h"
 #include "error_p.h"
 

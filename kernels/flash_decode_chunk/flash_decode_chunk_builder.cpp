@@ -16,6 +16,7 @@
 //   4. o: lane = (sub-row, float4 f) with D/4 lanes per row; warp w takes rows 4*RS*i + RS*w +
 //      sub-row (RS = 128/D rows per warp step), up to 8 rows' V loads in flight, acc[g] += e*v;
 //      sub-rows folded with shfl.bfly, warps summed through warp_acc, float4 stores.
+#include "common/warp_reduce.h"
 #include "flash_decode_chunk.h"
 
 #include <algorithm>
@@ -165,8 +166,7 @@ FlashDecodeChunk::build(const Config& c, const ptxgen::Target& target, const Gen
           for (std::uint32_t p = 1; p < parts; ++p)
             dot = dot4(b, qg[p], kv[i][p], dot);
           // Butterfly inside the 8-lane group: every lane of the group ends with the full dot.
-          for (std::uint32_t delta : {4u, 2u, 1u})
-            dot = b.add(dot, b.shfl_bfly(dot, b.imm<U32>(delta)));
+          dot = common::warp_all_sum(b, dot, {.width = 8});
           Reg<F32> s = b.selp(dot, b.imm<F32>(kNegInf), valid[i]);
           auto slot_s = ss + add_imm(b, rows[i], g * C);
           auto only_writer = b.guard(writer);
@@ -192,16 +192,14 @@ FlashDecodeChunk::build(const Config& c, const ptxgen::Target& target, const Gen
     Reg<F32> m = s[0];
     for (std::size_t j = 1; j < s.size(); ++j)
       m = b.max(m, s[j]);
-    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-      m = b.max(m, b.shfl_bfly(m, b.imm<U32>(delta)));
+    m = common::warp_all_max(b, m);
     Reg<F32> l = b.mov(b.imm<F32>(0.0f));
     for (std::uint32_t j = 0; j < C / 32; ++j) {
       Reg<F32> e = b.ex2(b.sub(s[j], m), approx);
       b.st(s_row + j * 32, e);
       l = b.add(l, e);
     }
-    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-      l = b.add(l, b.shfl_bfly(l, b.imm<U32>(delta)));
+    l = common::warp_all_sum(b, l);
     Reg<U32> part = b.mad_lo(g, num_chunks, part0);
     auto max_slot = part_max + part;
     auto sum_slot = part_sum + part;
@@ -247,10 +245,11 @@ FlashDecodeChunk::build(const Config& c, const ptxgen::Target& target, const Gen
       }
     }
     // Fold the sub-rows of each warp step (lanes f, f + d4, ...): every lane gets the sum.
-    for (std::uint32_t delta = 16; delta >= d4 && delta > 0; delta /= 2)
+    common::for_each_butterfly_level(b, {.width = 32, .down_to = d4}, [&](Imm<U32> delta) {
       for (auto& a : acc)
         for (auto& x : a)
-          x = b.add(x, b.shfl_bfly(x, b.imm<U32>(delta)));
+          x = b.add(x, b.shfl_bfly(x, delta));
+    });
     Label folded = b.new_label("folded");
     if (rs > 1) b.bra_if(!b.setp(cmp::eq, sub_row, b.imm<U32>(0)), folded);
     auto my_acc = sacc + b.mad_lo(warp, b.imm<U32>(G * D), b.shl(f, b.imm<U32>(2)));

@@ -10,6 +10,9 @@
 //      four chunks' loads in flight per step; a chunk index past n is clamped to n-1 and its
 //      weight forced to 0 (the tail guard: nothing past the slot's chunks is read).
 //   4. The CG chunk groups are summed through shared memory; out = acc / total.
+#include "common/block_reduce.h"
+#include "common/strided_loop.h"
+#include "common/warp_reduce.h"
 #include "flash_decode_reduce.h"
 
 #include <array>
@@ -74,57 +77,30 @@ FlashDecodeReduce::build(const Config& c, const ptxgen::Target& target, const Ge
   Var<F32> m_local = b.var<F32>(b.imm<F32>(-std::numeric_limits<float>::infinity()), "m_local");
   {
     Var<U32> i = b.var<U32>(tid, "i");
-    Label loop = b.new_label("max_loop");
-    Label done = b.new_label("max_done");
-    b.place(loop);
-    Reg<U32> iv = i.read();
-    b.bra_if(!b.setp(cmp::lt, iv, n), done);
-    m_local.assign(b.max(m_local.read(), b.ld_nc(max_row + iv)));
-    i.assign(b.add(iv, b.imm<U32>(kThreads)));
-    b.bra(loop);
-    b.place(done);
+    common::strided_loop(b, i, n, b.imm<U32>(kThreads), {"max_loop", "max_done"}, [&](Reg<U32> iv) {
+      m_local.assign(b.max(m_local.read(), b.ld_nc(max_row + iv)));
+    });
   }
-  Reg<F32> m = m_local.read();
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-    m = b.max(m, b.shfl_bfly(m, b.imm<U32>(delta)));
+  Reg<F32> m = common::warp_all_max(b, m_local.read());
   auto my_max = red_max + warp;
-  {
-    auto only_lane0 = b.guard(is_lane0);
-    b.st(my_max, m);
-  }
-  b.bar_sync(0);
-  Reg<F32> big = b.ld(red_max + 0);
-  for (std::uint32_t w = 1; w < kWarps; ++w)
-    big = b.max(big, b.ld(red_max + w));
+  Reg<F32> big = common::combine_warp_slots(b, m, my_max, is_lane0, red_max, kWarps,
+                                            [&b](Reg<F32> x, Reg<F32> y) { return b.max(x, y); });
 
   // ---- 2. chunk weights 2^(m_i - M) and the total sum ----
   Var<F32> t_local = b.var<F32>(b.imm<F32>(0.0f), "total_local");
   {
     Var<U32> i = b.var<U32>(tid, "i");
-    Label loop = b.new_label("weight_loop");
-    Label done = b.new_label("weight_done");
-    b.place(loop);
-    Reg<U32> iv = i.read();
-    b.bra_if(!b.setp(cmp::lt, iv, n), done);
-    Reg<F32> w = b.ex2(b.sub(b.ld_nc(max_row + iv), big), approx); // the rescale of chunk i
-    b.st(sw + iv, w);
-    t_local.assign(b.fma(w, b.ld_nc(sum_row + iv), t_local.read(), rn));
-    i.assign(b.add(iv, b.imm<U32>(kThreads)));
-    b.bra(loop);
-    b.place(done);
+    common::strided_loop(
+        b, i, n, b.imm<U32>(kThreads), {"weight_loop", "weight_done"}, [&](Reg<U32> iv) {
+          Reg<F32> w = b.ex2(b.sub(b.ld_nc(max_row + iv), big), approx); // the rescale of chunk i
+          b.st(sw + iv, w);
+          t_local.assign(b.fma(w, b.ld_nc(sum_row + iv), t_local.read(), rn));
+        });
   }
-  Reg<F32> t = t_local.read();
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-    t = b.add(t, b.shfl_bfly(t, b.imm<U32>(delta)));
+  Reg<F32> t = common::warp_all_sum(b, t_local.read());
   auto my_total = red_sum + warp;
-  {
-    auto only_lane0 = b.guard(is_lane0);
-    b.st(my_total, t);
-  }
-  b.bar_sync(0);
-  Reg<F32> total = b.ld(red_sum + 0);
-  for (std::uint32_t w = 1; w < kWarps; ++w)
-    total = b.add(total, b.ld(red_sum + w));
+  Reg<F32> total = common::combine_warp_slots(b, t, my_total, is_lane0, red_sum, kWarps,
+                                              [&b](Reg<F32> x, Reg<F32> y) { return b.add(x, y); });
 
   // ---- 3. weighted sum of the chunks' outputs, float4 per thread ----
   Reg<U32> f_elem = b.shl(b.and_(tid, b.imm<U32>(d4 - 1)), b.imm<U32>(2));

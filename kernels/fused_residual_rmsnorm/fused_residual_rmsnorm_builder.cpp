@@ -2,7 +2,8 @@
 // registration.
 //
 // One block of T threads per row (row = %ctaid.x), T = row_block::threads_for(hidden / 4):
-//   1. s = x + residual for this thread's .v4 chunks, in registers (row_block.h: unrolled; a chunk
+//   1. s = x + residual for this thread's .v4 chunks, in registers (common/row_block.h: unrolled; a
+//   chunk
 //      some threads lack is clamped into the row, zeroed, and its stores are predicated);
 //   2. store s (the un-normalized sum, for the backward pass);
 //   3. total = block_sum(s^2)  (shfl.bfly tree, so every lane holds its warp's sum; warp sums
@@ -10,7 +11,8 @@
 //   4. rstd = rsqrt.approx(total / hidden + eps), eps a baked immediate;
 //   5. out = s * rstd * gamma from the same registers.
 // x and residual are read with plain ld.global (not .nc): sum may alias one of them.
-#include "../layernorm/row_block.h"
+#include "common/block_reduce.h"
+#include "common/row_block.h"
 #include "fused_residual_rmsnorm.h"
 
 #include <ptxkit/kernels/build_support.h>
@@ -67,7 +69,7 @@ ptxkit::Expected<GeneratedPtx> FusedResidualRmsNorm::build(const Config& c,
   const Reg<F32> sumsq = squares.back();
 
   // 3-4. rstd = 1 / sqrt(mean(sum^2) + eps); a missing chunk contributed 0 (zeroed loads).
-  Reg<F32> total = row_block::block_sum_all_threads(b, sumsq, slots, warps, tid);
+  Reg<F32> total = common::block_all_sum(b, sumsq, slots, warps, tid);
   Reg<F32> mean = b.div(total, b.baked<F32>("hidden", static_cast<float>(c.hidden)), rn);
   Reg<F32> rstd = b.rsqrt(b.add(mean, b.baked<F32>("eps", c.eps)), approx);
 

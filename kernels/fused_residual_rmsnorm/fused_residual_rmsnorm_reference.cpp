@@ -3,7 +3,7 @@
 //
 // The sum is formed in f32 (it is an output: the kernel stores exactly x + residual rounded to
 // f32), then the sum of squares of that f32 sum is accumulated in double.
-#include "../layernorm/row_block.h"
+#include "common/row_block.h"
 #include "error_p.h"
 #include "fused_residual_rmsnorm.h"
 #include "ptxkit/kernels/field.h"

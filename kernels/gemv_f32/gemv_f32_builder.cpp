@@ -5,6 +5,9 @@
 //   (U = unroll_for(units): 8 on long rows, 4 on short ones)
 //   while unit < units: 1 unit                                   (the guarded tail)
 //   acc = bfly-reduce(acc); lane 0: y[row] = acc
+#include "common/strided_loop.h"
+#include "common/vector_access.h"
+#include "common/warp_reduce.h"
 #include "gemv_f32.h"
 
 #include <ptxkit/kernels/build_support.h>
@@ -17,11 +20,10 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
+// W and x are read-only for the whole launch (y must not alias them).
 std::vector<Reg<F32>> load_unit(KernelBuilder& b, Ptr<Global, const F32> base, Reg<U32> unit,
                                 bool vec4) {
-  if (!vec4) return {b.ld_nc(base + unit)};
-  auto v = b.ld_nc_v4(base + b.shl(unit, b.imm<U32>(2)));
-  return {v.begin(), v.end()};
+  return common::load_unit(b, base, unit, vec4, common::LoadPath::kReadOnly);
 }
 
 } // namespace
@@ -59,46 +61,31 @@ ptxkit::Expected<GeneratedPtx> GemvF32::build(const Config& c, const ptxgen::Tar
   // Main loop: kUnroll units per lane while all of them lie inside the row.
   const std::uint32_t kUnroll = unroll_for(units);
   if (units > 32 * (kUnroll - 1)) {
-    Label loop = b.new_label("main_loop");
-    Label main_done = b.new_label("main_done");
-    b.place(loop);
-    {
-      Reg<U32> u = unit.read();
-      b.bra_if(!b.setp(cmp::lt, u, b.baked<U32>("k", units - 32 * (kUnroll - 1))), main_done);
-      std::vector<std::vector<Reg<F32>>> wv, xv;
-      for (std::uint32_t j = 0; j < kUnroll; ++j) { // all loads first: kUnroll in flight
-        Reg<U32> uj = j == 0 ? u : b.add(u, b.imm<U32>(32 * j));
-        wv.push_back(load_unit(b, w_row, uj, vec4));
-        xv.push_back(load_unit(b, x, uj, vec4));
-      }
-      Reg<F32> sum = acc.read();
-      for (std::uint32_t j = 0; j < kUnroll; ++j)
-        sum = accumulate(sum, wv[j], xv[j]);
-      acc.assign(sum);
-      unit.assign(b.add(u, b.imm<U32>(32 * kUnroll)));
-      b.bra(loop);
-    }
-    b.place(main_done);
+    common::strided_loop(b, unit, b.baked<U32>("k", units - 32 * (kUnroll - 1)),
+                         b.imm<U32>(32 * kUnroll), {"main_loop", "main_done"}, [&](Reg<U32> u) {
+                           std::vector<std::vector<Reg<F32>>> wv, xv;
+                           for (std::uint32_t j = 0; j < kUnroll;
+                                ++j) { // all loads first: kUnroll in flight
+                             Reg<U32> uj = j == 0 ? u : b.add(u, b.imm<U32>(32 * j));
+                             wv.push_back(load_unit(b, w_row, uj, vec4));
+                             xv.push_back(load_unit(b, x, uj, vec4));
+                           }
+                           Reg<F32> sum = acc.read();
+                           for (std::uint32_t j = 0; j < kUnroll; ++j)
+                             sum = accumulate(sum, wv[j], xv[j]);
+                           acc.assign(sum);
+                         });
   }
   // Tail: one unit at a time, guarded by unit < units.
-  Label tail = b.new_label("tail_loop");
-  Label tail_done = b.new_label("tail_done");
-  b.place(tail);
-  {
-    Reg<U32> u = unit.read();
-    b.bra_if(!b.setp(cmp::lt, u, units_imm), tail_done);
-    std::vector<Reg<F32>> wv = load_unit(b, w_row, u, vec4);
-    std::vector<Reg<F32>> xv = load_unit(b, x, u, vec4);
-    acc.assign(accumulate(acc.read(), wv, xv));
-    unit.assign(b.add(u, b.imm<U32>(32)));
-    b.bra(tail);
-  }
-  b.place(tail_done);
+  common::strided_loop(b, unit, units_imm, b.imm<U32>(32), {"tail_loop", "tail_done"},
+                       [&](Reg<U32> u) {
+                         std::vector<Reg<F32>> wv = load_unit(b, w_row, u, vec4);
+                         std::vector<Reg<F32>> xv = load_unit(b, x, u, vec4);
+                         acc.assign(accumulate(acc.read(), wv, xv));
+                       });
 
   // Butterfly reduction: every lane ends with the row's sum; lane 0 stores it.
-  Reg<F32> sum = acc.read();
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-    sum = b.add(sum, b.shfl_bfly(sum, b.imm<U32>(delta)));
+  Reg<F32> sum = common::warp_all_sum(b, acc.read());
   auto y_row = y + row; // the address outside the guard: only the store is predicated
   {
     auto only_lane0 = b.guard(b.setp(cmp::eq, lane, b.imm<U32>(0)));

@@ -11,9 +11,10 @@
 // (2w, 2w+1), (2w + 2*kWarps, ...), ...; lane l owns head_dim/32 contiguous elements of each row
 // (one .v4/.v2/scalar load), so head_dim must be 32, 64 or 128. Each warp runs an online softmax in
 // the log2 domain (q is pre-multiplied by scale * log2 e, a baked immediate) whose rescale
-// snapshots the running max explicitly before the in-place update (seed 003); the warps' states
+// snapshots the running max explicitly before the in-place update (a copy
+// of the register would alias it and the rescale would read the new max); the warps' states
 // (max, sum, acc[head_dim]) are then combined through shared memory. Dot products are reduced with
-// a shfl.bfly butterfly, so every lane holds the full sum (no lane-0-only result: PAR-118).
+// a shfl.bfly butterfly, so every lane holds the full sum (no lane-0-only result).
 //
 // For many sequences or long contexts use flash_decode_chunk + flash_decode_reduce, which split
 // the positions over many blocks; this kernel is the simple one-launch path.

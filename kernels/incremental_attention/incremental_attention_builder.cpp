@@ -8,12 +8,14 @@
 //                                           shfl.bfly butterflies, so every lane holds each sum)
 //   s1      = -inf when p+1 >= seq_len   (the tail guard: row p+1 is clamped to seq_len-1, so no
 //                                           load ever passes the sequence's last position)
-//   old     = m.read()                   (explicit snapshot BEFORE the in-place max, seed 003)
+//   old     = m.read()                   (explicit snapshot BEFORE the in-place max)
 //   m       = max(old, s0, s1)
 //   corr    = ex2(old - m); w0 = ex2(s0 - m); w1 = ex2(s1 - m)
 //   sum     = sum * corr + w0 + w1;  acc = acc * corr + w0 v[p] + w1 v[p+1]
 // Then each warp parks (m, sum, acc) in shared memory, and thread t < head_dim combines the 32
 // warps for element t: out = sum_w ex2(m_w - M) acc_w / sum_w ex2(m_w - M) sum_w.
+#include "common/vector_access.h"
+#include "common/warp_reduce.h"
 #include "incremental_attention.h"
 
 #include <limits>
@@ -35,27 +37,6 @@ struct Accumulator {
   explicit Accumulator(KernelBuilder& b) : var(b.var<F32>(b.imm<F32>(0.0f), "acc")) {}
   Var<F32> var;
 };
-
-// E contiguous floats at p: one .v4 / .v2 / scalar read-only load.
-template <class S>
-std::vector<Reg<F32>> load_row(KernelBuilder& b, Ptr<S, const F32> p, std::uint32_t e) {
-  if (e == 4) {
-    auto v = b.ld_nc_v4(p);
-    return {v[0], v[1], v[2], v[3]};
-  }
-  if (e == 2) {
-    auto v = b.ld_nc_v2(p);
-    return {v[0], v[1]};
-  }
-  return {b.ld_nc(p)};
-}
-
-// Butterfly sum over the warp: afterwards EVERY lane holds the total.
-Reg<F32> warp_sum(KernelBuilder& b, Reg<F32> x) {
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-    x = b.add(x, b.shfl_bfly(x, b.imm<U32>(delta)));
-  return x;
-}
 
 } // namespace
 
@@ -91,7 +72,8 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
   Reg<U32> lane_elem = b.mul_lo(lane, b.imm<U32>(e));
   const Imm<F32> scale_log2e = b.baked<F32>(
       "scale", static_cast<float>(static_cast<double>(c.effective_scale()) * 1.4426950408889634));
-  std::vector<Reg<F32>> qv = load_row(b, q + b.add(out_row, lane_elem), e);
+  std::vector<Reg<F32>> qv =
+      common::load_vector(b, q + b.add(out_row, lane_elem), e, common::LoadPath::kReadOnly);
   for (auto& x : qv)
     x = b.mul(x, scale_log2e);
 
@@ -121,18 +103,22 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
     Reg<U32> p1_row = b.min(p1, last);
     Reg<U32> off0 = b.mad_lo(p0, head_dim, kv_lane);
     Reg<U32> off1 = b.mad_lo(p1_row, head_dim, kv_lane);
-    std::vector<Reg<F32>> k0 = load_row(b, k_cache + off0, e);
-    std::vector<Reg<F32>> k1 = load_row(b, k_cache + off1, e);
-    std::vector<Reg<F32>> v0 = load_row(b, v_cache + off0, e);
-    std::vector<Reg<F32>> v1 = load_row(b, v_cache + off1, e);
+    std::vector<Reg<F32>> k0 =
+        common::load_vector(b, k_cache + off0, e, common::LoadPath::kReadOnly);
+    std::vector<Reg<F32>> k1 =
+        common::load_vector(b, k_cache + off1, e, common::LoadPath::kReadOnly);
+    std::vector<Reg<F32>> v0 =
+        common::load_vector(b, v_cache + off0, e, common::LoadPath::kReadOnly);
+    std::vector<Reg<F32>> v1 =
+        common::load_vector(b, v_cache + off1, e, common::LoadPath::kReadOnly);
     Reg<F32> d0 = b.mul(qv[0], k0[0]);
     Reg<F32> d1 = b.mul(qv[0], k1[0]);
     for (std::uint32_t j = 1; j < e; ++j) {
       d0 = b.fma(qv[j], k0[j], d0, rn);
       d1 = b.fma(qv[j], k1[j], d1, rn);
     }
-    Reg<F32> s0 = warp_sum(b, d0);
-    Reg<F32> s1 = b.selp(warp_sum(b, d1), b.imm<F32>(neg_inf), has_p1);
+    Reg<F32> s0 = common::warp_all_sum(b, d0);
+    Reg<F32> s1 = b.selp(common::warp_all_sum(b, d1), b.imm<F32>(neg_inf), has_p1);
 
     // The rescale: snapshot the old max explicitly, then update the running max in place.
     Reg<F32> old_max = m.read();

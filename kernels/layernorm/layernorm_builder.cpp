@@ -2,15 +2,16 @@
 //
 // One block of T threads per row (row = %ctaid.x), T = row_block::threads_for(hidden / 4):
 //   1. load this thread's .v4 chunks of the row into registers (unrolled; a chunk some threads
-//      lack is clamped into the row and zeroed, row_block.h);
+//      lack is clamped into the row and zeroed, common/row_block.h);
 //   2. mean = block_sum(x) / hidden           (shfl.bfly tree: every lane holds the warp sum;
 //                                               warp sums through shared memory, fixed order);
 //   3. var  = block_sum((x - mean)^2) / hidden (a chunk the thread lacks contributes 0, not
 //                                               mean^2; its own shared slots);
 //   4. rstd = rsqrt.approx(var + eps), eps a baked immediate;
 //   5. out  = (x - mean) * rstd * gamma + beta from the same registers.
+#include "common/block_reduce.h"
+#include "common/row_block.h"
 #include "layernorm.h"
-#include "row_block.h"
 
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
@@ -55,7 +56,7 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
   for (std::uint32_t k = 0; k < rc.count(); ++k)
     for (std::size_t j = k == 0 ? 1 : 0; j < 4; ++j)
       s = b.add(s, x[k][j]);
-  Reg<F32> mean = b.div(row_block::block_sum_all_threads(b, s, mean_slots, warps, tid), n, rn);
+  Reg<F32> mean = b.div(common::block_all_sum(b, s, mean_slots, warps, tid), n, rn);
 
   // 3. The variance, from the deviations (a missing chunk's deviation is 0, not -mean).
   std::vector<std::array<Reg<F32>, 4>> d;
@@ -71,7 +72,7 @@ ptxkit::Expected<GeneratedPtx> LayerNorm::build(const Config& c, const ptxgen::T
   for (std::uint32_t k = 0; k < rc.count(); ++k)
     for (std::size_t j = k == 0 ? 1 : 0; j < 4; ++j)
       ss = b.fma(d[k][j], d[k][j], ss, rn);
-  Reg<F32> var = b.div(row_block::block_sum_all_threads(b, ss, var_slots, warps, tid), n, rn);
+  Reg<F32> var = b.div(common::block_all_sum(b, ss, var_slots, warps, tid), n, rn);
 
   // 4. rstd = 1 / sqrt(var + eps).
   Reg<F32> rstd = b.rsqrt(b.add(var, b.baked<F32>("eps", c.eps)), approx);

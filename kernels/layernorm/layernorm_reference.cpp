@@ -3,10 +3,10 @@
 //
 // The reference computes the mean and the (two-pass, population) variance in double, so it is a
 // fixed point the device result is compared against, not a copy of the kernel's float arithmetic.
+#include "common/row_block.h"
 #include "error_p.h"
 #include "layernorm.h"
 #include "ptxkit/kernels/field.h"
-#include "row_block.h"
 
 #include <cmath>
 

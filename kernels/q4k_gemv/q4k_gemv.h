@@ -13,7 +13,7 @@
 //                              64g + 32..63 (sub-block 2g+1)
 // value = d * sc * q - dmin * m. A row has ceil(cols / 256) super-blocks: the padded row stride is
 // ceil(cols / 256) * 144 bytes (36 u32 words per super-block); the values of the last super-block
-// past `cols` are padding, and the kernel never reads x past cols (seed 001, GH-215). The weight
+// past `cols` are padding, and the kernel never reads x past cols. The weight
 // buffer is passed as u32 words (little-endian bytes), 16-byte aligned.
 //
 // 256 threads. The block's warps form row groups of S = step_split() warps; a row group computes

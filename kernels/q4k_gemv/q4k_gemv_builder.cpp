@@ -23,6 +23,7 @@
 // min(k, cols-4), zeroing it when k >= cols, so x is never read past cols and padding values
 // contribute exactly 0. Each row is summed with shfl.down; only lane 0 uses (stores) the result,
 // so no broadcast is needed.
+#include "common/warp_reduce.h"
 #include "q4k_gemv.h"
 
 #include <array>
@@ -298,9 +299,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
 
   // Row sums: shfl.down tree; only lane 0 uses the total (stores it, or parks it for the split).
   for (std::uint32_t r = 0; r < rows_per_warp; ++r) {
-    Reg<F32> t = rows[r]->acc.read();
-    for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-      t = b.add(t, b.shfl_down(t, b.imm<U32>(delta)));
+    Reg<F32> t = common::warp_sum_to_lane0(b, rows[r]->acc.read());
     if (split == 1) {
       auto y_row = y + row_in[r];
       auto only_lane0 = b.guard(b.and_(lane0, row_exists[r]));

@@ -4,12 +4,14 @@
 // floats per vector (qk_rmsnorm_layout). With V = head_dim / (L w) vectors per lane:
 //   1. load vectors lane + L j (j < V) of this head into registers (plain ld: out may alias x);
 //   2. sumsq over them, then a shfl.bfly tree over the L lanes: every lane ends with the head's
-//      full sum, so no lane uses a partial sum and no broadcast is needed (PAR-118);
+//      full sum, so no lane uses a partial sum and no broadcast is needed;
 //   3. rstd = rsqrt.approx(sumsq / head_dim + eps), eps a baked immediate;
 //   4. out = x * rstd * gamma, from the same registers; lanes past the last head (when the block
 //      is rounded up to a warp) loaded the last head again and store nothing.
 // Offsets: the token's base is 64-bit (tokens * num_heads * head_dim may exceed 2^32); inside a
 // token everything is 32-bit (at most 32 * 256 elements).
+#include "common/vector_access.h"
+#include "common/warp_reduce.h"
 #include "qk_rmsnorm.h"
 
 #include <ptxkit/kernels/build_support.h>
@@ -20,29 +22,6 @@ namespace ptxkit::kernels {
 
 namespace {
 using namespace ptxkit::ptxgen;
-
-// One vector of w floats (w = 4, 2 or 1) as a list of registers.
-std::vector<Reg<F32>> load_vec(KernelBuilder& b, Ptr<Global, const F32> p, std::uint32_t w,
-                               bool nc) {
-  if (w == 4) {
-    auto v = nc ? b.ld_nc_v4(p) : b.ld_v4(p);
-    return {v.begin(), v.end()};
-  }
-  if (w == 2) {
-    auto v = nc ? b.ld_nc_v2(p) : b.ld_v2(p);
-    return {v.begin(), v.end()};
-  }
-  return {nc ? b.ld_nc(p) : b.ld(p)};
-}
-
-void store_vec(KernelBuilder& b, Ptr<Global, F32> p, const std::vector<Reg<F32>>& v) {
-  if (v.size() == 4)
-    b.st_v4(p, {v[0], v[1], v[2], v[3]});
-  else if (v.size() == 2)
-    b.st_v2(p, {v[0], v[1]});
-  else
-    b.st(p, v[0]);
-}
 
 } // namespace
 
@@ -88,14 +67,13 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   std::vector<std::vector<Reg<F32>>> x;
   std::vector<Reg<F32>> squares;
   for (std::uint32_t j = 0; j < per_lane; ++j) {
-    x.push_back(load_vec(b, x_lane + std::int64_t{j} * stride, w, false));
+    x.push_back(
+        common::load_vector(b, x_lane + std::int64_t{j} * stride, w, common::LoadPath::kPlain));
     for (Reg<F32> v : x.back())
       squares.push_back(squares.empty() ? b.mul(v, v) : b.fma(v, v, squares.back(), rn));
   }
   // The butterfly over the head's lane group: xor partners never leave an aligned group.
-  Reg<F32> total = squares.back();
-  for (std::uint32_t delta = lanes / 2; delta >= 1; delta /= 2)
-    total = b.add(total, b.shfl_bfly(total, b.imm<U32>(delta)));
+  Reg<F32> total = common::warp_all_sum(b, squares.back(), {.width = lanes});
 
   // 3. rstd = 1 / sqrt(mean(x^2) + eps).
   Reg<F32> mean = b.div(total, b.baked<F32>("head_dim", static_cast<float>(c.head_dim)), rn);
@@ -103,16 +81,17 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
 
   // 4. out = x * rstd * gamma.
   for (std::uint32_t j = 0; j < per_lane; ++j) {
-    auto g = load_vec(b, g_lane + std::int64_t{j} * stride, w, true);
+    auto g =
+        common::load_vector(b, g_lane + std::int64_t{j} * stride, w, common::LoadPath::kReadOnly);
     std::vector<Reg<F32>> y = x[j];
     for (std::size_t e = 0; e < y.size(); ++e)
       y[e] = b.mul(b.mul(x[j][e], rstd), g[e]);
     auto p = y_lane + std::int64_t{j} * stride;
     if (!real_head.empty()) {
       auto only_real_heads = b.guard(real_head[0]);
-      store_vec(b, p, y);
+      common::store_vector(b, p, y);
     } else {
-      store_vec(b, p, y);
+      common::store_vector(b, p, y);
     }
   }
   b.ret();

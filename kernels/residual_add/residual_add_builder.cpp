@@ -3,7 +3,7 @@
 // Thread g = %ctaid.x * 256 + %tid.x: for g < n/4, out[4g..4g+3] = a[4g..] + b[4g..] with .v4
 // loads and a .v4 store; thread g == n/4 adds the n % 4 tail elements with scalar accesses
 // (elementwise.h).
-#include "elementwise.h"
+#include "common/elementwise.h"
 #include "residual_add.h"
 
 #include <ptxkit/kernels/build_support.h>

@@ -1,6 +1,6 @@
 // residual_add_reference.cpp: the residual add's CPU reference, launch contract, inputs and
 // reference configs and bench case.
-#include "elementwise.h"
+#include "common/elementwise.h"
 #include "error_p.h"
 #include "residual_add.h"
 

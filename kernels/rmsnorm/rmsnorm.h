@@ -1,14 +1,13 @@
-// rmsnorm.h: the batched, vectorized RMSNorm kernel of seed 000 (config, launch contract,
+// rmsnorm.h: the batched, vectorized RMSNorm kernel (config, launch contract,
 // reference).
 //
 //   out[r, i] = x[r, i] / sqrt(mean_j(x[r, j]^2) + eps) * gamma[i]
 //
 // One block per row (grid (rows), row = %ctaid.x) of min(256, hidden/4 rounded up to a warp)
 // threads, .v4 loads and stores, so `hidden` must be a multiple of 4: the vector path then covers
-// every row exactly and never reads past its end. (Seed 000 launched grid (1, rows), which caps a
-// launch at 65535 rows; grid.x takes 2^31 - 1.)
-// eps is baked into the PTX (and therefore into the cache key: seed 000's bug was a baked eps
-// missing from a hand-written key).
+// every row exactly and never reads past its end. (The row is %ctaid.x, not
+// %ctaid.y: grid.y caps a launch at 65535 rows, grid.x takes 2^31 - 1.)
+// eps is baked into the PTX (and therefore into the cache key).
 #pragma once
 
 #include <cstdint>

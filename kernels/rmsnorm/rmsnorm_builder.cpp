@@ -11,8 +11,11 @@
 // T follows the row: at hidden 896 (224 chunks) a 256-thread block would leave a warp idle in
 // every row and fit one block fewer per SM (measured on the H200: 88.5% of copy bandwidth at
 // 65536 x 896 with 256 threads). The row index is %ctaid.x, so one launch takes up to 2^31 - 1
-// rows (grid.y, the seed's layout, caps a launch at 65535).
+// rows (grid.y would cap a launch at 65535).
 // Buffers must be 16-byte aligned (cudaMalloc gives 256).
+#include "common/block_reduce.h"
+#include "common/strided_loop.h"
+#include "common/warp_reduce.h"
 #include "rmsnorm.h"
 
 #include <ptxkit/kernels/build_support.h>
@@ -48,40 +51,24 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
   // 1. Sum of squares over this thread's chunks.
   Var<F32> sumsq = b.var<F32>(b.imm<F32>(0.0f), "sumsq");
   Var<U32> i = b.var<U32>(tid, "i");
-  Label sum_loop = b.new_label("sumsq_loop");
-  Label sum_done = b.new_label("sumsq_done");
-  b.place(sum_loop);
-  {
-    Reg<U32> iv = i.read();
-    b.bra_if(!b.setp(cmp::lt, iv, chunks), sum_done);
-    auto x = b.ld_nc_v4(b.element(x_row, b.shl(iv, b.imm<U32>(2))));
-    Reg<F32> s = sumsq.read();
-    for (Reg<F32> v : x)
-      s = b.fma(v, v, s, rn);
-    sumsq.assign(s);
-    i.assign(b.add(iv, b.baked<U32>("hidden", threads)));
-    b.bra(sum_loop);
-  }
-  b.place(sum_done);
+  common::strided_loop(b, i, chunks, b.baked<U32>("hidden", threads), {"sumsq_loop", "sumsq_done"},
+                       [&](Reg<U32> iv) {
+                         auto x = b.ld_nc_v4(b.element(x_row, b.shl(iv, b.imm<U32>(2))));
+                         Reg<F32> s = sumsq.read();
+                         for (Reg<F32> v : x)
+                           s = b.fma(v, v, s, rn);
+                         sumsq.assign(s);
+                       });
 
-  // 2. Warp reduction: after shfl.down only lane 0 holds the warp's sum, and only lane 0 uses it.
-  Reg<F32> s = sumsq.read();
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-    s = b.add(s, b.shfl_down(s, b.imm<U32>(delta)));
+  // 2-3. Only lane 0 uses its warp's shfl.down sum: it parks it in warp_sums[warp]; every thread
+  // then adds the warp sums in the same order, so all agree bit for bit.
+  Reg<F32> s = common::warp_sum_to_lane0(b, sumsq.read());
   Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
   Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
   Reg<Pred> is_lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
   auto my_sum = b.element(warp_sums, warp);
-  {
-    auto only_lane0 = b.guard(is_lane0);
-    b.st(my_sum, s);
-  }
-  b.bar_sync(0);
-
-  // 3. Every thread adds the warp sums in the same order, so all agree bit for bit.
-  Reg<F32> total = b.ld(warp_sums + 0);
-  for (std::uint32_t w = 1; w < warps; ++w)
-    total = b.add(total, b.ld(warp_sums + w));
+  Reg<F32> total = common::combine_warp_slots(b, s, my_sum, is_lane0, warp_sums, warps,
+                                              [&b](Reg<F32> x, Reg<F32> y) { return b.add(x, y); });
 
   // 4. rstd = 1 / sqrt(mean(x^2) + eps).
   Reg<F32> mean = b.div(total, b.baked<F32>("hidden", static_cast<float>(c.hidden)), rn);
@@ -89,23 +76,16 @@ ptxkit::Expected<GeneratedPtx> RmsNorm::build(const Config& c, const ptxgen::Tar
 
   // 5. Normalize and scale by gamma.
   Var<U32> j = b.var<U32>(tid, "j");
-  Label out_loop = b.new_label("scale_loop");
-  Label out_done = b.new_label("scale_done");
-  b.place(out_loop);
-  {
-    Reg<U32> jv = j.read();
-    b.bra_if(!b.setp(cmp::lt, jv, chunks), out_done);
-    Reg<U32> e = b.shl(jv, b.imm<U32>(2));
-    auto x = b.ld_nc_v4(b.element(x_row, e));
-    auto g = b.ld_nc_v4(b.element(gamma, e));
-    std::array<Reg<F32>, 4> y = x;
-    for (std::size_t k = 0; k < 4; ++k)
-      y[k] = b.mul(b.mul(x[k], rstd), g[k]);
-    b.st_v4(b.element(y_row, e), y);
-    j.assign(b.add(jv, b.baked<U32>("hidden", threads)));
-    b.bra(out_loop);
-  }
-  b.place(out_done);
+  common::strided_loop(b, j, chunks, b.baked<U32>("hidden", threads), {"scale_loop", "scale_done"},
+                       [&](Reg<U32> jv) {
+                         Reg<U32> e = b.shl(jv, b.imm<U32>(2));
+                         auto x = b.ld_nc_v4(b.element(x_row, e));
+                         auto g = b.ld_nc_v4(b.element(gamma, e));
+                         std::array<Reg<F32>, 4> y = x;
+                         for (std::size_t k = 0; k < 4; ++k)
+                           y[k] = b.mul(b.mul(x[k], rstd), g[k]);
+                         b.st_v4(b.element(y_row, e), y);
+                       });
   b.ret();
 
   return finish_and_print(b, options);

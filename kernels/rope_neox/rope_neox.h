@@ -1,5 +1,5 @@
 // rope_neox.h: RoPE NeoX (half rotation) for one position, all heads (config, launch contract,
-// reference). The decode-step kernel of seed 000's `rope_neox_forward`.
+// reference): the decode-step kernel.
 //
 //   y[h, i]     = x[h, i] cos(pos w_i) - x[h, i + d/2] sin(pos w_i)
 //   y[h, i+d/2] = x[h, i] sin(pos w_i) + x[h, i + d/2] cos(pos w_i),  w_i = theta^(-2i/d)
@@ -7,11 +7,11 @@
 // x and y are [num_heads, head_dim] f32 (y may be x: in place). The position is a runtime value
 // read from a one-element u32 device buffer `pos` (so a captured CUDA graph can replay a decode
 // step with a new position without re-capturing). theta is baked into the PTX (as f64 powers of
-// theta^(-2/head_dim)) and so enters the cache key (seed 000's bug). Geometry, accuracy and the
-// emitter: rope_common.h.
+// theta^(-2/head_dim)) and so enters the cache key. Geometry, accuracy and the
+// emitter: common/rope_neox_common.h.
 #pragma once
 
-#include "rope_common.h"
+#include "common/rope_neox_common.h"
 
 #include <cstdint>
 #include <string_view>

@@ -1,14 +1,15 @@
 // rope_neox_backward.h: the backward pass of batched RoPE NeoX: the inverse rotation R^T(pos)
-// applied to the gradient, every token x head in one launch (seed 000's
-// `batched_rope_neox_backward`). Without it, dW_q and dW_k would be computed in the rotated frame.
+// applied to the gradient, every token x head in one launch. Without it, dW_q and dW_k would be
+// computed in the rotated frame.
 //
 //   dx[i] = dy[i] cos + dy[i+d/2] sin,   dx[i+d/2] = dy[i+d/2] cos - dy[i] sin
 //
-// Same config, layout, launch contract and limits as rope_neox_batched (rope_neox_batched.h);
-// applying rope_neox_batched and then this kernel at the same positions is the identity.
+// Same config, layout, launch contract and limits as rope_neox_batched
+// (common/rope_neox_batched_common.h); applying rope_neox_batched and then this kernel at the same
+// positions is the identity.
 #pragma once
 
-#include "../rope_neox_batched/rope_neox_batched.h"
+#include "common/rope_neox_batched_common.h"
 
 namespace ptxkit::kernels {
 

@@ -13,8 +13,8 @@
 //   (the sum is rescaled by ex2(old_max - new_max) whenever the max grows), then loops again to
 //   write. Each loop takes 4 units per thread per iteration (4 loads in flight) while all 4 lie in
 //   the row, then one at a time; every guard is `unit < bound`: nothing past the row is read.
-// The per-thread (max, sum) pairs are combined with a shfl.bfly tree (every lane holds the result:
-// no PAR-118 broadcast gap), then warp 0 combines the warps' pairs from shared memory and
+// The per-thread (max, sum) pairs are combined with a shfl.bfly tree (every lane holds the result,
+// no lane-0-only value), then warp 0 combines the warps' pairs from shared memory and
 // publishes (M, S) through shared memory to the whole block. Exponentials are ex2 of
 // (x - M) * log2(e). Every maximum starts at -FLT_MAX rather than -inf, so no exponent is ever
 // -inf - -inf and the rescale is a plain ex2((m_old - m_new) log2 e) of the two maxima (the shape

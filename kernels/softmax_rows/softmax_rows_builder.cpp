@@ -11,6 +11,9 @@
 //   4. out = ex2((x - M) L) * rcp(S), from registers or by looping over the row again.
 // Starting every maximum at -FLT_MAX keeps -inf - -inf (NaN) out of the exponent: an empty thread
 // is (-FLT_MAX, 0) and combines as the identity; a row of only -inf ends with S = 0 and so NaN.
+#include "common/strided_loop.h"
+#include "common/vector_access.h"
+#include "common/warp_reduce.h"
 #include "softmax_rows.h"
 
 #include <array>
@@ -57,28 +60,18 @@ MaxSum combine(KernelBuilder& b, MaxSum a, MaxSum c) {
 
 // Butterfly over the warp: afterwards every lane holds the warp's combined pair.
 MaxSum warp_combine(KernelBuilder& b, MaxSum p) {
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u}) {
-    MaxSum other{b.shfl_bfly(p.m, b.imm<U32>(delta)), b.shfl_bfly(p.s, b.imm<U32>(delta))};
+  common::for_each_butterfly_level(b, {}, [&](Imm<U32> delta) {
+    MaxSum other{b.shfl_bfly(p.m, delta), b.shfl_bfly(p.s, delta)};
     p = combine(b, p, other);
-  }
+  });
   return p;
 }
 
-// One unit (a .v4 chunk or one float) of the row at unit index `unit`.
+// One unit (a .v4 chunk or one float) of the row at unit index `unit`. Plain loads: out may alias
+// x.
 std::vector<Reg<F32>> load_unit(KernelBuilder& b, Ptr<Global, const F32> row, Reg<U32> unit,
                                 bool vec4) {
-  if (!vec4) return {b.ld(row + unit)};
-  auto v = b.ld_v4(row + b.shl(unit, b.imm<U32>(2)));
-  return {v.begin(), v.end()};
-}
-
-void store_unit(KernelBuilder& b, Ptr<Global, F32> row, Reg<U32> unit,
-                const std::vector<Reg<F32>>& y) {
-  if (y.size() == 1) {
-    b.st(row + unit, y[0]);
-    return;
-  }
-  b.st_v4(row + b.shl(unit, b.imm<U32>(2)), std::array<Reg<F32>, 4>{y[0], y[1], y[2], y[3]});
+  return common::load_unit(b, row, unit, vec4, common::LoadPath::kPlain);
 }
 
 Reg<F32> max_of(KernelBuilder& b, const std::vector<Reg<F32>>& v) {
@@ -93,34 +86,23 @@ Reg<F32> max_of(KernelBuilder& b, const std::vector<Reg<F32>>& v) {
 // at a time; both loops are guarded, so no unit past the row is touched. Labels NAME_loop,
 // NAME_done (the unrolled loop) and NAME_tail, NAME_tail_done.
 template <class Body>
-void strided_loop(KernelBuilder& b, Reg<U32> tid, const SoftmaxGeometry& g, const std::string& name,
-                  Body body) {
+void walk_row_units(KernelBuilder& b, Reg<U32> tid, const SoftmaxGeometry& g,
+                    const std::string& name, Body body) {
   constexpr std::uint32_t kUnroll = 4;
   Var<U32> i = b.var<U32>(tid, "unit");
   if (g.units > (kUnroll - 1) * g.threads) {
-    Label loop = b.new_label(name + "_loop");
-    Label done = b.new_label(name + "_done");
-    b.place(loop);
-    Reg<U32> iv = i.read();
-    b.bra_if(!b.setp(cmp::lt, iv, b.baked<U32>("row_len", g.units - (kUnroll - 1) * g.threads)),
-             done);
-    std::vector<Reg<U32>> us{iv};
-    for (std::uint32_t k = 1; k < kUnroll; ++k)
-      us.push_back(b.add(iv, b.imm<U32>(k * g.threads)));
-    body(us);
-    i.assign(b.add(iv, b.imm<U32>(kUnroll * g.threads)));
-    b.bra(loop);
-    b.place(done);
+    common::strided_loop(b, i, b.baked<U32>("row_len", g.units - (kUnroll - 1) * g.threads),
+                         b.imm<U32>(kUnroll * g.threads), {name + "_loop", name + "_done"},
+                         [&](Reg<U32> iv) {
+                           std::vector<Reg<U32>> us{iv};
+                           for (std::uint32_t k = 1; k < kUnroll; ++k)
+                             us.push_back(b.add(iv, b.imm<U32>(k * g.threads)));
+                           body(us);
+                         });
   }
-  Label tail = b.new_label(name + "_tail");
-  Label tail_done = b.new_label(name + "_tail_done");
-  b.place(tail);
-  Reg<U32> iv = i.read();
-  b.bra_if(!b.setp(cmp::lt, iv, b.baked<U32>("row_len", g.units)), tail_done);
-  body(std::vector<Reg<U32>>{iv});
-  i.assign(b.add(iv, b.imm<U32>(g.threads)));
-  b.bra(tail);
-  b.place(tail_done);
+  common::strided_loop(b, i, b.baked<U32>("row_len", g.units), b.imm<U32>(g.threads),
+                       {name + "_tail", name + "_tail_done"},
+                       [&](Reg<U32> iv) { body(std::vector<Reg<U32>>{iv}); });
 }
 
 } // namespace
@@ -176,7 +158,7 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
   } else {
     Var<F32> m = b.var<F32>(b.imm<F32>(kLowest), "max");
     Var<F32> s = b.var<F32>(b.imm<F32>(0.0f), "sum");
-    strided_loop(b, tid, g, "reduce", [&](const std::vector<Reg<U32>>& us) {
+    walk_row_units(b, tid, g, "reduce", [&](const std::vector<Reg<U32>>& us) {
       std::vector<Reg<F32>> v;
       for (Reg<U32> u : us) // every load first: kUnroll units in flight
         for (Reg<F32> x : load_unit(b, x_row, u, g.vec4))
@@ -239,19 +221,19 @@ ptxkit::Expected<GeneratedPtx> SoftmaxRows::build(const Config& c, const ptxgen:
       if (last_partial && j + 1 == held.size()) {
         Label skip = b.new_label("tail_done");
         b.bra_if(!*last_valid, skip); // the tail guard: no store past the row
-        store_unit(b, y_row, held_unit[j], y);
+        common::store_unit(b, y_row, held_unit[j], y);
         b.place(skip);
       } else {
-        store_unit(b, y_row, held_unit[j], y);
+        common::store_unit(b, y_row, held_unit[j], y);
       }
     }
   } else {
-    strided_loop(b, tid, g, "write", [&](const std::vector<Reg<U32>>& us) {
+    walk_row_units(b, tid, g, "write", [&](const std::vector<Reg<U32>>& us) {
       std::vector<std::vector<Reg<F32>>> v;
       for (Reg<U32> u : us)
         v.push_back(load_unit(b, x_row, u, g.vec4)); // loads in flight
       for (std::size_t k = 0; k < us.size(); ++k)
-        store_unit(b, y_row, us[k], normalized(v[k]));
+        common::store_unit(b, y_row, us[k], normalized(v[k]));
     });
   }
   b.ret();

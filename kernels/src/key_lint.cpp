@@ -52,7 +52,7 @@ std::size_t first_difference(std::string_view a, std::string_view b) {
   return a.size() == b.size() ? 0 : line;
 }
 
-// "line 57: add.f32 %f38, %f37, 0f358637BD <- eps = 1e-06" (the form of issue 6). When the
+// "line 57: add.f32 %f38, %f37, 0f358637BD <- eps = 1e-06". When the
 // immediate is derived from the field (hidden/4, theta^(-2/d)), the field's value comes first and
 // the immediate's own value after it: "<- hidden = 896 (immediate 224)".
 std::string describe_immediate(const BakedImmediate& b, const std::string& field_value = {}) {

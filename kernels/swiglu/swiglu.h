@@ -3,7 +3,7 @@
 //
 //   silu(x) = x / (1 + exp(-x)),  exp(-x) = ex2(-x * log2(e))   (one ex2.approx, one div.full)
 //
-// One .v4 group per thread over n elements with a scalar tail (residual_add/elementwise.h), so
+// One .v4 group per thread over n elements with a scalar tail (common/elementwise.h), so
 // any n and nothing read past element n - 1. gate and up are separate [n] buffers (the two halves
 // of the gate_up projection when n is the intermediate size). n is baked. out may alias gate or
 // up. Accuracy: ex2.approx and div.full are each within 2 ulp, so silu is within a few ulp of

@@ -3,7 +3,7 @@
 // Per element: t = gate * -log2(e); e = ex2.approx(t) (= exp(-gate)); s = gate / (1 + e)
 // (div.full: exact enough and safe for e = inf, which gives -0); out = s * up. Thread layout and
 // the scalar tail: elementwise.h (one .v4 group per thread).
-#include "../residual_add/elementwise.h"
+#include "common/elementwise.h"
 #include "swiglu.h"
 
 #include <ptxkit/kernels/build_support.h>

@@ -3,7 +3,7 @@
 //
 // silu in double with std::exp: independent of the kernel's ex2/log2(e) formulation, so a wrong
 // constant or sign in the kernel cannot hide in both.
-#include "../residual_add/elementwise.h"
+#include "common/elementwise.h"
 #include "error_p.h"
 #include "swiglu.h"
 

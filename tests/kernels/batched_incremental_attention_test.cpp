@@ -77,7 +77,7 @@ TEST(AttentionReference, OnePositionReturnsItsValueRowAndZeroPositionsGiveZeros)
 }
 
 TEST(AttentionReference, IncreasingScoresWeightTheLastPositionMost) {
-  // The input under which seed 003's stuck rescale (correction == 1) was observable: scores grow
+  // The input under which a stuck rescale (correction == 1) was observable: scores grow
   // with position, so the right answer sits near V[len-1], not the mean of V.
   Config c{.head_dim = 32,
            .num_heads = 1,

@@ -93,7 +93,7 @@ TEST(IncrementalAttentionReference, AConstantShiftOfEveryScoreLeavesTheOutputUnc
 }
 
 TEST(IncrementalAttentionReference, IncreasingScoresLandOnTheLastPosition) {
-  // Seed 003's failure input: scores strictly increase with position, so a stuck rescale
+  // The input a stuck rescale fails on: scores strictly increase with position, so a stuck rescale
   // (correction == 1) would average V instead of picking the last row.
   Config c{.head_dim = 32, .num_heads = 1, .num_kv_heads = 1, .max_seq_len = 16, .scale = 1.0f};
   HostTensors in;

@@ -1,6 +1,6 @@
 // q4k_gemv_test.cpp: the Q4_K codec against values computed by hand (f16, the 6-bit scale/min
 // packing, ggml's nibble order), the GEMV reference's treatment of the padded last super-block
-// (cols not a multiple of 256, seed 001 GH-215), limits and launch contract.
+// (cols not a multiple of 256: x is never read past cols), limits and launch contract.
 #include "q4k_gemv/q4k_gemv.h"
 
 #include <array>

@@ -1,6 +1,6 @@
 // residual_add_test.cpp: the residual add's reference, its grid for any length, and the scalar
 // tail that only exists when n % 4 != 0.
-#include "residual_add/elementwise.h"
+#include "common/elementwise.h"
 #include "residual_add/residual_add.h"
 
 #include <gtest/gtest.h>

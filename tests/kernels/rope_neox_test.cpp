@@ -124,7 +124,7 @@ TEST(RopeNeoxPtx, ThetaReachesThePtxAsBakedF64PowersOfItsOwnField) {
     EXPECT_GE(theta_immediates, 4u) << tag; // bits 2.. of the pair index, and r, r^2, r^3
     EXPECT_NE(ptx->text.find("cvt.rn.f64.u32"), std::string::npos);   // the position, in f64
     EXPECT_NE(ptx->text.find("ld.global.v4.f32"), std::string::npos); // .v4 path
-    // Seed 000: one ulp of theta is a different kernel.
+    // One ulp of theta is a different kernel (a different key).
     ConfigValues nudged = rc->values;
     nudged[static_cast<std::size_t>(k->field_index("theta"))] =
         FieldValue{std::nextafter(static_cast<float>(theta), 2e9f)};

@@ -1,7 +1,7 @@
-// key_lint.h: the key-coverage proof behind `ptxkit lint-keys` (issue 6, docs/cache-keys.md).
+// key_lint.h: the key-coverage proof behind `ptxkit lint-keys` (docs/cache-keys.md).
 //
-// Seed 000 served stale PTX because a baked RMSNorm eps and RoPE theta were missing from
-// hand-written cache keys. The key is now derived from the reflected config (key.h), but a field
+// A baked value missing from a hand-written cache key serves stale PTX (an RMSNorm eps, a RoPE
+// theta). The key is now derived from the reflected config (key.h), but a field
 // can still be wrongly declared exempt, or a caller can key modules its own way. This proves, per
 // kernel, that key(c1) == key(c2) implies PTX(c1) == PTX(c2), three ways:
 //   1. provenance: every immediate the builder baked from a field (GeneratedPtx::baked) comes

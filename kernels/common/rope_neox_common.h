@@ -1,4 +1,4 @@
-// rope_common.h: what the three RoPE NeoX kernels share: the geometry, the PTX emitter and the
+// rope_neox_common.h: what the three RoPE NeoX kernels share: the geometry, the PTX emitter and the
 // CPU reference (rope_neox, rope_neox_batched and rope_neox_backward differ only in where the
 // position comes from and in the sign of the rotation).
 //
@@ -11,10 +11,9 @@
 // The kernel computes inv_freq and the angle in f64, so the rotation is as accurate at position
 // 500000 as at position 5: inv_freq(i) = r^i with r = theta^(-2/head_dim) is the product of the
 // baked f64 immediates r^(2^b) over the set bits b of i (then times r, r^2, r^3 for the other
-// pairs of a .v4 group); every one of them is reported as coming from the field theta (seed 000's
-// bug was a theta baked into the PTX but missing from the hand-written cache key, and 1 ulp of
-// theta changes these immediates and so the key). angle = pos * inv_freq is reduced modulo 2pi in
-// f64 (rint, two-constant Cody-Waite with fma), rounded to f32 in [-pi, pi], where
+// pairs of a .v4 group); every one of them is reported as coming from the field theta (1 ulp of
+// theta changes these immediates and so the cache key). angle = pos * inv_freq is reduced modulo
+// 2pi in f64 (rint, two-constant Cody-Waite with fma), rounded to f32 in [-pi, pi], where
 // sin.approx/cos.approx are accurate to 2^-20.9; the rotation itself is f32 fma.
 // Tolerance against the double reference, for |x| <= 1 and any u32 position: |y - ref| <= 2e-6.
 // Measured on an H200 (2026-11-30): max |err| 6.0e-7 at positions < 32768 (an f32 inv_freq, as

@@ -1,4 +1,4 @@
-// rope_common.cpp: the RoPE NeoX emitter shared by rope_neox, rope_neox_batched and
+// rope_neox_common.cpp: the RoPE NeoX emitter shared by rope_neox, rope_neox_batched and
 // rope_neox_backward, their launch geometry and their double-precision reference.
 //
 // One thread per group of pairs (4 when head_dim/2 % 4 == 0, so both halves move as .v4; else 1):
@@ -11,7 +11,7 @@
 //   cos.approx in f32, then the rotation (forward or inverse) with fma.
 // Plain ld.global (not .nc) so that input == output (in place) is allowed: each element is read
 // and written by the same thread.
-#include "rope_common.h"
+#include "rope_neox_common.h"
 
 #include "error_p.h"
 #include "ptxkit/kernels/field.h"
@@ -126,8 +126,8 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
 
   // inv_freq(pair0) = r^pair0 with r = theta^(-2/head_dim), as a product of the baked f64
   // powers r^(2^b) over the set bits b of pair0 (pair0 is a multiple of V, so the bits below
-  // log2(V) are zero). Every power is an immediate derived from theta (seed 000: theta must reach
-  // the key); in f64 the product is exact to ~1e-15, so the angle error no longer grows with pos.
+  // log2(V) are zero). Every power is an immediate derived from theta (so theta reaches the
+  // key); in f64 the product is exact to ~1e-15, so the angle error no longer grows with pos.
   Reg<F64> inv_freq0 = b.mov(b.imm<F64>(1.0));
   for (std::uint32_t bit = V == 4 ? 2 : 0; (1u << bit) < half; ++bit) {
     const Imm<F64> power = b.baked<F64>("theta", inv_freq_power(g, 1u << bit));

@@ -1,6 +1,5 @@
-// row_block.h: building blocks shared by the one-row-per-block kernels (layernorm,
-// fused_residual_rmsnorm, embedding_gather): the register-resident .v4 chunks of a row and the
-// all-lanes warp/block sums.
+// row_block.h: the register-resident .v4 chunks of a row, for the one-row-per-block kernels
+// (layernorm, fused_residual_rmsnorm, embedding_gather); their block sums are block_reduce.h's.
 //
 // Why: these kernels read each row exactly once. `hidden` is baked, so the number of float4 chunks
 // a thread owns is known when the PTX is built: the loads are fully unrolled, the row stays in
@@ -9,12 +8,6 @@
 // them can be missing for some threads (when chunks % T != 0): that chunk's address is clamped to
 // the row's last chunk (so no thread ever reads past the row's logical end), the loaded values
 // are replaced by 0 with selp, and its store is predicated.
-//
-// The reductions broadcast by construction: a shfl.bfly (xor) tree leaves the full sum in EVERY
-// lane (bitwise the same in all lanes, since each level adds the same two partial sums), so no
-// lane uses a partial value (seed PAR-118: after shfl.down only lane 0 holds the sum). Across
-// warps, lane 0 of each warp stores its sum to shared memory, bar.sync, and every thread adds the
-// warp sums in the same fixed order, so every thread of the block agrees bit for bit.
 #pragma once
 
 #include <algorithm>
@@ -113,32 +106,5 @@ private:
   std::vector<Reg<Pred>> valid_last_;   // tid owns its last chunk (partial_ only)
   std::vector<Reg<U32>> clamped4_last_; // 4 * min(last chunk, chunks - 1) (partial_ only)
 };
-
-// The sum of `v` over the 32 lanes, in every lane (shfl.bfly tree: the broadcast is built in).
-inline Reg<F32> warp_sum_all_lanes(KernelBuilder& b, Reg<F32> v) {
-  for (std::uint32_t delta : {16u, 8u, 4u, 2u, 1u})
-    v = b.add(v, b.shfl_bfly(v, b.imm<U32>(delta)));
-  return v;
-}
-
-// The sum of `v` over the block, in every thread. `slots` is a shared array of `warps` floats used
-// by this reduction only (a second reduction needs its own, so no thread can overwrite a slot
-// another warp is still reading).
-inline Reg<F32> block_sum_all_threads(KernelBuilder& b, Reg<F32> v, Ptr<Shared, F32> slots,
-                                      std::uint32_t warps, Reg<U32> tid) {
-  Reg<F32> warp_total = warp_sum_all_lanes(b, v);
-  if (warps == 1) return warp_total;
-  Reg<Pred> lane0 = b.setp(cmp::eq, b.and_(tid, b.imm<U32>(31)), b.imm<U32>(0));
-  auto my_slot = slots + b.shr(tid, b.imm<U32>(5));
-  {
-    auto only_lane0 = b.guard(lane0);
-    b.st(my_slot, warp_total);
-  }
-  b.bar_sync(0);
-  Reg<F32> total = b.ld(slots + 0);
-  for (std::uint32_t w = 1; w < warps; ++w)
-    total = b.add(total, b.ld(slots + w));
-  return total;
-}
 
 } // namespace ptxkit::kernels::row_block

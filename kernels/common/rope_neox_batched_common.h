@@ -1,0 +1,58 @@
+// rope_neox_batched_common.h: what rope_neox_batched and rope_neox_backward share: the config
+// (every token x head in one launch, token = %ctaid.y, position = positions[token]), its limits,
+// reference configs, launch shape and parameters. The two kernels differ only in the direction of
+// the rotation.
+#pragma once
+
+#include "rope_neox_common.h"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+struct RopeNeoxBatchedConfig {
+  std::uint32_t head_dim = 64;
+  std::uint32_t num_heads = 14;
+  float theta = 1e6f;
+  std::uint32_t num_tokens = 2048;
+
+  template <class V, class Self>
+  static void visit(V& v, Self& c) {
+    v.field("head_dim", c.head_dim,
+            FieldSpec{.doc = "elements per head (even: pairs (i, i + head_dim/2)); .v4 when "
+                             "head_dim % 8 == 0",
+                      .min = 2.0,
+                      .max = 1024.0,
+                      .multiple_of = 2});
+    v.field("num_heads", c.num_heads,
+            FieldSpec{.doc = "heads per token", .min = 1.0, .max = 65536.0});
+    v.field("theta", c.theta,
+            FieldSpec{.doc = "RoPE base: inv_freq = theta^(-2i/head_dim) (1e6 Qwen2.5, 1e4 Llama)",
+                      .min = 1.0,
+                      .max = 1e9,
+                      .min_exclusive = true});
+    v.field("num_tokens", c.num_tokens,
+            FieldSpec{.doc = "tokens per launch (grid.y), one position each",
+                      .baked = false,
+                      .min = 1.0,
+                      .max = 65535.0,
+                      .exempt_reason = "launch shape only: grid.y = num_tokens and each block "
+                                       "reads its token from %ctaid.y and its position from "
+                                       "positions[token], so no PTX depends on it"});
+  }
+
+  [[nodiscard]] RopeGeometry geometry() const { return {head_dim, num_heads, theta}; }
+};
+
+// The limits text and reference configs the batched forward and the backward kernels share.
+inline constexpr std::string_view kRopeBatchedLimits =
+    "head_dim even in [2, 1024] (.v4 when head_dim % 8 == 0, scalar otherwise); "
+    "num_heads * head_dim < 2^31; theta finite and > 1; num_tokens in [1, 65535] (grid.y); "
+    "any u32 positions; output may alias input";
+std::vector<NamedConfig<RopeNeoxBatchedConfig>> rope_batched_reference_configs();
+LaunchDims rope_batched_launch(const RopeNeoxBatchedConfig& c);
+std::vector<ParamSpec> rope_batched_params(const RopeNeoxBatchedConfig& c);
+
+} // namespace ptxkit::kernels
