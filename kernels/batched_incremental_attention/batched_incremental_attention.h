@@ -17,6 +17,8 @@
 // cache; seq_lens[s] == 0 gives a zero output row.
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -39,26 +41,12 @@ struct BatchedIncrementalAttentionConfig {
                       .min = 32.0,
                       .max = 128.0,
                       .multiple_of = 32});
-    v.field("num_heads", c.num_heads,
-            FieldSpec{.doc = "query heads (grid.x)", .min = 1.0, .max = 65535.0});
-    v.field("num_kv_heads", c.num_kv_heads,
-            FieldSpec{.doc = "KV heads (GQA); must divide num_heads", .min = 1.0, .max = 65535.0});
+    v.field("num_heads", c.num_heads, common::query_heads_field("query heads (grid.x)"));
+    v.field("num_kv_heads", c.num_kv_heads, common::kv_heads_field());
     v.field("max_seq_len", c.max_seq_len,
-            FieldSpec{.doc = "positions per KV head in each slot's cache (its stride)",
-                      .min = 1.0,
-                      .max = 1048576.0});
-    v.field("scale", c.scale,
-            FieldSpec{.doc = "softmax scale of q.k; 0 means 1/sqrt(head_dim)",
-                      .min = 0.0,
-                      .max = 1024.0});
-    v.field("batch_size", c.batch_size,
-            FieldSpec{.doc = "slots per launch (grid.y)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.y = batch_size and each block "
-                                       "reads its slot from %ctaid.y, its length from "
-                                       "seq_lens[slot], so no PTX depends on it"});
+            common::max_seq_len_field("positions per KV head in each slot's cache (its stride)"));
+    v.field("scale", c.scale, common::attention_scale_field());
+    v.field("batch_size", c.batch_size, common::slots_on_grid_y_field());
   }
 
   // The scale actually used (resolves 0 to 1/sqrt(head_dim)).

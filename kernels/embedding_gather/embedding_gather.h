@@ -16,6 +16,8 @@
 // in [4, 16384]; vocab and hidden are baked (vocab is the guard's immediate).
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <span>
@@ -35,11 +37,7 @@ struct EmbeddingGatherConfig {
             FieldSpec{.doc = "rows of the table; an id >= vocab gives a zero row",
                       .min = 1.0,
                       .max = 2147483647.0});
-    v.field("hidden", c.hidden,
-            FieldSpec{.doc = "row length (elements); the .v4 path needs a multiple of 4",
-                      .min = 4.0,
-                      .max = 16384.0,
-                      .multiple_of = 4});
+    v.field("hidden", c.hidden, common::hidden_v4_field(16384.0));
     v.field("tokens", c.tokens,
             FieldSpec{.doc = "ids per launch (grid.x)",
                       .baked = false,

@@ -25,6 +25,8 @@
 //      partial o summed through shared memory and written with 16-byte stores.
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -48,19 +50,12 @@ struct FlashDecodeChunkConfig {
                       .min = 32.0,
                       .max = 128.0,
                       .multiple_of = 32});
-    v.field("num_heads", c.num_heads, FieldSpec{.doc = "query heads", .min = 1.0, .max = 65535.0});
+    v.field("num_heads", c.num_heads, common::query_heads_field("query heads"));
     v.field("num_kv_heads", c.num_kv_heads,
-            FieldSpec{.doc = "KV heads (GQA, grid.y); must divide num_heads",
-                      .min = 1.0,
-                      .max = 65535.0});
+            common::kv_heads_field("KV heads (GQA, grid.y); must divide num_heads"));
     v.field("max_seq_len", c.max_seq_len,
-            FieldSpec{.doc = "positions per KV head in each slot's cache (its stride)",
-                      .min = 1.0,
-                      .max = 1048576.0});
-    v.field("scale", c.scale,
-            FieldSpec{.doc = "softmax scale of q.k; 0 means 1/sqrt(head_dim)",
-                      .min = 0.0,
-                      .max = 1024.0});
+            common::max_seq_len_field("positions per KV head in each slot's cache (its stride)"));
+    v.field("scale", c.scale, common::attention_scale_field());
     v.field("chunk_size", c.chunk_size,
             FieldSpec{.doc = "positions per block (split-K chunk); num_chunks = "
                              "ceil(max_seq_len / chunk_size) is grid.x",

@@ -18,8 +18,7 @@ constexpr double kLog2e = 1.4426950408889634;
 }
 
 float FlashDecodeChunkConfig::effective_scale() const {
-  if (scale != 0.0f) return scale;
-  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+  return common::effective_attention_scale(scale, head_dim);
 }
 
 std::uint64_t FlashDecodeChunkConfig::shared_bytes() const {

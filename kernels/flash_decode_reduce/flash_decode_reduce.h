@@ -17,6 +17,8 @@
 // step, the tail clamped and weighted 0), and the chunk groups are summed in shared memory.
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -38,26 +40,17 @@ struct FlashDecodeReduceConfig {
                       .min = 32.0,
                       .max = 128.0,
                       .multiple_of = 32});
-    v.field("num_heads", c.num_heads,
-            FieldSpec{.doc = "query heads (grid.x)", .min = 1.0, .max = 65535.0});
+    v.field("num_heads", c.num_heads, common::query_heads_field("query heads (grid.x)"));
     v.field("max_seq_len", c.max_seq_len,
-            FieldSpec{.doc = "positions per KV head in each slot's cache; seq_lens are clamped "
-                             "to it",
-                      .min = 1.0,
-                      .max = 1048576.0});
+            common::max_seq_len_field(
+                "positions per KV head in each slot's cache; seq_lens are clamped "
+                "to it"));
     v.field("chunk_size", c.chunk_size,
             FieldSpec{.doc = "positions per chunk of the chunk pass (must match it)",
                       .min = 32.0,
                       .max = 256.0,
                       .multiple_of = 32});
-    v.field("batch_size", c.batch_size,
-            FieldSpec{.doc = "slots per launch (grid.y)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.y = batch_size and each block "
-                                       "reads its slot from %ctaid.y, its length from "
-                                       "seq_lens[slot], so no PTX depends on it"});
+    v.field("batch_size", c.batch_size, common::slots_on_grid_y_field());
   }
 
   [[nodiscard]] std::uint32_t num_chunks() const {

@@ -12,6 +12,8 @@
 // every read happens before the block's barrier).
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -26,23 +28,10 @@ struct FusedResidualRmsNormConfig {
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
-    v.field("hidden", c.hidden,
-            FieldSpec{.doc = "row length (elements); the .v4 path needs a multiple of 4",
-                      .min = 4.0,
-                      .max = 16384.0,
-                      .multiple_of = 4});
+    v.field("hidden", c.hidden, common::hidden_v4_field(16384.0));
     v.field("eps", c.eps,
-            FieldSpec{.doc = "added to mean(sum^2) before the reciprocal square root",
-                      .min = 0.0,
-                      .max = 1.0,
-                      .min_exclusive = true});
-    v.field("rows", c.rows,
-            FieldSpec{.doc = "rows per launch (grid.x)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 2147483647.0,
-                      .exempt_reason = "launch shape only: grid.x = rows and each block reads its "
-                                       "row index from %ctaid.x, so no PTX depends on it"});
+            common::eps_field("added to mean(sum^2) before the reciprocal square root"));
+    v.field("rows", c.rows, common::rows_on_grid_x_field());
   }
 };
 

@@ -20,6 +20,8 @@
 // the positions over many blocks; this kernel is the simple one-launch path.
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -41,19 +43,13 @@ struct IncrementalAttentionConfig {
                       .min = 32.0,
                       .max = 128.0,
                       .multiple_of = 32});
-    v.field("num_heads", c.num_heads,
-            FieldSpec{.doc = "query heads (grid.x)", .min = 1.0, .max = 65535.0});
-    v.field("num_kv_heads", c.num_kv_heads,
-            FieldSpec{.doc = "KV heads (GQA); must divide num_heads", .min = 1.0, .max = 65535.0});
+    v.field("num_heads", c.num_heads, common::query_heads_field("query heads (grid.x)"));
+    v.field("num_kv_heads", c.num_kv_heads, common::kv_heads_field());
     v.field("max_seq_len", c.max_seq_len,
-            FieldSpec{.doc = "positions per KV head in the cache (its stride); seq_len is clamped "
-                             "to it",
-                      .min = 1.0,
-                      .max = 1048576.0});
-    v.field("scale", c.scale,
-            FieldSpec{.doc = "softmax scale of q.k; 0 means 1/sqrt(head_dim)",
-                      .min = 0.0,
-                      .max = 1024.0});
+            common::max_seq_len_field(
+                "positions per KV head in the cache (its stride); seq_len is clamped "
+                "to it"));
+    v.field("scale", c.scale, common::attention_scale_field());
   }
 
   // The scale actually used (resolves 0 to 1/sqrt(head_dim)).

@@ -15,8 +15,7 @@
 namespace ptxkit::kernels {
 
 float IncrementalAttentionConfig::effective_scale() const {
-  if (scale != 0.0f) return scale;
-  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+  return common::effective_attention_scale(scale, head_dim);
 }
 
 std::vector<NamedConfig<IncrementalAttentionConfig>> IncrementalAttention::reference_configs() {

@@ -22,6 +22,8 @@
 // in make_inputs, and only the rows at the positions change.
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <span>
@@ -46,9 +48,8 @@ struct KvScatterConfig {
     v.field("num_kv_heads", c.num_kv_heads,
             FieldSpec{.doc = "KV heads per slot", .min = 1.0, .max = 1024.0});
     v.field("max_seq_len", c.max_seq_len,
-            FieldSpec{.doc = "positions per KV head (the capacity; a position >= it is refused)",
-                      .min = 1.0,
-                      .max = 1048576.0});
+            common::max_seq_len_field(
+                "positions per KV head (the capacity; a position >= it is refused)"));
     v.field("batch_size", c.batch_size,
             FieldSpec{.doc = "slots per launch (grid.y)",
                       .baked = false,

@@ -13,6 +13,8 @@
 // out may alias x (in-place QK-norm).
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -36,10 +38,7 @@ struct QkRmsNormConfig {
     v.field("num_heads", c.num_heads,
             FieldSpec{.doc = "heads per token (they make up the block)", .min = 1.0, .max = 32.0});
     v.field("eps", c.eps,
-            FieldSpec{.doc = "added to mean(x^2) before the reciprocal square root",
-                      .min = 0.0,
-                      .max = 1.0,
-                      .min_exclusive = true});
+            common::eps_field("added to mean(x^2) before the reciprocal square root"));
     v.field("tokens", c.tokens,
             FieldSpec{.doc = "tokens (positions) per launch (grid.x)",
                       .baked = false,

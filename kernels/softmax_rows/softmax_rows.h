@@ -28,6 +28,8 @@
 // reduced, so out may alias x (in-place softmax of attention scores).
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -45,13 +47,7 @@ struct SoftmaxRowsConfig {
             FieldSpec{.doc = "elements per row (any; .v4 when a multiple of 4)",
                       .min = 1.0,
                       .max = 16777216.0});
-    v.field("rows", c.rows,
-            FieldSpec{.doc = "rows per launch (grid.x)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 2147483647.0,
-                      .exempt_reason = "launch shape only: grid.x = rows and each block reads its "
-                                       "row index from %ctaid.x, so no PTX depends on it"});
+    v.field("rows", c.rows, common::rows_on_grid_x_field());
   }
 };
 
