@@ -8,6 +8,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <string_view>
@@ -49,13 +50,18 @@ std::string offset_text(std::int64_t offset) {
   return offset == 0 ? std::string() : detail::cat("+", offset);
 }
 
-// Paths print relative to the source root so the output does not depend on the checkout.
+// Paths print relative to the source root so the output does not depend on the checkout, and
+// lexically normal (`kernels/swiglu/../residual_add/x.h` -> `kernels/residual_add/x.h`) so a
+// header included under two spellings is one .file entry with one name.
 std::string relative_path(std::string_view file, const std::string& root_option) {
-  std::string root = root_option.empty() ? std::string(PTXKIT_PTXGEN_SOURCE_ROOT) : root_option;
+  auto normal = [](std::string_view p) {
+    return std::filesystem::path(p).lexically_normal().generic_string();
+  };
+  std::string path = normal(file);
+  std::string root = normal(root_option.empty() ? PTXKIT_PTXGEN_SOURCE_ROOT : root_option);
   if (!root.empty() && root.back() != '/') root += '/';
-  if (!root.empty() && file.substr(0, root.size()) == root)
-    return std::string(file.substr(root.size()));
-  return std::string(file);
+  if (!root.empty() && path.compare(0, root.size(), root) == 0) return path.substr(root.size());
+  return path;
 }
 
 class Printer {

@@ -10,7 +10,8 @@
 //   b.st(y + i, v);
 //   b.ret();
 //   Expected<Kernel> k = b.finish();
-// Every emitting call takes a trailing std::source_location (defaulted), recorded for `.loc`.
+// Every emitting call takes a trailing Loc (defaulted to the caller's line), recorded for `.loc`;
+// `p + i` with a register index records the line of that expression (Located, loc.h).
 #pragma once
 
 #include "ptxkit/ptxgen/emitter.h"
@@ -101,16 +102,16 @@ Ptr<S, T> index_ptr(const Ptr<S, T>& p, Reg<I> index, const Loc& loc) {
 } // namespace detail
 
 template <StateSpace S, PointeeType T>
-Ptr<S, T> Ptr<S, T>::operator+(Reg<U32> index) const {
-  return detail::index_ptr(*this, index, Loc::current());
+Ptr<S, T> Ptr<S, T>::operator+(Located<Reg<U32>> index) const {
+  return detail::index_ptr(*this, index.value, index.loc);
 }
 template <StateSpace S, PointeeType T>
-Ptr<S, T> Ptr<S, T>::operator+(Reg<U64> index) const {
-  return detail::index_ptr(*this, index, Loc::current());
+Ptr<S, T> Ptr<S, T>::operator+(Located<Reg<U64>> index) const {
+  return detail::index_ptr(*this, index.value, index.loc);
 }
 template <StateSpace S, PointeeType T>
-Ptr<S, T> Ptr<S, T>::operator+(Reg<S32> index) const {
-  return detail::index_ptr(*this, index, Loc::current());
+Ptr<S, T> Ptr<S, T>::operator+(Located<Reg<S32>> index) const {
+  return detail::index_ptr(*this, index.value, index.loc);
 }
 
 } // namespace ptxkit::ptxgen

@@ -7,6 +7,14 @@
 // caller's position differs: g++ 12 has no __builtin_COLUMN, so there it goes through
 // std::source_location; the two overloads have different signatures, so no symbol is defined
 // twice. `Loc loc = Loc::current()` as a default argument captures the caller's position.
+//
+// An operator cannot take that trailing default argument: its parameters are its operands. An
+// operator that emits instructions (`p + i` with a register index) takes its operand as a
+// Located<X> instead, whose implicit converting constructor has the defaulted Loc: a default
+// argument is evaluated where the conversion happens, in the user's expression, so the
+// instruction is attributed to the user's line and never to the ptxgen header defining the
+// operator. (A thread-local "current statement" location was the alternative; it needs every
+// caller to set it and goes stale across helpers, while Located needs nothing from the user.)
 #pragma once
 
 #include <cstdint>
@@ -50,6 +58,15 @@ private:
   const char* file_ = "";
   std::uint_least32_t line_ = 0;
   std::uint_least32_t column_ = 0;
+};
+
+// An operand X plus the source position of the expression that supplied it (see above).
+template <class X>
+struct Located {
+  constexpr Located(X v, Loc l = Loc::current()) noexcept // NOLINT: implicit on purpose
+      : value(v), loc(l) {}
+  X value;
+  Loc loc;
 };
 
 } // namespace ptxkit::ptxgen

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ptxkit/ptxgen/handles.h"
+#include "ptxkit/ptxgen/loc.h"
 
 #include <cstdint>
 #include <type_traits>
@@ -84,10 +85,11 @@ public:
     return Ptr(owner_, base_, offset_ + bytes);
   }
 
-  // `p + r`: element r (a register). Defined in builder.h; emits mul.wide/add (or mad for shared).
-  Ptr operator+(Reg<U32> index) const;
-  Ptr operator+(Reg<U64> index) const;
-  Ptr operator+(Reg<S32> index) const;
+  // `p + r`: element r (a register). Defined in builder.h; emits mul.wide/add (or mad for shared),
+  // recorded at the line of `p + r` (Located captures it, see loc.h).
+  Ptr operator+(Located<Reg<U32>> index) const;
+  Ptr operator+(Located<Reg<U64>> index) const;
+  Ptr operator+(Located<Reg<S32>> index) const;
 
   constexpr Emitter* owner() const { return owner_; }
   constexpr Reg<addr_type> base() const { return base_; }
