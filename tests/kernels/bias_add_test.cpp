@@ -1,0 +1,72 @@
+// bias_add_test.cpp: the bias add's reference (broadcast over rows, zero bias is the identity),
+// its limits, launch contract and the loads of its PTX.
+#include "bias_add/bias_add.h"
+
+#include <gtest/gtest.h>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
+
+namespace ptxkit::kernels {
+namespace {
+
+TEST(BiasAddReference, TheBiasIsAddedToEveryRow) {
+  auto out = bias_add_reference({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f},
+                                {0.5f, -1.0f, 0.0f, 2.0f});
+  EXPECT_EQ(out, (std::vector<float>{1.5f, 1.0f, 3.0f, 6.0f, 5.5f, 5.0f, 7.0f, 10.0f}));
+}
+
+TEST(BiasAddReference, ZeroBiasIsTheIdentity) {
+  BiasAddConfig c{.cols = 12, .rows = 3};
+  HostTensors in = BiasAdd::make_inputs(c, 7);
+  in.f32["bias"].assign(c.cols, 0.0f);
+  auto out = BiasAdd::reference(c, in);
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->f32.at("out"), in.f32.at("x"));
+}
+
+TEST(BiasAddReference, RefusesInputsOfTheWrongSize) {
+  BiasAddConfig c{.cols = 8, .rows = 2};
+  HostTensors in = BiasAdd::make_inputs(c, 1);
+  in.f32["bias"].pop_back();
+  auto bad = BiasAdd::reference(c, in);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("cols = 8"), std::string::npos) << bad.error().message;
+}
+
+TEST(BiasAddLimits, ColsAreWholeV4Chunks) {
+  const Kernel* k = KernelRegistry::find("bias_add");
+  ASSERT_NE(k, nullptr);
+  EXPECT_FALSE(config_from_assignments(*k, {"cols=6"}));
+  EXPECT_FALSE(config_from_assignments(*k, {"cols=16388"}));
+  EXPECT_FALSE(config_from_assignments(*k, {"rows=0"}));
+  EXPECT_TRUE(config_from_assignments(*k, {"cols=4", "rows=2147483647"}));
+}
+
+TEST(BiasAddContract, OneBlockPerRowSizedToTheRow) {
+  BiasAddConfig c{.cols = 1152, .rows = 5};
+  auto d = BiasAdd::launch(c);
+  EXPECT_EQ(d.grid[0], 5u);
+  EXPECT_EQ(d.block[0], 256u); // 288 chunks: capped at 256 threads, two chunks for some
+  EXPECT_EQ(BiasAdd::launch(BiasAddConfig{.cols = 896}).block[0], 224u);
+  auto p = BiasAdd::params(c);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].elems, std::size_t{5} * 1152);
+  EXPECT_EQ(p[1].elems, 1152u);
+  EXPECT_EQ(p[2].kind, ParamKind::kOutput);
+}
+
+TEST(BiasAddPtx, PlainLoadsOfXReadOnlyLoadsOfBias) {
+  const Kernel* k = KernelRegistry::find("bias_add");
+  ASSERT_NE(k, nullptr);
+  auto ptx = k->generate(k->reference_config("qwen05b_qkv")->values,
+                         ptxgen::Target::all_supported().front());
+  ASSERT_TRUE(ptx) << ptx.error().to_string();
+  const std::string& t = ptx->text;
+  EXPECT_NE(t.find("ld.global.v4.f32"), std::string::npos);    // x: out may alias it
+  EXPECT_NE(t.find("ld.global.nc.v4.f32"), std::string::npos); // bias
+  EXPECT_NE(t.find("st.global.v4.f32"), std::string::npos);
+  EXPECT_NE(t.find(", 1152;"), std::string::npos); // cols baked
+}
+
+} // namespace
+} // namespace ptxkit::kernels
