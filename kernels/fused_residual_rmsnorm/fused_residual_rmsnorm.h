@@ -3,13 +3,12 @@
 //   sum[r, i] = x[r, i] + residual[r, i]                       (written: the backward pass needs
 //   it) out[r, i] = sum[r, i] / sqrt(mean_j(sum[r, j]^2) + eps) * gamma[i]
 //
-// One block per row (grid (rows)), T = min(256, hidden/4 rounded up to a warp) threads; each
-// thread adds its .v4 chunks of x and residual in registers, stores the sum, block all-reduces
-// the sum of squares and writes the normalized row from the same registers: x and residual are
-// read once, sum and out written once (the fused kernel moves 4 rows of bytes where separate add +
-// rmsnorm move 6). hidden must be a multiple of 4 in [4, 16384]; eps is baked. sum may alias x or
-// residual, and out may alias any input (every element is read and written by one thread, and
-// every read happens before the block's barrier).
+// One block per row (grid (rows)), T = min(256, hidden/4 rounded up to a warp) threads: x and
+// residual are read once, sum and out written once (the fused kernel moves 4 rows of bytes where
+// separate add + rmsnorm move 6; the steps: fused_residual_rmsnorm_builder.cpp). hidden must be a
+// multiple of 4 in [4, 16384]; eps is baked. sum may alias x or residual, and out may alias any
+// input (every element is read and written by one thread, and every read happens before the block's
+// barrier).
 #pragma once
 
 #include "common/config_fields.h"

@@ -3,13 +3,12 @@
 //   mean = mean_j x[r, j];  var = mean_j (x[r, j] - mean)^2
 //   out[r, i] = (x[r, i] - mean) / sqrt(var + eps) * gamma[i] + beta[i]
 //
-// One block per row (grid (rows)), T = min(256, hidden/4 rounded up to a warp) threads, each
-// holding its .v4 chunks of the row in registers (common/row_block.h): the row is read once, the
-// mean and then the variance are block all-reduced from registers (two-pass variance: no E[x^2] -
-// mean^2 cancellation), and the output is written from the same registers. hidden must be a
-// multiple of 4 (the .v4 chunks then cover every row exactly and none reads past its end) and at
-// most 16384 (at most 16 chunks per thread in registers). eps is baked into the PTX, so it is in
-// the cache key. out may alias x (each element is read and written by one thread).
+// One block per row (grid (rows)), T = min(256, hidden/4 rounded up to a warp) threads; the row is
+// read once and the variance is two-pass (no E[x^2] - mean^2 cancellation; the steps:
+// layernorm_builder.cpp). hidden must be a multiple of 4 (the .v4 chunks then cover every row
+// exactly and none reads past its end) and at most 16384 (at most 16 chunks per thread in
+// registers). eps is baked into the PTX, so it is in the cache key. out may alias x (each element
+// is read and written by one thread).
 #pragma once
 
 #include "common/config_fields.h"
