@@ -4,6 +4,7 @@
 // The reference is a plain two-pass softmax in double: max first, then exponentials and sums. It
 // shares no structure with the kernel's online softmax, so a rescale bug cannot hide in both.
 #include "batched_incremental_attention.h"
+#include "common/kv_cache_slots.h"
 #include "error_p.h"
 
 #include <algorithm>
@@ -11,6 +12,12 @@
 #include <limits>
 
 namespace ptxkit::kernels {
+
+namespace {
+common::KvCacheSlots slots(const BatchedIncrementalAttentionConfig& c) {
+  return {c.head_dim, c.num_heads, c.num_kv_heads, c.max_seq_len, c.batch_size};
+}
+} // namespace
 
 float BatchedIncrementalAttentionConfig::effective_scale() const {
   return common::effective_attention_scale(scale, head_dim);
@@ -67,42 +74,18 @@ LaunchDims BatchedIncrementalAttention::launch(const Config& c) {
 }
 
 std::vector<ParamSpec> BatchedIncrementalAttention::params(const Config& c) {
-  std::size_t qo = std::size_t{c.batch_size} * c.num_heads * c.head_dim;
-  std::size_t slot = std::size_t{c.num_kv_heads} * c.max_seq_len * c.head_dim;
+  const auto s = slots(c);
   return {
-      {.name = "q", .kind = ParamKind::kInput, .buffer = "q", .elems = qo},
-      {.name = "k_ptrs",
-       .kind = ParamKind::kPointerArray,
-       .buffer = "k_cache",
-       .elems = slot * c.batch_size,
-       .count = c.batch_size,
-       .stride_elems = slot},
-      {.name = "v_ptrs",
-       .kind = ParamKind::kPointerArray,
-       .buffer = "v_cache",
-       .elems = slot * c.batch_size,
-       .count = c.batch_size,
-       .stride_elems = slot},
-      {.name = "out", .kind = ParamKind::kOutput, .buffer = "out", .elems = qo},
-      {.name = "seq_lens",
-       .kind = ParamKind::kInput,
-       .buffer = "seq_lens",
-       .elem = ElemType::kU32,
-       .elems = c.batch_size},
+      common::query_param(s),
+      common::cache_pointers_param(s, "k_ptrs", "k_cache"),
+      common::cache_pointers_param(s, "v_ptrs", "v_cache"),
+      {.name = "out", .kind = ParamKind::kOutput, .buffer = "out", .elems = s.query_elems()},
+      common::seq_lens_param(s),
   };
 }
 
 HostTensors BatchedIncrementalAttention::make_inputs(const Config& c, std::uint64_t seed) {
-  InputRng rng(seed);
-  HostTensors t;
-  std::size_t slot = std::size_t{c.num_kv_heads} * c.max_seq_len * c.head_dim;
-  t.f32["q"] = rng.uniform_vector(std::size_t{c.batch_size} * c.num_heads * c.head_dim, -1, 1);
-  t.f32["k_cache"] = rng.uniform_vector(slot * c.batch_size, -1, 1);
-  t.f32["v_cache"] = rng.uniform_vector(slot * c.batch_size, -1, 1);
-  auto& lens = t.u32["seq_lens"];
-  for (std::uint32_t s = 0; s < c.batch_size; ++s)
-    lens.push_back(1 + static_cast<std::uint32_t>(rng.next_u64() % c.max_seq_len));
-  return t;
+  return common::kv_cache_slot_inputs(slots(c), seed);
 }
 
 std::vector<float> attention_reference(const BatchedIncrementalAttentionConfig& c,

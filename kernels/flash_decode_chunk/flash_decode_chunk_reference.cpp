@@ -4,6 +4,7 @@
 // The reference computes each chunk's partial state in double from its definition (exact max of
 // the chunk's scores first, then sums), so it shares no arithmetic with the kernel's butterflies
 // and ex2.approx; combined by flash_decode_reduce's reference it must equal one-pass attention.
+#include "common/kv_cache_slots.h"
 #include "error_p.h"
 #include "flash_decode_chunk.h"
 
@@ -12,6 +13,12 @@
 #include <limits>
 
 namespace ptxkit::kernels {
+
+namespace {
+common::KvCacheSlots slots(const FlashDecodeChunkConfig& c) {
+  return {c.head_dim, c.num_heads, c.num_kv_heads, c.max_seq_len, c.batch_size};
+}
+} // namespace
 
 namespace {
 constexpr double kLog2e = 1.4426950408889634;
@@ -84,48 +91,24 @@ LaunchDims FlashDecodeChunk::launch(const Config& c) {
 }
 
 std::vector<ParamSpec> FlashDecodeChunk::params(const Config& c) {
-  std::size_t qo = std::size_t{c.batch_size} * c.num_heads * c.head_dim;
-  std::size_t slot = std::size_t{c.num_kv_heads} * c.max_seq_len * c.head_dim;
+  const auto s = slots(c);
   std::size_t rows = std::size_t{c.batch_size} * c.num_heads * c.num_chunks();
   return {
-      {.name = "q", .kind = ParamKind::kInput, .buffer = "q", .elems = qo},
-      {.name = "k_ptrs",
-       .kind = ParamKind::kPointerArray,
-       .buffer = "k_cache",
-       .elems = slot * c.batch_size,
-       .count = c.batch_size,
-       .stride_elems = slot},
-      {.name = "v_ptrs",
-       .kind = ParamKind::kPointerArray,
-       .buffer = "v_cache",
-       .elems = slot * c.batch_size,
-       .count = c.batch_size,
-       .stride_elems = slot},
+      common::query_param(s),
+      common::cache_pointers_param(s, "k_ptrs", "k_cache"),
+      common::cache_pointers_param(s, "v_ptrs", "v_cache"),
       {.name = "partial_max", .kind = ParamKind::kOutput, .buffer = "partial_max", .elems = rows},
       {.name = "partial_sum", .kind = ParamKind::kOutput, .buffer = "partial_sum", .elems = rows},
       {.name = "partial_out",
        .kind = ParamKind::kOutput,
        .buffer = "partial_out",
        .elems = rows * c.head_dim},
-      {.name = "seq_lens",
-       .kind = ParamKind::kInput,
-       .buffer = "seq_lens",
-       .elem = ElemType::kU32,
-       .elems = c.batch_size},
+      common::seq_lens_param(s),
   };
 }
 
 HostTensors FlashDecodeChunk::make_inputs(const Config& c, std::uint64_t seed) {
-  InputRng rng(seed);
-  HostTensors t;
-  std::size_t slot = std::size_t{c.num_kv_heads} * c.max_seq_len * c.head_dim;
-  t.f32["q"] = rng.uniform_vector(std::size_t{c.batch_size} * c.num_heads * c.head_dim, -1, 1);
-  t.f32["k_cache"] = rng.uniform_vector(slot * c.batch_size, -1, 1);
-  t.f32["v_cache"] = rng.uniform_vector(slot * c.batch_size, -1, 1);
-  auto& lens = t.u32["seq_lens"];
-  for (std::uint32_t s = 0; s < c.batch_size; ++s)
-    lens.push_back(1 + static_cast<std::uint32_t>(rng.next_u64() % c.max_seq_len));
-  return t;
+  return common::kv_cache_slot_inputs(slots(c), seed);
 }
 
 FlashPartials flash_decode_chunk_reference(const FlashDecodeChunkConfig& c,
