@@ -55,4 +55,36 @@ std::vector<NamedConfig<RopeNeoxBatchedConfig>> rope_batched_reference_configs()
 LaunchDims rope_batched_launch(const RopeNeoxBatchedConfig& c);
 std::vector<ParamSpec> rope_batched_params(const RopeNeoxBatchedConfig& c);
 
+// The definition members the two kernels share (KernelDefinition, kernel.h). `Kernel` derives from
+// it and adds kName, kSummary, kDirection (the rotation: forward or inverse) and bench_cases.
+template <class Kernel>
+struct RopeNeoxBatchedDefinition {
+  using Config = RopeNeoxBatchedConfig;
+  static constexpr std::string_view kLimits = kRopeBatchedLimits;
+  static constexpr std::uint32_t kMaxTestPos = 131072;
+
+  static std::vector<NamedConfig<Config>> reference_configs() {
+    return rope_batched_reference_configs();
+  }
+  static ptxkit::Expected<void> validate(const Config& c) { return validate_rope(c.geometry()); }
+  // Token = %ctaid.y, its position positions[token].
+  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
+                                              const GenOptions& options) {
+    return build_rope(Kernel::kName, c.geometry(), /*batched=*/true, Kernel::kDirection, target,
+                      options);
+  }
+  static LaunchDims launch(const Config& c) { return rope_batched_launch(c); }
+  static std::vector<ParamSpec> params(const Config& c) { return rope_batched_params(c); }
+  static HostTensors make_inputs(const Config& c, std::uint64_t seed) {
+    return rope_inputs(c.geometry(), c.num_tokens, kMaxTestPos, seed);
+  }
+  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in) {
+    return rope_reference_tensors(c.geometry(), c.num_tokens, in, Kernel::kDirection,
+                                  Kernel::kName);
+  }
+  static Tolerance tolerance(const Config&, const HostTensors& in) {
+    return rope_tolerance(in, "as rope_neox");
+  }
+};
+
 } // namespace ptxkit::kernels

@@ -1,16 +1,10 @@
-// rope_neox_backward_builder.cpp: rope_neox_backward's PTX (the shared RoPE emitter with the
-// inverse rotation) and its registration.
+// rope_neox_backward_builder.cpp: rope_neox_backward's registration (its PTX is the shared RoPE
+// emitter with the inverse rotation, common/rope_neox_batched_common.h).
 #include "rope_neox_backward.h"
 
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
-
-ptxkit::Expected<GeneratedPtx>
-RopeNeoxBackward::build(const Config& c, const ptxgen::Target& target, const GenOptions& options) {
-  return build_rope(kName, c.geometry(), /*batched=*/true, RopeDirection::kInverse, target,
-                    options);
-}
 
 PTXKIT_REGISTER_KERNEL(RopeNeoxBackward);
 

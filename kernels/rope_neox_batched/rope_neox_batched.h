@@ -16,32 +16,12 @@
 
 namespace ptxkit::kernels {
 
-struct RopeNeoxBatched {
-  using Config = RopeNeoxBatchedConfig;
+struct RopeNeoxBatched : RopeNeoxBatchedDefinition<RopeNeoxBatched> {
   static constexpr std::string_view kName = "rope_neox_batched";
   static constexpr std::string_view kSummary =
       "RoPE NeoX forward for every token x head in one launch, positions from a u32 buffer, "
       "theta baked";
-  static constexpr std::string_view kLimits = kRopeBatchedLimits;
-  static constexpr std::uint32_t kMaxTestPos = 131072;
-
-  static std::vector<NamedConfig<Config>> reference_configs() {
-    return rope_batched_reference_configs();
-  }
-  static ptxkit::Expected<void> validate(const Config& c) { return validate_rope(c.geometry()); }
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c) { return rope_batched_launch(c); }
-  static std::vector<ParamSpec> params(const Config& c) { return rope_batched_params(c); }
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed) {
-    return rope_inputs(c.geometry(), c.num_tokens, kMaxTestPos, seed);
-  }
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in) {
-    return rope_reference_tensors(c.geometry(), c.num_tokens, in, RopeDirection::kForward, kName);
-  }
-  static Tolerance tolerance(const Config&, const HostTensors& in) {
-    return rope_tolerance(in, "as rope_neox");
-  }
+  static constexpr RopeDirection kDirection = RopeDirection::kForward;
   static std::vector<BenchCase> bench_cases();
 };
 
