@@ -2,7 +2,7 @@
 // per-function analysis, every registered rule) against `ptxas -arch=<the file's .target>
 // -o /dev/null` on the same files in one run, and prints the ratio per file.
 //
-// Why: issue 5's speed bar is "verifying the largest corpus file is at least 10x faster than
+// Why: the project's speed bar is "verifying the largest corpus file is at least 10x faster than
 // ptxas on it", measured in one run. Verification sits on the path of every kernel load
 // (verify_for_load) and of CI, so it must stay a small fraction of what compiling the PTX costs.
 // Each verification runs in a fresh child process (best of --runs) that times only its own work

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """compare-pytorch.py: PyTorch at ptxkit's benchmark shapes, in the same run, and one results table.
 
-Issue 7 sets ptxkit's RMSNorm and decode-attention targets against PyTorch (rms_norm on 65536x896
-f32; scaled_dot_product_attention decode, 4 slots x 12 query heads over 2 KV heads x 2048
+ptxkit's RMSNorm and decode-attention performance targets are set against PyTorch (rms_norm on
+65536x896 f32; scaled_dot_product_attention decode, 4 slots x 12 query heads over 2 KV heads x 2048
 positions x head_dim 128, f32). This times those with CUDA events the way `ptxkit bench` times
 its kernels (warm-up, median of many samples, L2 made cold and clean before each by a read-only pass), reads the JSON of
-`ptxkit bench --json` from the same machine, and prints one Markdown table: every issue-7 target,
+`ptxkit bench --json` from the same machine, and prints one Markdown table: every performance target,
 ptxkit's figure, PyTorch's where there is one, and met or not.
 
 usage: compare-pytorch.py BENCH_JSON [--out TABLE.md] [--json PYTORCH.json]
@@ -68,7 +68,7 @@ def fmt(v, spec=".1f"):
 def table(bench, torch_fig):
     cases = {c["name"]: c for c in bench.get("cases", [])}
     rows = []
-    head = ("| target (issue 7) | case | ptxkit median µs | GB/s | % of copy | PyTorch µs | "
+    head = ("| target | case | ptxkit median µs | GB/s | % of copy | PyTorch µs | "
             "vs PyTorch | met |")
     rows.append(head)
     rows.append("| --- | --- | --- | --- | --- | --- | --- | --- |")

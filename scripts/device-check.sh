@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# device-check.sh: the whole GPU check of issue 7 in one run on the GPU machine, from the repo root.
+# device-check.sh: the whole GPU check (correctness fixtures and performance targets) in one run on the GPU machine, from the repo root.
 #
 # The GPU machine is lent for minutes, starts bare and has no network, so everything it needs is
 # in one script: use (or build) ptxkit and the device tests, run the device tests plainly and

@@ -1,12 +1,12 @@
 // cmd_bench.cpp: `ptxkit bench [KERNEL|CASE...] [--json] [--list]`.
 //
-// Times the library's kernels on the device at issue 7's large shapes (device_bench.h): CUDA
-// events, the median of many samples after warm-up, achieved GB/s (and GFLOP/s for GEMV and
-// attention) beside the measured device-to-device copy bandwidth, each issue-7 target judged met
-// or missed, and the checked launch path against raw cuLaunchKernel. `--json` prints the same as
-// one JSON object (what scripts/compare-pytorch.py reads). Exit 0 when every case ran (targets
-// missed are reported, not failures), 1 when a case failed to run or gave a wrong result,
-// 2 bad usage, 3 no CUDA driver or device.
+// Times the library's kernels on the device at the large shapes of their performance targets
+// (device_bench.h): CUDA events, the median of many samples after warm-up, achieved GB/s (and
+// GFLOP/s for GEMV and attention) beside the measured device-to-device copy bandwidth, each
+// performance target judged met or missed, and the checked launch path against raw cuLaunchKernel.
+// `--json` prints the same as one JSON object (what scripts/compare-pytorch.py reads). Exit 0 when
+// every case ran (targets missed are reported, not failures), 1 when a case failed to run or gave a
+// wrong result, 2 bad usage, 3 no CUDA driver or device.
 #include "command_registry.h"
 #include "device_bench.h"
 #include "device_harness.h"

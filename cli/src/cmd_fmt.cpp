@@ -1,4 +1,4 @@
-// cmd_fmt.cpp: `ptxkit fmt FILE`: parse PTX and print it back in canonical form (CLI.md).
+// cmd_fmt.cpp: `ptxkit fmt FILE`: parse PTX and print it back in canonical form (docs/cli.md).
 //
 // Why a command: the canonical form makes diffs of PTX from different compilers readable, and it
 // exposes the parser to users: a parse error is `path:line:col: error: ...` with the source line

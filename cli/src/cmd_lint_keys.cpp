@@ -3,7 +3,8 @@
 //
 // Kernels are linted on a few threads (each kernel's proof is independent and generation is
 // pure), and the reports are printed in registry order afterwards, so output is deterministic.
-// Exit codes follow CLI.md: 0 clean (warnings allowed), 1 violations, 2 unknown kernel or target.
+// Exit codes follow docs/cli.md: 0 clean (warnings allowed), 1 violations, 2 unknown kernel or
+// target.
 #include "command_registry.h"
 #include "diagnostics.h"
 #include "kernel_args.h"

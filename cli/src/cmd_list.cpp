@@ -1,8 +1,8 @@
 // cmd_list.cpp: `ptxkit list [--json | --targets]`: every kernel of the library, its fields and
 // reference configs (or the supported targets).
 //
-// The JSON shape is fixed by CLI.md; everything comes from the kernels' reflected fields, so the
-// listing cannot disagree with what `gen --set` accepts or what the key covers.
+// The JSON shape is fixed by docs/cli.md; everything comes from the kernels' reflected fields, so
+// the listing cannot disagree with what `gen --set` accepts or what the key covers.
 #include "command_registry.h"
 #include "kernel_json.h"
 

@@ -1,5 +1,5 @@
 // cmd_validate.cpp: `ptxkit validate [--arch sm_XX] FILE...`: assemble each file with ptxas
-// (CLI.md).
+// (docs/cli.md).
 //
 // Why a command: ptxas is the final word on whether the driver will take a PTX file, and CI
 // scripts want one exit code for "every file assembles". The arch comes from each file's own

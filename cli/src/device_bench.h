@@ -1,4 +1,4 @@
-// device_bench.h: the benchmark cases of `ptxkit bench` (issue 7's performance targets).
+// device_bench.h: the benchmark cases of `ptxkit bench` (the kernels' performance targets).
 //
 // Each case times one kernel, or a pipeline of launches (flash-decoding chunk + reduce), at a
 // large shape with CUDA events: warm-up, then the median of many samples, each after an untimed

@@ -1,4 +1,4 @@
-// diagnostics.cpp: error printing for the CLI (format fixed by CLI.md).
+// diagnostics.cpp: error printing for the CLI (format fixed by docs/cli.md).
 #include "diagnostics.h"
 
 #include "command_registry.h"

@@ -1,4 +1,4 @@
-// diagnostics.h: the CLI's error printing, in the one format CLI.md fixes.
+// diagnostics.h: the CLI's error printing, in the one format docs/cli.md fixes.
 //
 //   PATH:LINE:COL: error: MESSAGE   where a location exists
 //   TOOL: error: MESSAGE            otherwise (TOOL is `ptxkit`, or the name of a project's own

@@ -1,8 +1,8 @@
 // kernel_args.h: resolving the CLI's kernel name, --set assignments and --target values.
 //
 // Shared by gen, key and golden so that every command gives the same exit-2 messages, each
-// listing what is valid (CLI.md: "an unknown kernel, field or bad value is exit 2 with a message
-// that lists what is valid").
+// listing what is valid (docs/cli.md: an unknown kernel, field or bad value is exit 2 with a
+// message that lists what is valid).
 #pragma once
 
 #include <ptxkit/kernels/kernel.h>

@@ -1,4 +1,4 @@
-// kernel_json.cpp: JSON rendering of kernels for `ptxkit list --json` (shape fixed by CLI.md).
+// kernel_json.cpp: JSON rendering of kernels for `ptxkit list --json` (shape fixed by docs/cli.md).
 #include "kernel_json.h"
 
 #include <cstdlib>

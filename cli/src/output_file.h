@@ -1,6 +1,6 @@
 // output_file.h: writing output files whole or not at all.
 //
-// CLI.md: "Nothing is ever written half": content goes to a temporary file beside the target,
+// Nothing is ever written half (docs/cli.md): content goes to a temporary file beside the target,
 // is flushed, and is renamed over the target only when complete.
 #pragma once
 

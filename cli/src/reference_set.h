@@ -1,8 +1,8 @@
 // reference_set.h: every kernel at each of its reference configs for a list of targets: the set
 // `ptxkit gen --all` writes and `ptxkit golden` keeps under review.
 //
-// File names are KERNEL.CONFIGTAG.sm_XX.ptx (CLI.md). A golden file is the generated PTX after one
-// header comment line naming the generator, kernel, config, target and key, so a reviewer sees
+// File names are KERNEL.CONFIGTAG.sm_XX.ptx (docs/cli.md). A golden file is the generated PTX after
+// one header comment line naming the generator, kernel, config, target and key, so a reviewer sees
 // in the diff when the key changed too.
 #pragma once
 

@@ -1,9 +1,9 @@
 // handles.h: the small value handles a kernel is written with: Reg<T>, Imm<T>, Label, Guard.
 //
 // Values are SSA: a Reg<T> names a register that is written by exactly one builder call, so a
-// copied handle names the same immutable value and copying is harmless (the seed-003 defect needs
-// a *mutable* register behind a copied handle; mutable state is Var<T>, see var.h). Handles are
-// trivially copyable and small (asserted), like asmjit's operands.
+// copied handle names the same immutable value and copying is harmless (the stale-maximum defect
+// needs a *mutable* register behind a copied handle; mutable state is Var<T>, see var.h). Handles
+// are trivially copyable and small (asserted), like asmjit's operands.
 #pragma once
 
 #include "ptxkit/ptxgen/types.h"

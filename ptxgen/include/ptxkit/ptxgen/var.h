@@ -1,7 +1,8 @@
 // var.h: Var<T>, the one mutable value of the builder: loop-carried state such as a running max.
 //
-// Seed 003's defect: `let old_max = max_score;` copied a handle to a *mutable* register, so after
-// the in-place max both names meant the new value and the rescale became `sub.f32 %f27, %f8, %f8`.
+// The defect it prevents: `let old_max = max_score;` copied a handle to a *mutable* register, so
+// after the in-place max both names meant the new value and the online-softmax rescale became
+// `sub.f32 %f27, %f8, %f8` (history: docs/design.md).
 // Here a Var can be neither copied nor moved (`Var<F32> old = max_score;` does not compile), it is
 // not an instruction operand, and the only way to see its value is read(), which emits a `mov`
 // into a fresh SSA register: a snapshot that later assignments cannot change.
@@ -20,7 +21,7 @@ class Var {
 public:
   using type = T;
 
-  Var(const Var&) = delete;            // a copy would alias the mutable register (seed 003)
+  Var(const Var&) = delete;            // a copy would alias the mutable register
   Var& operator=(const Var&) = delete; // assign() a value instead
   Var(Var&&) = delete;                 // a moved-from Var would still name the register
   Var& operator=(Var&&) = delete;

@@ -1,6 +1,6 @@
 // kernel_cache.h: the thread-safe cache of loaded modules, keyed so a stale module is never served.
 //
-// The seeds' kernel caches were keyed by hand-written strings that left baked constants out, so
+// Kernel caches keyed by hand-written strings once left baked constants out, so
 // the first module compiled served every later caller. Here the key is the kernel's own key
 // (derived from its reflected config, see docs/cache-keys.md) plus a hash of the exact PTX text,
 // the device's exact compute capability and the JIT options that can change the code: even a
