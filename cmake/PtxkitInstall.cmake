@@ -1,5 +1,5 @@
 # Install rules and the CMake package: `find_package(ptxkit CONFIG)` gives the imported targets
-# ptxkit::ptxgen, ptxkit::verifier, ptxkit::kernels, ptxkit::runtime, ptxkit::cli,
+# ptxkit::isa, ptxkit::ptxgen, ptxkit::verifier, ptxkit::kernels, ptxkit::runtime, ptxkit::cli,
 # ptxkit::cli_main and ptxkit::ptxkit (the executable), plus ptxkit_add_kernel_tool() and
 # ptxkit_generate_ptx() (PtxkitGenerate.cmake).
 include(GNUInstallDirs)
@@ -8,11 +8,11 @@ include(CMakePackageConfigHelpers)
 set(PTXKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ptxkit)
 
 # Public headers only: every library keeps its private headers beside its sources.
-foreach(lib ptxgen verifier kernels runtime)
+foreach(lib isa ptxgen verifier kernels runtime)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${lib}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 
-install(TARGETS ptxkit_ptxgen ptxkit_verifier ptxkit_kernels_archive ptxkit_kernels ptxkit_runtime
+install(TARGETS ptxkit_isa ptxkit_ptxgen ptxkit_verifier ptxkit_kernels_archive ptxkit_kernels ptxkit_runtime
                 ptxkit_cli_archive ptxkit_cli ptxkit_cli_main ptxkit
   EXPORT ptxkitTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

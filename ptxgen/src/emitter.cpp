@@ -148,6 +148,7 @@ void Emitter::emit(Instr instr, const Loc& loc) {
     assert((o.kind != OperandKind::kReg && o.kind != OperandKind::kAddr) ||
            o.reg < kernel_.regs.size());
   }
+  if (!instr.is_label) require_instruction(instr.op, loc);
   instr.loc = to_loc(loc);
   if (guarded_) {
     instr.guarded = true;
@@ -178,11 +179,36 @@ void Emitter::error(std::string message, const Loc& loc) {
   errors_.push_back(located(std::move(message), to_loc(loc)));
 }
 
-bool Emitter::require_sm(unsigned sm, std::string_view what, const Loc& loc) {
-  if (kernel_.target.sm() >= sm) return true;
-  error(detail::cat(what, " needs sm_", sm, " or newer (target is ", kernel_.target.name(), ")"),
-        loc);
-  return false;
+bool Emitter::require_target(std::string_view what, unsigned min_sm, unsigned min_ptx,
+                             bool arch_specific, const Loc& loc) {
+  const Target& t = kernel_.target;
+  if (t.sm() < min_sm) {
+    error(detail::cat(what, " needs sm_", min_sm, " or newer (target is ", t.name(), ")"), loc);
+    return false;
+  }
+  if (arch_specific && !t.arch_specific()) {
+    error(detail::cat(what, " needs an architecture-specific target such as sm_", t.sm(),
+                      "a (target is ", t.name(), ")"),
+          loc);
+    return false;
+  }
+  if (t.ptx_major() * 10 + t.ptx_minor() < min_ptx) {
+    error(detail::cat(what, " needs PTX ISA ", min_ptx / 10, ".", min_ptx % 10, " (target ",
+                      t.name(), " is printed as .version ", t.ptx_version(), ")"),
+          loc);
+    return false;
+  }
+  return true;
+}
+
+bool Emitter::require(isa::Form form, const Loc& loc) {
+  const isa::FormInfo& f = isa::info(form);
+  return require_target(f.description, f.min_sm, f.min_ptx, false, loc);
+}
+
+bool Emitter::require_instruction(Op op, const Loc& loc) {
+  const isa::InstructionInfo& i = isa::info(op);
+  return require_target(i.spelling, i.min_sm, i.min_ptx, isa::has(op, isa::kArchSpecific), loc);
 }
 
 std::int32_t Emitter::add_baked(std::string field, std::string value) {

@@ -1,8 +1,9 @@
 // printer.cpp: Module -> PTX text, deterministically, with optional .file/.loc provenance and the
 // list of lines that carry baked immediates.
 //
-// Every spelling comes from isa/table.def via the enum spelling() functions; this file only lays
-// out the module (header, const arrays, entries, declarations, body) and formats operands.
+// Every spelling comes from the ISA table (ptxkit/isa/*.def) via the spelling() functions; this
+// file only lays out the module (header, const arrays, entries, declarations, body) and formats
+// operands.
 #include "ptxkit/ptxgen/module.h"
 #include "text_p.h"
 

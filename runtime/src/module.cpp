@@ -79,7 +79,7 @@ std::uint32_t read_attr(Driver& d, cu::Function f, cu::FunctionAttribute a, Expe
 std::string param_type(const verifier::VarDecl& p) {
   std::string t = ".";
   if (p.vector_width != 0) t += "v" + std::to_string(p.vector_width) + ".";
-  t += verifier::scalar_type_name(p.type);
+  t += isa::spelling(p.type);
   for (auto d : p.dims)
     t += "[" + (d == verifier::kUnknownDim ? std::string() : std::to_string(d)) + "]";
   return t;

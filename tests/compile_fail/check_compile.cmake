@@ -1,6 +1,7 @@
 # check_compile.cmake: compiles one compile-fail case (cmake -P) and checks the outcome.
 #
-# -DCXX=compiler -DINCLUDE=dir [-DKERNELS_INCLUDE=dir] -DSOURCE=file.cpp -DMODE=fail|pass
+# -DCXX=compiler -DINCLUDE=dir -DISA_INCLUDE=dir [-DKERNELS_INCLUDE=dir] -DSOURCE=file.cpp
+# -DMODE=fail|pass
 # fail: compiled with -DPTXKIT_COMPILE_FAIL, must not compile, and the diagnostics must match the
 #       `// expected-error: <regex>` line of SOURCE.  pass: must compile cleanly (-Werror).
 file(STRINGS ${SOURCE} expect_lines REGEX "^// expected-error: ")
@@ -10,7 +11,7 @@ endif()
 list(GET expect_lines 0 expect_line)
 string(REGEX REPLACE "^// expected-error: " "" expected "${expect_line}")
 
-set(flags -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I${INCLUDE})
+set(flags -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I${INCLUDE} -I${ISA_INCLUDE})
 if(KERNELS_INCLUDE)
   list(APPEND flags -I${KERNELS_INCLUDE})
 endif()

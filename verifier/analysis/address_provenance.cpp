@@ -73,7 +73,7 @@ AddrSpace space_from_modifier(std::string_view m) {
 }
 
 // Int arithmetic on ranges; `exact` as address_provenance.h defines it.
-AbsValue arith(std::string_view op, const AbsValue& x, const AbsValue& y) {
+AbsValue arith(Opcode op, const AbsValue& x, const AbsValue& y) {
   if (x.kind != Kind::kInt || y.kind != Kind::kInt) return int_unknown();
   if (!x.has_range || !y.has_range) return int_unknown();
   bool both = x.exact && y.exact;
@@ -83,25 +83,26 @@ AbsValue arith(std::string_view op, const AbsValue& x, const AbsValue& y) {
     return r;
   };
   bool xs = x.lo == x.hi, ys = y.lo == y.hi;
-  if (op == "add") return out(x.lo + y.lo, x.hi + y.hi, both);
-  if (op == "sub") return out(x.lo - y.hi, x.hi - y.lo, both && ys);
-  if (op == "mul") {
+  if (op == Opcode::kAdd) return out(x.lo + y.lo, x.hi + y.hi, both);
+  if (op == Opcode::kSub) return out(x.lo - y.hi, x.hi - y.lo, both && ys);
+  if (op == Opcode::kMul) {
     std::int64_t c[] = {x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi};
     bool mono = (xs && x.lo >= 0) || (ys && y.lo >= 0);
     return out(*std::min_element(c, c + 4), *std::max_element(c, c + 4), both && mono);
   }
-  if (op == "shl" && ys && y.lo >= 0 && y.lo < 24) return out(x.lo << y.lo, x.hi << y.lo, both);
-  if (op == "shr" && ys && y.lo >= 0 && y.lo < 63 && x.lo >= 0)
+  if (op == Opcode::kShl && ys && y.lo >= 0 && y.lo < 24)
+    return out(x.lo << y.lo, x.hi << y.lo, both);
+  if (op == Opcode::kShr && ys && y.lo >= 0 && y.lo < 63 && x.lo >= 0)
     return out(x.lo >> y.lo, x.hi >> y.lo, both);
-  if (op == "and" && (ys || xs)) {
+  if (op == Opcode::kAnd && (ys || xs)) {
     const AbsValue& v = ys ? x : y;
     std::int64_t m = ys ? y.lo : x.lo;
     if (m < 0) return int_unknown();
     bool low_mask = (m & (m + 1)) == 0 && v.lo == 0 && v.hi >= m;
     return out(0, v.lo >= 0 ? std::min(m, v.hi) : m, v.exact && low_mask);
   }
-  if (op == "min") return out(std::min(x.lo, y.lo), std::min(x.hi, y.hi), both);
-  if (op == "max") return out(std::max(x.lo, y.lo), std::max(x.hi, y.hi), both);
+  if (op == Opcode::kMin) return out(std::min(x.lo, y.lo), std::min(x.hi, y.hi), both);
+  if (op == Opcode::kMax) return out(std::max(x.lo, y.lo), std::max(x.hi, y.hi), both);
   return int_unknown();
 }
 
@@ -157,8 +158,8 @@ std::uint32_t access_width(const Instruction& inst) {
       vec = 4;
     else if (m == "v8")
       vec = 8;
-    else if (ScalarType t = scalar_type_from_name(m); t != ScalarType::kUnknown)
-      elem = scalar_type_size(t);
+    else if (ScalarType t = isa::type_from_spelling(m); t != ScalarType::kUnknown)
+      elem = isa::size_bytes(t);
   }
   return vec * elem;
 }
@@ -244,7 +245,7 @@ AddressProvenance::AddressProvenance(const Module& m, const FunctionAnalysis& a)
   }
   for (InstId i = 0; i < a.ir.size(); ++i) {
     const Instruction& inst = a.ir.inst(i);
-    if (inst.opcode == "cvta" && a.cfg.reachable(a.cfg.block_of(i))) eval(i, true);
+    if (inst.op == Opcode::kCvta && a.cfg.reachable(a.cfg.block_of(i))) eval(i, true);
   }
   place_edge_bounds();
 }
@@ -386,17 +387,17 @@ void AddressProvenance::pred_bounds(ValueId g, bool holds, int depth,
   if (s == kNoId || vn.info(vn.leader(g)).kind != ValueKind::kDef) return;
   const Instruction& si = ir.inst(s);
   if (si.operands.empty() || si.operands[0].kind != OperandKind::kRegister) return;
-  if (si.opcode == "not" && si.operands.size() == 2) {
+  if (si.op == Opcode::kNot && si.operands.size() == 2) {
     pred_bounds(vn.value_of(s, 1), !holds, depth + 1, out);
     return;
   }
-  if ((si.opcode == "and" && holds) || (si.opcode == "or" && !holds)) {
+  if ((si.op == Opcode::kAnd && holds) || (si.op == Opcode::kOr && !holds)) {
     if (si.operands.size() != 3 || !si.has_modifier("pred")) return;
     for (std::uint32_t k = 1; k <= 2; ++k)
       if (!si.operands[k].negated()) pred_bounds(vn.value_of(s, k), holds, depth + 1, out);
     return;
   }
-  if (si.opcode != "setp" || si.operands.size() != 3 || si.modifiers.size() != 2) return;
+  if (si.op != Opcode::kSetp || si.operands.size() != 3 || si.modifiers.size() != 2) return;
   std::string_view cmp = si.modifiers[0], type = si.modifiers[1];
   bool is_unsigned = type.starts_with('u') || type.starts_with('b');
   if (!is_unsigned && !type.starts_with('s')) return;
@@ -482,7 +483,7 @@ AbsValue AddressProvenance::operand_value_unrefined(InstId i, std::uint32_t k) c
 
 AbsValue AddressProvenance::eval(InstId i, bool record) const {
   const Instruction& inst = a_->ir.inst(i);
-  std::string_view op = inst.opcode;
+  const Opcode op = inst.op;
   const auto n = inst.operands.size();
   if (n < 2 || inst.operands[0].kind != OperandKind::kRegister) return int_unknown();
   auto addr_plus = [](AbsValue p, const AbsValue& off, bool negate) {
@@ -492,8 +493,8 @@ AbsValue AddressProvenance::eval(InstId i, bool record) const {
     std::int64_t hi = negate ? p.hi - off.lo : p.hi + off.hi;
     return with_range(p, has, lo, hi);
   };
-  if ((op == "mov" || op == "cvt") && n == 2) return leaf(i, 1);
-  if (op == "cvta") {
+  if ((op == Opcode::kMov || op == Opcode::kCvt) && n == 2) return leaf(i, 1);
+  if (op == Opcode::kCvta) {
     AbsValue x = leaf(i, 1);
     bool to = inst.has_modifier("to");
     AddrSpace s = explicit_space(inst);
@@ -517,39 +518,41 @@ AbsValue AddressProvenance::eval(InstId i, bool record) const {
     }
     return r;
   }
-  if (op == "add" || op == "sub") {
+  if (op == Opcode::kAdd || op == Opcode::kSub) {
     if (n != 3 || inst.has_modifier("cc")) return int_unknown();
     AbsValue x = leaf(i, 1), y = leaf(i, 2);
     if (x.kind == Kind::kTop || y.kind == Kind::kTop) return top();
     if (x.kind == Kind::kMixed || y.kind == Kind::kMixed) return mixed();
-    if (x.kind == Kind::kAddr && y.kind == Kind::kInt) return addr_plus(x, y, op == "sub");
-    if (op == "add" && y.kind == Kind::kAddr && x.kind == Kind::kInt) return addr_plus(y, x, false);
+    if (x.kind == Kind::kAddr && y.kind == Kind::kInt) return addr_plus(x, y, op == Opcode::kSub);
+    if (op == Opcode::kAdd && y.kind == Kind::kAddr && x.kind == Kind::kInt)
+      return addr_plus(y, x, false);
     if (x.kind == Kind::kAddr && y.kind == Kind::kAddr)
-      return op == "sub" ? int_unknown() : mixed();
+      return op == Opcode::kSub ? int_unknown() : mixed();
     return arith(op, x, y);
   }
-  if (op == "mad" && n == 4 && !inst.has_modifier("hi") && !inst.has_modifier("cc")) {
+  if (op == Opcode::kMad && n == 4 && !inst.has_modifier("hi") && !inst.has_modifier("cc")) {
     AbsValue x = leaf(i, 1), y = leaf(i, 2), c = leaf(i, 3);
     if (x.kind == Kind::kTop || y.kind == Kind::kTop || c.kind == Kind::kTop) return top();
-    AbsValue prod = arith("mul", x, y);
+    AbsValue prod = arith(Opcode::kMul, x, y);
     if (x.kind == Kind::kAddr || y.kind == Kind::kAddr) return mixed();
     if (c.kind == Kind::kAddr) return addr_plus(c, prod, false);
     if (c.kind == Kind::kMixed) return mixed();
-    return arith("add", prod, c);
+    return arith(Opcode::kAdd, prod, c);
   }
-  if (op == "mul" && n == 3 && !inst.has_modifier("hi"))
-    return arith("mul", leaf(i, 1), leaf(i, 2));
-  if ((op == "shl" || op == "shr" || op == "min" || op == "max") && n == 3)
+  if (op == Opcode::kMul && n == 3 && !inst.has_modifier("hi"))
+    return arith(Opcode::kMul, leaf(i, 1), leaf(i, 2));
+  if ((op == Opcode::kShl || op == Opcode::kShr || op == Opcode::kMin || op == Opcode::kMax) &&
+      n == 3)
     return arith(op, leaf(i, 1), leaf(i, 2));
-  if ((op == "and" || op == "or" || op == "xor") && n == 3) {
+  if ((op == Opcode::kAnd || op == Opcode::kOr || op == Opcode::kXor) && n == 3) {
     AbsValue x = leaf(i, 1), y = leaf(i, 2);
     if (x.kind == Kind::kTop || y.kind == Kind::kTop) return top();
     if (x.kind == Kind::kAddr && y.kind == Kind::kInt) return with_range(x, false, 0, 0);
     if (y.kind == Kind::kAddr && x.kind == Kind::kInt) return with_range(y, false, 0, 0);
     if (x.kind != Kind::kInt || y.kind != Kind::kInt) return mixed();
-    return op == "and" ? arith("and", x, y) : int_unknown();
+    return op == Opcode::kAnd ? arith(Opcode::kAnd, x, y) : int_unknown();
   }
-  if (op == "selp" && n == 4) return join(leaf(i, 1), leaf(i, 2));
+  if (op == Opcode::kSelp && n == 4) return join(leaf(i, 1), leaf(i, 2));
   return int_unknown();
 }
 

@@ -123,8 +123,8 @@ bool WarpDivergence::kernel_exit_block(BlockId b) const {
   const FunctionAnalysis& a = *a_;
   if (a.ir.function().kind != FunctionKind::kEntry || !a.cfg.block(b).succs.empty()) return false;
   for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
-    std::string_view op = a.ir.inst(i).opcode;
-    if (op != "ret" && op != "exit") return false;
+    const Opcode op = a.ir.inst(i).op;
+    if (op != Opcode::kRet && op != Opcode::kExit) return false;
   }
   return true;
 }
@@ -211,7 +211,8 @@ void WarpDivergence::compute_tid_dependent() {
     if (info.kind != ValueKind::kDef && info.kind != ValueKind::kGuarded) return false;
     const Instruction& di = ir.inst(info.inst);
     // bar.red/barrier.red: the same result in every thread of the CTA.
-    if ((di.opcode == "bar" || di.opcode == "barrier") && di.has_modifier("red")) return false;
+    if ((di.op == Opcode::kBar || di.op == Opcode::kBarrier) && di.has_modifier("red"))
+      return false;
     // A comparison of %tid.x that the declared launch bound decides: the same in every thread.
     if (info.kind == ValueKind::kDef && tid_x_compare_is_constant(ir, vn, info.inst)) return false;
     for (std::uint32_t k = writes_first_operand(di) ? 1 : 0; k < di.operands.size(); ++k) {
@@ -260,7 +261,7 @@ void WarpDivergence::solve_uniform(bool first_round, const std::vector<char>& lo
       const ValueInfo& x = vn.info(v);
       if (x.kind == ValueKind::kPhi) {
         if (partial_[x.block] || after_exit_[x.block] || reconverge_[x.block]) work.push(v);
-      } else if (x.inst != kNoId && a.ir.inst(x.inst).opcode == "setp") {
+      } else if (x.inst != kNoId && a.ir.inst(x.inst).op == Opcode::kSetp) {
         work.push(v);
       }
       if (x.block == kNoId) continue;
@@ -428,7 +429,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   if (info.kind != ValueKind::kDef) return false;
   InstId d = a.values.info(v).inst;
   const Instruction& di = a.ir.inst(d);
-  std::string_view op = di.opcode;
+  const Opcode op = di.op;
   const auto n = static_cast<std::uint32_t>(di.operands.size());
   // tid.x (see the constructor) or the linear thread index (always): its warp-boundary functions
   // are the same in every lane of a warp.
@@ -437,19 +438,19 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
                           (!thread_level_ && is_linear_tid(a.ir, a.values, x)));
   };
   // tid.x / 32m, tid.x >> k (k >= 5), tid.x & ~31: the warp index.
-  if (n == 3 && (op == "shr" || op == "div" || op == "and") &&
+  if (n == 3 && (op == Opcode::kShr || op == Opcode::kDiv || op == Opcode::kAnd) &&
       di.operands[2].kind == OperandKind::kImmInt &&
       di.operands[1].kind == OperandKind::kRegister) {
     std::int64_t k = di.operands[2].int_value();
     const std::int64_t group = std::int64_t{1} << group_log2_;
-    bool warp_index = op == "shr"   ? k >= static_cast<std::int64_t>(group_log2_)
-                      : op == "div" ? (k > 0 && k % group == 0)
-                                    : (k & (group - 1)) == 0; // tid & ~31
+    bool warp_index = op == Opcode::kShr   ? k >= static_cast<std::int64_t>(group_log2_)
+                      : op == Opcode::kDiv ? (k > 0 && k % group == 0)
+                                           : (k & (group - 1)) == 0; // tid & ~31
     ValueId x = a.values.value_of(d, 1);
     if (warp_index && warp_index_source(x)) return true;
   }
   // tid.x < 32m (and the other comparisons on a warp boundary): whole warps on each side.
-  if (op == "setp" && n == 3 && di.modifiers.size() == 2) {
+  if (op == Opcode::kSetp && n == 3 && di.modifiers.size() == 2) {
     std::string_view cmp = di.modifiers[0];
     for (std::uint32_t side = 1; side <= 2; ++side) {
       const Operand& c = di.operands[3 - side];
@@ -464,7 +465,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
       if ((strict && k % group == 0) || (loose && (k + 1) % group == 0)) return true;
     }
   }
-  if (x_multiple_of_32_ && (op == "mov" || op == "cvt") && n == 2 &&
+  if (x_multiple_of_32_ && (op == Opcode::kMov || op == Opcode::kCvt) && n == 2 &&
       di.operands[1].kind == OperandKind::kSpecialReg &&
       (di.operands[1].text() == "%tid.y" || di.operands[1].text() == "%tid.z"))
     return true;
@@ -476,7 +477,7 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   // shared window; a .func's may be a caller's .local array (per-thread memory at the same
   // address). Loads that synchronize (volatile, relaxed, acquire: a flag polled while another
   // thread sets it) are excluded.
-  if (op == "ld" && n == 2 && di.operands[1].kind == OperandKind::kAddress &&
+  if (op == Opcode::kLd && n == 2 && di.operands[1].kind == OperandKind::kAddress &&
       !di.operands[1].address_base_is_immediate() && plain_load_of_shared_memory(d)) {
     ValueId base = a.values.value_of(d, 1, 0);
     if (base == kNoId || warp_uniform_at(base, a.cfg.block_of(d))) return true;
@@ -487,26 +488,23 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
   // lanes stay together is no lane-varying value.
   // A shuffle of a value the same in every lane (thread) returns it, whatever lane each reads.
   // (Not its predicate result: whether the lane read was in range differs for up/down/bfly.)
-  const bool shfl_value = op == "shfl" && a.ir.mention(info.mention).element == 0;
+  const bool shfl_value = op == Opcode::kShfl && a.ir.mention(info.mention).element == 0;
   if (shfl_value && n >= 2 && operand_uniform(d, 1)) return true;
-  if (!thread_level_ && !warpgroup() && op == "shfl" && di.has_modifier("idx") && n >= 4 &&
+  if (!thread_level_ && !warpgroup() && op == Opcode::kShfl && di.has_modifier("idx") && n >= 4 &&
       operand_uniform(d, 2) && (n < 5 || operand_uniform(d, 4))) {
     std::optional<std::int64_t> c = constant_operand(a, d, 3);
     std::optional<std::int64_t> lane = constant_operand(a, d, 2);
     if (c && ((*c >> 8) & 31) == 0 && ((*c & 31) == 31 || (lane && (*lane & 31) <= (*c & 31))))
       return true;
   }
-  if (op == "setp" && uniform_trip_count(d)) return true;
+  if (op == Opcode::kSetp && uniform_trip_count(d)) return true;
   // x < y where x's bits from k up are the same in every lane and y is uniform with its low k
   // bits zero (s = uniform*4 + (lane >> 3) < 4m): see warp_bits.h.
-  if (!thread_level_ && op == "setp" && bits().compare_uniform(d)) return true;
-  static constexpr std::string_view kPure[] = {"setp", "set", "and", "or",   "xor", "not",
-                                               "add",  "sub", "mul", "mad",  "shl", "shr",
-                                               "div",  "min", "max", "selp", "cvt", "mov"};
+  if (!thread_level_ && op == Opcode::kSetp && bits().compare_uniform(d)) return true;
   // clusterlaunchcontrol.query_cancel decodes the response it is given (the cluster launch
-  // control's answer, read from shared memory): a pure function of its operand, like kPure.
-  const bool decode = op == "clusterlaunchcontrol" && di.has_modifier("query_cancel");
-  if (!decode && std::find(std::begin(kPure), std::end(kPure), op) == std::end(kPure)) return false;
+  // control's answer, read from shared memory): a pure function of its operand.
+  const bool decode = op == Opcode::kClusterlaunchcontrol && di.has_modifier("query_cancel");
+  if (!decode && !isa::has(op, isa::kPure)) return false;
   for (std::uint32_t k = 1; k < n; ++k)
     if (!operand_uniform(d, k)) return false;
   return n >= 2;
@@ -534,7 +532,7 @@ bool WarpDivergence::uniform_trip_count(InstId s) const {
   InstId u = vn.defining_instruction(lc.updated[0]);
   if (u == kNoId) return false;
   const Instruction& ui = a.ir.inst(u);
-  if (ui.opcode != "add" || ui.operands.size() != 3 ||
+  if (ui.op != Opcode::kAdd || ui.operands.size() != 3 ||
       ui.operands[2].kind != OperandKind::kImmInt || vn.value_of(u, 1) != x)
     return false;
   std::int64_t step = ui.operands[2].int_value();
@@ -617,17 +615,18 @@ std::string root_reason(const Instruction& inst, bool thread_level) {
         !Uniformity::special_register_uniform(o.text(), thread_level ? UniformityScope::kBlock
                                                                      : UniformityScope::kWarp))
       return "reads " + std::string(o.text()) + ", which differs between lanes";
-  std::string_view op = inst.opcode;
-  if (op == "ld" && inst.has_modifier("local")) return "a load from per-thread .local memory";
-  if (op == "ld" && inst.has_modifier("param"))
+  const Opcode op = inst.op;
+  if (op == Opcode::kLd && inst.has_modifier("local"))
+    return "a load from per-thread .local memory";
+  if (op == Opcode::kLd && inst.has_modifier("param"))
     return "a call's return value or a .func parameter: per-lane";
-  if (op == "ld" || op == "ldu")
+  if (op == Opcode::kLd || op == Opcode::kLdu)
     return "a load from memory that the kernel also writes: lanes may read different values";
-  if (op == "atom") return "an atomic's result: different in every lane";
-  if (op == "shfl") return "a shuffle: each lane receives another lane's value";
-  if (op == "mbarrier") return "what this thread observed polling an mbarrier";
-  if (thread_level &&
-      (op == "vote" || op == "redux" || op == "activemask" || op == "elect" || op == "match"))
+  if (op == Opcode::kAtom) return "an atomic's result: different in every lane";
+  if (op == Opcode::kShfl) return "a shuffle: each lane receives another lane's value";
+  if (op == Opcode::kMbarrier) return "what this thread observed polling an mbarrier";
+  if (thread_level && (op == Opcode::kVote || op == Opcode::kRedux || op == Opcode::kActivemask ||
+                       op == Opcode::kElect || op == Opcode::kMatch))
     return "a warp-level result: it differs between the warps of the block";
   return "the result of " + inst.full_opcode() + " differs between lanes";
 }
@@ -729,9 +728,10 @@ std::vector<WarpDivergence::VaryingStep> WarpDivergence::explain(ValueId v, Bloc
 std::uint32_t member_mask_operand(const Instruction& inst) {
   const auto n = static_cast<std::uint32_t>(inst.operands.size());
   if (n == 0 || !inst.has_modifier("sync")) return kNoId;
-  std::string_view op = inst.opcode;
-  if (op == "shfl" || op == "vote" || op == "match" || op == "redux") return n - 1;
-  if (op == "bar" && inst.has_modifier("warp")) return 0;
+  const Opcode op = inst.op;
+  if (op == Opcode::kShfl || op == Opcode::kVote || op == Opcode::kMatch || op == Opcode::kRedux)
+    return n - 1;
+  if (op == Opcode::kBar && inst.has_modifier("warp")) return 0;
   return kNoId;
 }
 
@@ -747,7 +747,8 @@ std::optional<std::int64_t> constant_operand(const FunctionAnalysis& a, InstId i
   InstId d = a.values.defining_instruction(v);
   if (d == kNoId || a.values.info(v).kind != ValueKind::kDef) return std::nullopt;
   const Instruction& di = a.ir.inst(d);
-  if (di.opcode == "mov" && di.operands.size() == 2 && di.operands[1].kind == OperandKind::kImmInt)
+  if (di.op == Opcode::kMov && di.operands.size() == 2 &&
+      di.operands[1].kind == OperandKind::kImmInt)
     return di.operands[1].int_value();
   return std::nullopt;
 }

@@ -44,49 +44,15 @@ int vector_element_index(std::string_view name) {
 } // namespace
 
 bool writes_first_operand(const Instruction& inst) {
-  std::string_view op = inst.opcode;
-  if (op == "bar" || op == "barrier") return inst.has_modifier("red");
-  if (op == "tcgen05") return inst.has_modifier("ld");
-  static constexpr std::string_view kNoDef[] = {
-      "bra",
-      "brx",
-      "call",
-      "ret",
-      "exit",
-      "trap",
-      "brkpt",
-      "nanosleep",
-      "stackrestore",
-      "pmevent",
-      "setmaxnreg",
-      "membar",
-      "fence",
-      "griddepcontrol",
-      "st",
-      "red",
-      "prefetch",
-      "prefetchu",
-      "cp",
-      "sust",
-      "sured",
-      "discard",
-      "applypriority",
-      "tensormap",
-      "multimem",
-      "wmma",
-      "stmatrix",
-      "mbarrier",
-  };
-  for (std::string_view n : kNoDef) {
-    if (op != n) continue;
-    // These write a register when their first operand is one (wmma.load/mma, multimem.ld_reduce,
-    // mbarrier.arrive's state, try_wait's predicate); an address first operand is never a def.
-    if (op == "wmma" || op == "multimem" || op == "mbarrier") {
-      return !inst.operands.empty() && inst.operands[0].kind != OperandKind::kAddress;
-    }
-    return false;
-  }
-  return true;
+  const Opcode op = inst.op;
+  if (op == Opcode::kBar || op == Opcode::kBarrier) return inst.has_modifier("red");
+  if (op == Opcode::kTcgen05) return inst.has_modifier("ld");
+  if (!isa::has(op, isa::kNoResult)) return true;
+  // These write a register when their first operand is one (wmma.load/mma, multimem.ld_reduce,
+  // mbarrier.arrive's state, try_wait's predicate); an address first operand is never a def.
+  if (op == Opcode::kWmma || op == Opcode::kMultimem || op == Opcode::kMbarrier)
+    return !inst.operands.empty() && inst.operands[0].kind != OperandKind::kAddress;
+  return false;
 }
 
 std::string instruction_text(const Instruction& inst) {
@@ -271,16 +237,16 @@ struct FunctionIRBuilder {
   void resolve(InstId i) {
     InstInfo& info = ir.insts_[i];
     const Instruction& inst = *info.inst;
-    std::string_view op = inst.opcode;
-    if (op == "bra")
+    const Opcode op = inst.op;
+    if (op == Opcode::kBra)
       info.control = ControlKind::kBranch;
-    else if (op == "brx")
+    else if (op == Opcode::kBrx)
       info.control = ControlKind::kIndirect;
-    else if (op == "ret")
+    else if (op == Opcode::kRet)
       info.control = ControlKind::kReturn;
-    else if (op == "exit")
+    else if (op == Opcode::kExit)
       info.control = ControlKind::kExit;
-    else if (op == "trap")
+    else if (op == Opcode::kTrap)
       info.control = ControlKind::kTrap;
     if (!inst.guard.empty()) {
       info.guard = ir.resolve(inst.guard, info.scope);
@@ -290,13 +256,13 @@ struct FunctionIRBuilder {
     info.mention_begin = static_cast<std::uint32_t>(ir.mentions_.size());
     bool first_is_def = writes_first_operand(inst);
     // wgmma.mma_async accumulates into d unless scale-d is the immediate 0: d is read too.
-    if (op == "wgmma" && inst.has_modifier("mma_async") && inst.operands.size() > 3 &&
+    if (op == Opcode::kWgmma && inst.has_modifier("mma_async") && inst.operands.size() > 3 &&
         !(inst.operands[3].kind == OperandKind::kImmInt && inst.operands[3].bits == 0))
       add_operand(i, inst.operands[0], 0, false);
     for (std::uint16_t k = 0; k < inst.operands.size(); ++k) {
       const Operand& o = inst.operands[k];
       bool def = k == 0 && first_is_def;
-      if (op == "call") def = k == 0 && o.kind == OperandKind::kParenList;
+      if (op == Opcode::kCall) def = k == 0 && o.kind == OperandKind::kParenList;
       add_operand(i, o, k, def);
     }
     info.mention_end = static_cast<std::uint32_t>(ir.mentions_.size());

@@ -8,10 +8,10 @@ bool is_tid_x(const FunctionIR& ir, const ValueNumbering& vn, ValueId v) {
     const InstId d = vn.defining_instruction(v);
     if (d == kNoId || vn.info(v).kind != ValueKind::kDef) return false;
     const Instruction& in = ir.inst(d);
-    if ((in.opcode != "mov" && in.opcode != "cvt") || in.operands.size() != 2) return false;
+    if ((in.op != Opcode::kMov && in.op != Opcode::kCvt) || in.operands.size() != 2) return false;
     const Operand& src = in.operands[1];
     if (src.kind == OperandKind::kSpecialReg) return src.text() == "%tid.x";
-    if (in.opcode != "cvt") return false;
+    if (in.op != Opcode::kCvt) return false;
     v = vn.value_of(d, 1);
   }
   return false;
@@ -25,7 +25,7 @@ InstId computing_instruction(const FunctionIR& ir, const ValueNumbering& vn, Val
     const InstId d = vn.defining_instruction(v);
     if (d == kNoId || vn.info(v).kind != ValueKind::kDef) return kNoId;
     const Instruction& in = ir.inst(d);
-    if ((in.opcode == "mov" || in.opcode == "cvt") && in.operands.size() == 2 &&
+    if ((in.op == Opcode::kMov || in.op == Opcode::kCvt) && in.operands.size() == 2 &&
         in.operands[1].kind == OperandKind::kRegister) {
       v = vn.value_of(d, 1);
       continue;
@@ -44,7 +44,7 @@ bool is_special(const FunctionIR& ir, const ValueNumbering& vn, InstId i, std::u
   InstId d = computing_instruction(ir, vn, v);
   if (d == kNoId) return false;
   const Instruction& di = ir.inst(d);
-  return (di.opcode == "mov" || di.opcode == "cvt") && di.operands.size() == 2 &&
+  return (di.op == Opcode::kMov || di.op == Opcode::kCvt) && di.operands.size() == 2 &&
          di.operands[1].kind == OperandKind::kSpecialReg && di.operands[1].text() == name;
 }
 
@@ -61,18 +61,18 @@ bool as_mul_add(const FunctionIR& ir, const ValueNumbering& vn, ValueId v, MulAd
   InstId d = computing_instruction(ir, vn, v);
   if (d == kNoId) return false;
   const Instruction& in = ir.inst(d);
-  if (in.opcode == "mad" && in.has_modifier("lo") && in.operands.size() == 4) {
+  if (in.op == Opcode::kMad && in.has_modifier("lo") && in.operands.size() == 4) {
     out = {d, 1, 2, d, 3};
     return true;
   }
-  if (in.opcode != "add" || in.operands.size() != 3) return false;
+  if (in.op != Opcode::kAdd || in.operands.size() != 3) return false;
   for (std::uint32_t side = 1; side <= 2; ++side) {
     if (in.operands[side].kind != OperandKind::kRegister) continue;
     ValueId m = vn.value_of(d, side);
     InstId md = computing_instruction(ir, vn, m);
     if (md == kNoId) continue;
     const Instruction& mi = ir.inst(md);
-    if (mi.opcode == "mul" && mi.has_modifier("lo") && mi.operands.size() == 3) {
+    if (mi.op == Opcode::kMul && mi.has_modifier("lo") && mi.operands.size() == 3) {
       out = {md, 1, 2, d, 3 - side};
       return true;
     }
@@ -118,7 +118,7 @@ std::optional<std::int64_t> max_tid_x(const Function& fn) {
 
 bool tid_x_compare_is_constant(const FunctionIR& ir, const ValueNumbering& vn, InstId i) {
   const Instruction& in = ir.inst(i);
-  if ((in.opcode != "setp" && in.opcode != "set") || in.operands.size() != 3) return false;
+  if ((in.op != Opcode::kSetp && in.op != Opcode::kSet) || in.operands.size() != 3) return false;
   const Operand& c = in.operands[2];
   if (c.kind != OperandKind::kImmInt || !is_tid_x(ir, vn, vn.value_of(i, 1))) return false;
   const auto max = max_tid_x(ir.function());

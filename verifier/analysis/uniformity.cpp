@@ -3,6 +3,7 @@
 // merges varying) until neither changes anything.
 #include "ptxkit/verifier/analysis/uniformity.h"
 
+#include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/solver.h"
 #include "ptxkit/verifier/analysis/split_edges.h"
 #include "ptxkit/verifier/analysis/thread_index.h"
@@ -15,36 +16,21 @@ namespace ptxkit::verifier::analysis {
 
 namespace {
 
-bool is_space(std::string_view m) {
-  return m == "global" || m == "shared" || m.starts_with("shared::") || m == "const" ||
-         m == "param" || m == "local";
-}
-
-// Space of a memory access from its modifiers: "global", "shared", "const", "param", "local",
-// or "" for generic.
-std::string_view access_space(const Instruction& inst) {
-  for (std::string_view m : inst.modifiers)
-    if (is_space(m)) return m.starts_with("shared") ? std::string_view("shared") : m;
-  return {};
-}
-
 bool writes_memory(const Instruction& inst) {
-  static constexpr std::string_view kWriters[] = {
-      "st", "atom", "red", "cp", "sust", "sured", "stmatrix", "multimem", "tensormap", "tcgen05"};
-  if (inst.opcode == "wmma") return inst.has_modifier("store");
-  return std::find(std::begin(kWriters), std::end(kWriters), inst.opcode) != std::end(kWriters);
+  if (inst.op == Opcode::kWmma) return inst.has_modifier("store");
+  return isa::has(inst.op, isa::kWritesMemory);
 }
 
 // The carry flag (CC) is an implicit register: add.cc/sub.cc/mad.cc (and the .cc forms of
 // addc/subc/madc) write it, addc/subc/madc read it.
 bool reads_carry(const Instruction& inst) {
-  return inst.opcode == "addc" || inst.opcode == "subc" || inst.opcode == "madc";
+  return isa::has(inst.op, isa::kReadsCarry);
 }
 
 bool writes_carry(const Instruction& inst) {
-  std::string_view op = inst.opcode;
+  const Opcode op = inst.op;
   return inst.has_modifier("cc") &&
-         (op == "add" || op == "sub" || op == "mad" || reads_carry(inst));
+         (op == Opcode::kAdd || op == Opcode::kSub || op == Opcode::kMad || reads_carry(inst));
 }
 
 bool is_pow2(std::int64_t k) {
@@ -91,15 +77,16 @@ struct UniformityBuilder {
     if (v == kNoId || depth > 16 || vn.info(v).kind != ValueKind::kDef) return {};
     InstId d = vn.info(v).inst;
     const Instruction& in = ir.inst(d);
-    if (in.opcode == "ld" && access_space(in) == "param") return address_root(d, 1, depth);
-    if (in.opcode == "cvta" || in.opcode == "mov")
+    if (in.op == Opcode::kLd && explicit_space(in) == AddrSpace::kParam)
+      return address_root(d, 1, depth);
+    if (in.op == Opcode::kCvta || in.op == Opcode::kMov)
       return pointer_root(vn.value_of(d, 1), depth + 1);
     // base + index * size in one instruction (Triton and LLVM: mad.wide.u32 %rd, %r, 4, %base).
-    if (in.opcode == "mad" && in.operands.size() == 4)
+    if (in.op == Opcode::kMad && in.operands.size() == 4)
       return pointer_root(vn.value_of(d, 3), depth + 1);
-    if (in.opcode == "add" || in.opcode == "sub") {
+    if (in.op == Opcode::kAdd || in.op == Opcode::kSub) {
       std::string_view r = pointer_root(vn.value_of(d, 1), depth + 1);
-      if (r.empty() && in.opcode == "add") r = pointer_root(vn.value_of(d, 2), depth + 1);
+      if (r.empty() && in.op == Opcode::kAdd) r = pointer_root(vn.value_of(d, 2), depth + 1);
       return r;
     }
     return {};
@@ -111,7 +98,7 @@ struct UniformityBuilder {
     if (k >= in.operands.size() || in.operands[k].kind != OperandKind::kAddress) return {};
     const Operand& a = in.operands[k];
     if (a.address_base_is_immediate()) return {};
-    if (in.opcode == "ld" && access_space(in) == "param") {
+    if (in.op == Opcode::kLd && explicit_space(in) == AddrSpace::kParam) {
       std::string_view sym = param_symbol_of_address(i, k);
       return is_kernel_param(sym) ? sym : std::string_view{};
     }
@@ -126,15 +113,15 @@ struct UniformityBuilder {
     if (v == kNoId || depth > 16 || vn.info(v).kind != ValueKind::kDef) return {};
     InstId d = vn.info(v).inst;
     const Instruction& in = ir.inst(d);
-    if ((in.opcode == "mov" || in.opcode == "cvta") && in.operands.size() == 2) {
+    if ((in.op == Opcode::kMov || in.op == Opcode::kCvta) && in.operands.size() == 2) {
       if (in.operands[1].kind == OperandKind::kSymbol) return in.operands[1].text();
       return address_symbol(vn.value_of(d, 1), depth + 1);
     }
-    if ((in.opcode == "add" || in.opcode == "sub") && in.operands.size() == 3) {
+    if ((in.op == Opcode::kAdd || in.op == Opcode::kSub) && in.operands.size() == 3) {
       std::string_view r;
       if (in.operands[2].kind == OperandKind::kImmInt || !operand_varying(d, 2))
         r = address_symbol(vn.value_of(d, 1), depth + 1);
-      if (r.empty() && in.opcode == "add" &&
+      if (r.empty() && in.op == Opcode::kAdd &&
           (in.operands[1].kind == OperandKind::kImmInt || !operand_varying(d, 1)))
         r = address_symbol(vn.value_of(d, 2), depth + 1);
       return r;
@@ -166,14 +153,14 @@ struct UniformityBuilder {
     BlockId b = cfg.block_of(load);
     for (InstId j = load; j-- > cfg.block(b).begin;) {
       const Instruction& in = ir.inst(j);
-      if ((in.opcode == "bar" || in.opcode == "barrier") &&
+      if ((in.op == Opcode::kBar || in.op == Opcode::kBarrier) &&
           (in.has_modifier("sync") || in.has_modifier("red")) && ir.info(j).guard == kNoId)
         return true;
       if (writes_memory(in)) {
-        std::string_view sp = access_space(in);
-        if (sp.empty() || sp == "shared") return false;
+        const AddrSpace sp = explicit_space(in);
+        if (sp == AddrSpace::kNone || sp == AddrSpace::kShared) return false;
       }
-      if (in.opcode == "call") return false;
+      if (in.op == Opcode::kCall) return false;
     }
     return false;
   }
@@ -254,7 +241,8 @@ struct UniformityBuilder {
     ValueId v = vn.value_of(i, k);
     if (v == kNoId || vn.info(v).kind != ValueKind::kDef) return std::nullopt;
     const Instruction& d = ir.inst(vn.info(v).inst);
-    if (d.opcode == "mov" && d.operands.size() == 2 && d.operands[1].kind == OperandKind::kImmInt)
+    if (d.op == Opcode::kMov && d.operands.size() == 2 &&
+        d.operands[1].kind == OperandKind::kImmInt)
       return d.operands[1].bits;
     return std::nullopt;
   }
@@ -282,8 +270,7 @@ struct UniformityBuilder {
     InstId i = vn.defining_instruction(v);
     if (i != kNoId && vn.info(v).kind == ValueKind::kDef) {
       const Instruction& inst = ir.inst(i);
-      static constexpr std::string_view kOps[] = {"add", "mul", "min", "max", "and", "or", "xor"};
-      bool reducing = std::find(std::begin(kOps), std::end(kOps), inst.opcode) != std::end(kOps);
+      bool reducing = isa::has(inst.op, isa::kAssociative);
       if (reducing && inst.operands.size() == 3) {
         ValueId a = vn.value_of(i, 1), b = vn.value_of(i, 2);
         for (int swap = 0; swap < 2 && mask == 0; ++swap) {
@@ -292,7 +279,8 @@ struct UniformityBuilder {
           InstId s = vn.defining_instruction(y);
           if (s == kNoId || vn.info(y).kind != ValueKind::kDef) continue;
           const Instruction& sh = ir.inst(s);
-          if (sh.opcode != "shfl" || !sh.has_modifier("bfly") || sh.operands.size() < 5) continue;
+          if (sh.op != Opcode::kShfl || !sh.has_modifier("bfly") || sh.operands.size() < 5)
+            continue;
           if (vn.value_of(s, 1) != x) continue;
           const Operand& lane = sh.operands[2];
           if (lane.kind != OperandKind::kImmInt || !is_pow2(lane.int_value())) continue;
@@ -327,11 +315,11 @@ struct UniformityBuilder {
     ValueId x = vn.value_of(i, 1);
     if (!(warps_are_tid_x_aligned() && is_tid_x(x)) && !is_linear_tid(ir, vn, x)) return false;
     std::int64_t k = c.int_value();
-    std::string_view op = in.opcode;
-    if (op == "shr") return k >= 5;
-    if (op == "div") return k > 0 && k % 32 == 0;
-    if (op == "and") return (static_cast<std::uint64_t>(k) & 31) == 0;
-    if (op == "setp" || op == "set") {
+    const Opcode op = in.op;
+    if (op == Opcode::kShr) return k >= 5;
+    if (op == Opcode::kDiv) return k > 0 && k % 32 == 0;
+    if (op == Opcode::kAnd) return (static_cast<std::uint64_t>(k) & 31) == 0;
+    if (op == Opcode::kSetp || op == Opcode::kSet) {
       if (k < 0) return false;
       if (in.has_modifier("lt") || in.has_modifier("ge")) return k % 32 == 0;
       if (in.has_modifier("le") || in.has_modifier("gt")) return (k + 1) % 32 == 0;
@@ -341,9 +329,9 @@ struct UniformityBuilder {
 
   bool load_varying(InstId i) {
     const Instruction& inst = ir.inst(i);
-    std::string_view space = access_space(inst);
-    if (space == "local" || inst.has_modifier("volatile")) return true;
-    if (space == "param") {
+    const AddrSpace space = explicit_space(inst);
+    if (space == AddrSpace::kLocal || inst.has_modifier("volatile")) return true;
+    if (space == AddrSpace::kParam) {
       // Only the kernel's own parameters are the same in every thread: `.param` variables
       // declared in the body carry per-thread call arguments and return values.
       if (!is_kernel_param(param_symbol_of_address(i, 1))) return true;
@@ -352,10 +340,11 @@ struct UniformityBuilder {
     for (std::uint32_t k = 1; k < inst.operands.size(); ++k)
       address_varying = address_varying || operand_varying(i, k);
     if (address_varying) return true;
-    if (space == "const" || space == "param" || inst.opcode == "ldu" || inst.has_modifier("nc"))
+    if (space == AddrSpace::kConst || space == AddrSpace::kParam || inst.op == Opcode::kLdu ||
+        inst.has_modifier("nc"))
       return false;
-    if (space == "global") return global_may_be_written(i);
-    if (space == "shared") return writes_shared && !follows_barrier(i);
+    if (space == AddrSpace::kGlobal) return global_may_be_written(i);
+    if (space == AddrSpace::kShared) return writes_shared && !follows_barrier(i);
     // Generic: a pointer traced to a kernel parameter or global variable addresses global memory.
     if (!address_root(i, address_operand(inst)).empty()) return global_may_be_written(i);
     return writes_global || writes_shared;
@@ -366,29 +355,30 @@ struct UniformityBuilder {
     InstId i = x.inst;
     if (x.fresh != kNoId) return varying_use(x.fresh, i); // a copy
     const Instruction& inst = ir.inst(i);
-    std::string_view op = inst.opcode;
+    const Opcode op = inst.op;
     const Mention& dm = ir.mention(x.mention);
     // bar.red: the same result in every thread that takes part; with a thread count, different
     // groups of warps may use the barrier one after the other (different results in the CTA).
-    if ((op == "bar" || op == "barrier") && inst.has_modifier("red"))
+    if ((op == Opcode::kBar || op == Opcode::kBarrier) && inst.has_modifier("red"))
       return u.scope_ == UniformityScope::kBlock && inst.operands.size() >= 4;
     // mbarrier.test_wait/try_wait (and arrive's state) report what this thread observed when
     // it polled: like atomics, never the same by construction.
-    if (op == "atom" || op == "tex" || op == "tld4" || op == "suld" || op == "mbarrier")
+    if (op == Opcode::kAtom || op == Opcode::kTex || op == Opcode::kTld4 || op == Opcode::kSuld ||
+        op == Opcode::kMbarrier)
       return true;
     if (reads_carry(inst) && carry_in_varying(i)) return true;
-    if (op == "ld" || op == "ldu") return load_varying(i);
+    if (op == Opcode::kLd || op == Opcode::kLdu) return load_varying(i);
     // The same outcome in every thread of the block, so at every scope.
     if (tid_x_compare_is_constant(ir, vn, i)) return false;
     if (u.scope_ == UniformityScope::kBlock) {
       // Warp-level results differ between warps; same-everywhere inputs give same results.
-      if (op == "activemask" || op == "elect") return true;
+      if (op == Opcode::kActivemask || op == Opcode::kElect) return true;
       return any_operand_varying(i);
     }
-    if (op == "vote" || op == "redux" || op == "activemask") return false;
-    if (op == "match") return !inst.has_modifier("all");
-    if (op == "elect") return dm.element != 0;
-    if (op == "shfl") {
+    if (op == Opcode::kVote || op == Opcode::kRedux || op == Opcode::kActivemask) return false;
+    if (op == Opcode::kMatch) return !inst.has_modifier("all");
+    if (op == Opcode::kElect) return dm.element != 0;
+    if (op == Opcode::kShfl) {
       if (inst.has_modifier("idx") && inst.operands.size() >= 4 && shfl_idx_reads_one_lane(i))
         return operand_varying(i, 2) || (inst.operands.size() > 4 && operand_varying(i, 4));
       return true;
@@ -573,18 +563,19 @@ Uniformity::Uniformity(const ValueNumbering& vn, const DominatorTree& pdom, cons
   for (InstId i = 0; i < ir.size(); ++i) {
     const Instruction& inst = ir.inst(i);
     if (!writes_memory(inst)) continue;
-    std::string_view space = access_space(inst); // the destination's, for cp.*
-    if (space == "shared" || space.empty()) b.writes_shared = true;
-    if (space == "global" || space.empty()) b.writes_global = true;
+    const AddrSpace space = explicit_space(inst); // the destination's, for cp.*
+    if (space == AddrSpace::kShared || space == AddrSpace::kNone) b.writes_shared = true;
+    if (space == AddrSpace::kGlobal || space == AddrSpace::kNone) b.writes_global = true;
   }
   // Trace global/generic writes to their roots once values are known.
   for (InstId i = 0; i < ir.size() && b.writes_global; ++i) {
     const Instruction& inst = ir.inst(i);
     if (!writes_memory(inst)) continue;
-    std::string_view space = access_space(inst);
-    if (space != "global" && !space.empty()) continue;
-    bool opaque = inst.opcode == "sust" || inst.opcode == "sured" || inst.opcode == "tcgen05" ||
-                  inst.opcode == "tensormap" || inst.opcode == "multimem";
+    const AddrSpace space = explicit_space(inst);
+    if (space != AddrSpace::kGlobal && space != AddrSpace::kNone) continue;
+    bool opaque = inst.op == Opcode::kSust || inst.op == Opcode::kSured ||
+                  inst.op == Opcode::kTcgen05 || inst.op == Opcode::kTensormap ||
+                  inst.op == Opcode::kMultimem;
     std::string_view root =
         opaque ? std::string_view{} : b.address_root(i, UniformityBuilder::address_operand(inst));
     if (root.empty()) {

@@ -15,7 +15,7 @@ namespace {
 
 bool is_register_copy(const FunctionIR& ir, InstId i) {
   const Instruction& inst = ir.inst(i);
-  if (inst.opcode != "mov" || inst.operands.size() != 2) return false;
+  if (inst.op != Opcode::kMov || inst.operands.size() != 2) return false;
   const Operand& dst = inst.operands[0];
   const Operand& src = inst.operands[1];
   bool dst_reg = dst.kind == OperandKind::kRegister || dst.kind == OperandKind::kSymbol;
@@ -247,7 +247,7 @@ struct SsaBuilder {
     std::uint32_t w = 0;
     for (std::string_view m : inst.modifiers) {
       if (m == "v2" || m == "v4" || m == "v8") return 0;
-      if (std::uint32_t s = scalar_type_size(scalar_type_from_name(m)); s != 0) w = s;
+      if (std::uint32_t s = isa::size_bytes(isa::type_from_spelling(m)); s != 0) w = s;
     }
     return w;
   }
@@ -270,9 +270,9 @@ struct SsaBuilder {
   // A call may write the caller's stack through a pointer it was given; a store or atomic
   // writes it when its space is .local or generic.
   static bool may_write_local(const Instruction& inst) {
-    std::string_view op = inst.opcode;
-    if (op == "call") return true;
-    if (op != "st" && op != "atom" && op != "red") return false;
+    const Opcode op = inst.op;
+    if (op == Opcode::kCall) return true;
+    if (op != Opcode::kSt && op != Opcode::kAtom && op != Opcode::kRed) return false;
     for (std::string_view m : inst.modifiers)
       if (m == "global" || m.starts_with("shared") || m == "param" || m == "const") return false;
     return true;
@@ -281,7 +281,7 @@ struct SsaBuilder {
   void forward_local_stores() {
     bool any = false;
     for (InstId i = 0; i < ir.size() && !any; ++i)
-      any = ir.inst(i).opcode == "ld" && ir.inst(i).has_modifier("local");
+      any = ir.inst(i).op == Opcode::kLd && ir.inst(i).has_modifier("local");
     if (!any) return;
     const std::uint32_t nb = cfg.size();
     std::vector<std::vector<LocalSlot>> out(nb);
@@ -290,7 +290,7 @@ struct SsaBuilder {
       for (InstId i = cfg.block(b).begin; i < cfg.block(b).end; ++i) {
         const Instruction& inst = ir.inst(i);
         const bool local = inst.has_modifier("local") && !inst.has_modifier("volatile");
-        if (inst.opcode == "ld" && local && apply && ir.info(i).guard == kNoId) {
+        if (inst.op == Opcode::kLd && local && apply && ir.info(i).guard == kNoId) {
           std::optional<LocalSlot> s = slot_of(i, 1);
           if (s && inst.operands.size() == 2 && inst.operands[0].kind == OperandKind::kRegister) {
             for (const LocalSlot& have : st)
@@ -308,7 +308,7 @@ struct SsaBuilder {
         }
         if (!may_write_local(inst)) continue;
         std::optional<LocalSlot> s;
-        if (inst.opcode == "st" && local && ir.info(i).guard == kNoId &&
+        if (inst.op == Opcode::kSt && local && ir.info(i).guard == kNoId &&
             inst.operands.size() == 2 && inst.operands[1].kind == OperandKind::kRegister)
           s = slot_of(i, 0);
         if (!s) {
@@ -494,14 +494,6 @@ InstId ValueNumbering::defining_instruction(ValueId v) const {
   return x.kind == ValueKind::kDef || x.kind == ValueKind::kGuarded ? x.inst : kNoId;
 }
 
-bool is_pure_opcode(std::string_view op) {
-  static constexpr std::string_view kPure[] = {
-      "setp", "set",  "and", "or",  "xor", "not",  "cnot", "add", "sub",  "mul",  "mad",
-      "fma",  "shl",  "shr", "div", "rem", "min",  "max",  "neg", "abs",  "selp", "slct",
-      "cvt",  "cvta", "mov", "bfe", "bfi", "prmt", "popc", "clz", "brev", "lop3", "shf"};
-  return std::find(std::begin(kPure), std::end(kPure), op) != std::end(kPure);
-}
-
 // a and b hold the same number in every thread: the same value, or the results of the same
 // pure computation (or `ld.param` of the same parameter word, which nothing writes) on
 // operands that are. Compilers rematerialize such values on one side of a branch (a parameter
@@ -521,7 +513,7 @@ bool ValueNumbering::reads_kernel_parameter(InstId i) const {
   InstId d = defining_instruction(base);
   if (d == kNoId) return false;
   const Instruction& def = ir().inst(d);
-  return def.opcode == "mov" && def.operands.size() == 2 &&
+  return def.op == Opcode::kMov && def.operands.size() == 2 &&
          def.operands[1].kind == OperandKind::kSymbol && is_param(def.operands[1].text());
 }
 
@@ -553,17 +545,17 @@ bool ValueNumbering::same_number(ValueId a, ValueId b, int depth) const {
   if (x.kind != ValueKind::kDef || y.kind != ValueKind::kDef) return false;
   const Instruction& p = ir().inst(x.inst);
   const Instruction& q = ir().inst(y.inst);
-  if (p.opcode != q.opcode || p.operands.size() != q.operands.size() ||
+  if (p.op != q.op || p.opcode != q.opcode || p.operands.size() != q.operands.size() ||
       p.modifiers.size() != q.modifiers.size() || p.operands.size() < 2)
     return false;
   for (std::uint32_t k = 0; k < p.modifiers.size(); ++k)
     if (p.modifiers[k] != q.modifiers[k]) return false;
   // A kernel's parameters are read-only; a .func's may be written (they are its arguments'
   // storage), so only an .entry's parameter loads count.
-  const bool param_load = p.opcode == "ld" && p.has_modifier("param") &&
+  const bool param_load = p.op == Opcode::kLd && p.has_modifier("param") &&
                           !p.has_modifier("volatile") &&
                           ir().function().kind == FunctionKind::kEntry;
-  if (!param_load && !is_pure_opcode(p.opcode)) return false;
+  if (!param_load && !isa::has(p.op, isa::kPure)) return false;
   // The parameter word must be the kernel's own: a call's `retval0` (declared in the call's
   // block) holds that call's result, different after every call.
   if (param_load && !reads_kernel_parameter(x.inst)) return false;

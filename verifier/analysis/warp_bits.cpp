@@ -145,7 +145,7 @@ bool is_signed(ScalarType t) {
 std::vector<ScalarType> types_of(const Instruction& in) {
   std::vector<ScalarType> out;
   for (std::string_view m : in.modifiers) {
-    ScalarType t = scalar_type_from_name(m);
+    ScalarType t = isa::type_from_spelling(m);
     if (t != ScalarType::kUnknown) out.push_back(t);
   }
   return out;
@@ -155,7 +155,7 @@ std::vector<ScalarType> types_of(const Instruction& in) {
 ScalarType plain_int_type(const Instruction& in, std::initializer_list<std::string_view> allowed) {
   ScalarType type = ScalarType::kUnknown;
   for (std::string_view m : in.modifiers) {
-    ScalarType t = scalar_type_from_name(m);
+    ScalarType t = isa::type_from_spelling(m);
     if (t != ScalarType::kUnknown) {
       if (type != ScalarType::kUnknown || type_width(t) < 8) return ScalarType::kUnknown;
       type = t;
@@ -348,29 +348,29 @@ struct WarpBitsSolver {
     const InstId i = x.inst;
     const Instruction& in = ir.inst(i);
     const Mention& dm = ir.mention(x.mention);
-    std::string_view op = in.opcode;
+    const Opcode op = in.op;
     const auto n = static_cast<std::uint32_t>(in.operands.size());
     std::vector<ScalarType> types = types_of(in);
     unsigned w = types.empty() ? 0 : type_width(types.back());
     bool scalar_dest = dm.operand == 0 && n > 0 &&
                        (in.operands[0].kind == OperandKind::kRegister ||
-                        (op == "setp" && in.operands[0].kind == OperandKind::kPair));
+                        (op == Opcode::kSetp && in.operands[0].kind == OperandKind::kPair));
     // The width of the result: the destination type of cvt, twice the type for .wide.
     unsigned dest_w = w;
-    if (op == "cvt" && !types.empty()) dest_w = type_width(types.front());
+    if (op == Opcode::kCvt && !types.empty()) dest_w = type_width(types.front());
     if (in.has_modifier("wide") && w >= 8) dest_w = 2 * w;
     LaneBits generic = bottom(dest_w >= 1 && dest_w <= 64 ? dest_w : 64);
     // A shuffle's value is some lane's source value of the same warp (its own when the source
     // lane is out of range): whatever bits of the source are the same in every lane of the group,
     // and every per-lane bound, hold for it (`shfl.sync.idx warp_id, tid >> 5, 0` keeps the
     // warpgroup index in bits 2 and up).
-    if (op == "shfl" && dm.operand == 0 && dm.element == 0 && n >= 2 && w >= 8 && w <= 64 &&
+    if (op == Opcode::kShfl && dm.operand == 0 && dm.element == 0 && n >= 2 && w >= 8 && w <= 64 &&
         (in.operands[0].kind == OperandKind::kRegister ||
          in.operands[0].kind == OperandKind::kPair))
       return normalized(read(i, 1, w));
-    if (!scalar_dest || !is_pure_opcode(op)) return generic;
+    if (!scalar_dest || !isa::has(op, isa::kPure)) return generic;
     if (all_sources_uniform(i)) generic.uniform_from = 0;
-    if (op == "setp") {
+    if (op == Opcode::kSetp) {
       LaneBits p = bottom(1);
       if (wb.compare_uniform_with(i, *this)) p.uniform_from = 0;
       if (generic.uniform()) p.uniform_from = 0;
@@ -382,14 +382,14 @@ struct WarpBitsSolver {
       if (generic.uniform()) r.uniform_from = 0;
       return normalized(r);
     };
-    if (op == "mov" && n == 2 && plain_int_type(in, {}) != ScalarType::kUnknown)
+    if (op == Opcode::kMov && n == 2 && plain_int_type(in, {}) != ScalarType::kUnknown)
       return meet(read(i, 1, w));
-    if ((op == "and" || op == "or" || op == "xor") && n == 3 &&
+    if ((op == Opcode::kAnd || op == Opcode::kOr || op == Opcode::kXor) && n == 3 &&
         plain_int_type(in, {}) != ScalarType::kUnknown) {
       LaneBits x1 = read(i, 1, w), x2 = read(i, 2, w);
-      if (op != "and")
+      if (op != Opcode::kAnd)
         return meet(LaneBits{u8(w), std::max(x1.uniform_from, x2.uniform_from),
-                             op == "or" ? std::min(x1.low_zero, x2.low_zero) : u8(0),
+                             op == Opcode::kOr ? std::min(x1.low_zero, x2.low_zero) : u8(0),
                              low_mask(std::max(bit_len(x1.max), bit_len(x2.max)))});
       // Bit j of the result is uniform when it is uniform in both, or known zero in either.
       unsigned k = std::max(x1.uniform_from, x2.uniform_from);
@@ -404,36 +404,37 @@ struct WarpBitsSolver {
       }
       return meet(LaneBits{u8(w), u8(uf), u8(lz), std::min(x1.max, x2.max)});
     }
-    if (op == "not" && n == 2 && plain_int_type(in, {}) != ScalarType::kUnknown) {
+    if (op == Opcode::kNot && n == 2 && plain_int_type(in, {}) != ScalarType::kUnknown) {
       LaneBits x1 = read(i, 1, w);
       return meet(LaneBits{u8(w), x1.uniform_from, 0, low_mask(w)});
     }
-    if ((op == "shl" || op == "shr") && n == 3 && in.operands[2].kind == OperandKind::kImmInt &&
+    if ((op == Opcode::kShl || op == Opcode::kShr) && n == 3 &&
+        in.operands[2].kind == OperandKind::kImmInt &&
         plain_int_type(in, {}) != ScalarType::kUnknown) {
       LaneBits x1 = read(i, 1, w);
       std::uint64_t s64 = in.operands[2].bits & 0xffffffffu;
       unsigned s = static_cast<unsigned>(std::min<std::uint64_t>(s64, w));
-      if (op == "shl") return meet(shl_bits(x1, s, w));
+      if (op == Opcode::kShl) return meet(shl_bits(x1, s, w));
       if (!is_signed(t) || x1.max <= low_mask(w - 1)) return meet(shr_bits(x1, s, w));
       // Arithmetic shift of a possibly negative value: the sign bit fills the top.
       if (x1.uniform_from >= w) return generic;
       return meet(LaneBits{u8(w), u8(sat_sub(x1.uniform_from, s)), u8(sat_sub(x1.low_zero, s)),
                            low_mask(w)});
     }
-    if ((op == "add" || op == "sub") && n == 3 &&
+    if ((op == Opcode::kAdd || op == Opcode::kSub) && n == 3 &&
         plain_int_type(in, {"cc"}) != ScalarType::kUnknown) {
       LaneBits x1 = read(i, 1, w), x2 = read(i, 2, w);
-      if (op == "add") return meet(add_bits(x1, x2, w));
+      if (op == Opcode::kAdd) return meet(add_bits(x1, x2, w));
       unsigned m = std::max(x1.uniform_from, x2.uniform_from);
       bool borrow_same = m == 0 || x2.low_zero >= m;
       return meet(LaneBits{u8(w), u8(m < w && borrow_same ? m : w),
                            std::min(x1.low_zero, x2.low_zero), x2.max == 0 ? x1.max : low_mask(w)});
     }
-    if ((op == "mul" || op == "mad") && n == (op == "mul" ? 3u : 4u)) {
+    if ((op == Opcode::kMul || op == Opcode::kMad) && n == (op == Opcode::kMul ? 3u : 4u)) {
       bool wide = in.has_modifier("wide");
       ScalarType st = plain_int_type(in, {wide ? "wide" : "lo", "cc"});
       if (st == ScalarType::kUnknown || (!wide && !in.has_modifier("lo"))) return generic;
-      if (op == "mad" && in.has_modifier("cc") && wide) return generic;
+      if (op == Opcode::kMad && in.has_modifier("cc") && wide) return generic;
       unsigned sw = type_width(st);
       unsigned rw = wide ? 2 * sw : sw;
       if (rw > 64) return generic;
@@ -454,35 +455,37 @@ struct WarpBitsSolver {
         p = mul_const_bits(x1, in.operands[2].bits & low_mask(sw), rw);
       else
         p = mul_bits(x1, x2, rw);
-      if (op == "mul") return meet(p);
+      if (op == Opcode::kMul) return meet(p);
       return meet(add_bits(p, read(i, 3, rw), rw));
     }
     // The divisor: an immediate, or a register set by `mov` of one (`mov.u32 %r, WARP_SZ`).
-    std::optional<std::int64_t> divisor =
-        (op == "div" || op == "rem") && n == 3 ? constant_operand(a, i, 2) : std::nullopt;
+    std::optional<std::int64_t> divisor = (op == Opcode::kDiv || op == Opcode::kRem) && n == 3
+                                              ? constant_operand(a, i, 2)
+                                              : std::nullopt;
     if (divisor && plain_int_type(in, {}) != ScalarType::kUnknown && !is_signed(t)) {
       std::uint64_t c = static_cast<std::uint64_t>(*divisor) & low_mask(w);
       if (!std::has_single_bit(c)) return generic;
       LaneBits x1 = read(i, 1, w);
       unsigned s = static_cast<unsigned>(std::countr_zero(c));
-      if (op == "div") return meet(shr_bits(x1, s, w));
+      if (op == Opcode::kDiv) return meet(shr_bits(x1, s, w));
       unsigned uf = std::min<unsigned>(x1.uniform_from, s);
       return meet(LaneBits{u8(w), u8(uf), u8(std::min<unsigned>(x1.low_zero, s)),
                            std::min(x1.max, low_mask(s))});
     }
-    if ((op == "min" || op == "max") && n == 3 && plain_int_type(in, {}) != ScalarType::kUnknown) {
+    if ((op == Opcode::kMin || op == Opcode::kMax) && n == 3 &&
+        plain_int_type(in, {}) != ScalarType::kUnknown) {
       LaneBits x1 = read(i, 1, w), x2 = read(i, 2, w);
       unsigned k = std::max(x1.uniform_from, x2.uniform_from);
-      std::uint64_t mx = op == "min" ? std::min(x1.max, x2.max) : std::max(x1.max, x2.max);
+      std::uint64_t mx = op == Opcode::kMin ? std::min(x1.max, x2.max) : std::max(x1.max, x2.max);
       if (is_signed(t) && (x1.max > low_mask(w - 1) || x2.max > low_mask(w - 1))) mx = low_mask(w);
       return meet(LaneBits{u8(w), u8(k < w ? k : w), std::min(x1.low_zero, x2.low_zero), mx});
     }
-    if (op == "selp" && n == 4 && plain_int_type(in, {}) != ScalarType::kUnknown) {
+    if (op == Opcode::kSelp && n == 4 && plain_int_type(in, {}) != ScalarType::kUnknown) {
       LaneBits x1 = read(i, 1, w), x2 = read(i, 2, w), p = read(i, 3, 1);
       LaneBits r = joined(x1, x2);
       return meet(p.uniform() ? r : lane_varying(r));
     }
-    if (op == "cvt" && n == 2 && types.size() == 2 && in.modifiers.size() == 2) {
+    if (op == Opcode::kCvt && n == 2 && types.size() == 2 && in.modifiers.size() == 2) {
       unsigned wd = type_width(types[0]), ws = type_width(types[1]);
       if (wd < 8 || ws < 8) return generic;
       LaneBits x1 = read(i, 1, ws);
@@ -655,8 +658,8 @@ bool WarpBits::compare_uniform(InstId inst) const {
 
 bool WarpBits::compare_uniform_with(InstId i, WarpBitsSolver& s) const {
   const Instruction& in = a_->ir.inst(i);
-  if (in.opcode != "setp" || in.operands.size() != 3 || in.modifiers.size() != 2) return false;
-  ScalarType t = scalar_type_from_name(in.modifiers[1]);
+  if (in.op != Opcode::kSetp || in.operands.size() != 3 || in.modifiers.size() != 2) return false;
+  ScalarType t = isa::type_from_spelling(in.modifiers[1]);
   unsigned w = type_width(t);
   if (w < 8) return false; // floating point (or no type): not refined
   std::string_view cmp = in.modifiers[0];

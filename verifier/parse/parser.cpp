@@ -373,8 +373,8 @@ void Parser::parse_section(Module& m, SourceLoc loc) {
     SourceLoc eloc = here();
     std::string_view dir;
     if (peek_directive(dir)) {
-      ScalarType t = scalar_type_from_name(dir);
-      if (t == ScalarType::kUnknown || scalar_type_size(t) == 0 || t == ScalarType::kPred)
+      ScalarType t = isa::type_from_spelling(dir);
+      if (t == ScalarType::kUnknown || isa::size_bytes(t) == 0 || t == ScalarType::kPred)
         fail_expected("'.b8', '.b16', '.b32', '.b64' or a label");
       p_ += 1 + dir.size();
       if (t != pending.type) {

@@ -97,7 +97,7 @@ void Printer::decl(const VarDecl& d) {
     num(d.vector_width);
   }
   out_ += " .";
-  out_ += scalar_type_name(d.type);
+  out_ += isa::spelling(d.type);
   if (d.is_ptr) {
     out_ += " .ptr";
     if (d.ptr_space != StateSpace::kNone) {
@@ -338,7 +338,7 @@ void Printer::section(const Section& s) {
       }
       if (on_line == 0) {
         out_ += "\t.";
-        out_ += scalar_type_name(e.type);
+        out_ += isa::spelling(e.type);
         out_ += ' ';
       } else {
         out_ += ", ";

@@ -74,7 +74,7 @@ void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc lo
   p_ += 1 + dir.size();
   bool in_ptr = false;
   while (peek_directive(dir)) {
-    ScalarType t = scalar_type_from_name(dir);
+    ScalarType t = isa::type_from_spelling(dir);
     if (t != ScalarType::kUnknown) {
       if (d.type != ScalarType::kUnknown) fail_here("more than one type in a declaration");
       d.type = t;
@@ -155,6 +155,7 @@ Instruction Parser::parse_instruction(SourceLoc loc) {
   if (p_ >= end_ || !((*p_ >= 'a' && *p_ <= 'z') || (*p_ >= 'A' && *p_ <= 'Z')))
     fail_expected("an instruction");
   if (!lex_identifier(p_, end_, inst.opcode)) fail_expected("an instruction");
+  inst.op = isa::opcode_from_spelling(inst.opcode);
   (void)op_start;
   const char* mods_start = p_;
   mod_scratch_.clear();

@@ -17,12 +17,12 @@ using namespace analysis;
 enum class Collective { kNone, kAligned, kUnaligned };
 
 Collective classify(const Instruction& inst) {
-  if (inst.opcode == "bar") {
+  if (inst.op == Opcode::kBar) {
     if (inst.has_modifier("warp")) return Collective::kNone; // bar.warp.sync: a member mask
     return Collective::kAligned;                             // bar.sync/arrive/red: aligned
   }
   if (inst.has_modifier("aligned")) return Collective::kAligned;
-  if (inst.opcode == "barrier") {
+  if (inst.op == Opcode::kBarrier) {
     for (std::string_view m : {"sync", "arrive", "red", "wait"})
       if (inst.has_modifier(m)) return Collective::kUnaligned;
   }
@@ -57,7 +57,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     // a thread count, and warp-wide .aligned operations, need whole warps only.
     // The count is operand 1 of bar.sync/bar.arrive (`bar.sync a{, b}`) and operand 2 of bar.red
     // (`bar.red.op d, a{, b}, c`).
-    bool cta_wide = (inst.opcode == "bar" || inst.opcode == "barrier") &&
+    bool cta_wide = (inst.op == Opcode::kBar || inst.op == Opcode::kBarrier) &&
                     inst.operands.size() < (inst.has_modifier("red") ? 4u : 2u);
     auto& div = cta_wide ? threads : warps;
     if (!div) div = &a.divergence(ctx.module(), cta_wide);
@@ -73,7 +73,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     // same in every lane of each warp may still differ between the four (a role read per warp
     // from shared memory, a warp index compared on a boundary that is no multiple of 4): a
     // warning, since the warps' roles usually agree by construction the PTX does not show.
-    if (!due && (inst.opcode == "wgmma" || inst.opcode == "setmaxnreg")) {
+    if (!due && (inst.op == Opcode::kWgmma || inst.op == Opcode::kSetmaxnreg)) {
       // Control flow the same in every thread of the block is the same in every warpgroup:
       // the block-level facts (needed for the CTA barriers such kernels have anyway) settle the
       // common case without a warpgroup-level analysis.

@@ -3,6 +3,8 @@
 // is live.
 #include "dead-value.h"
 
+#include "ptxkit/verifier/analysis/memory_access.h"
+
 #include <algorithm>
 
 namespace ptxkit::verifier {
@@ -12,20 +14,12 @@ namespace {
 using namespace analysis;
 
 bool is_load(const Instruction& inst) {
-  return inst.opcode == "ld" || inst.opcode == "ldu";
+  return inst.op == Opcode::kLd || inst.op == Opcode::kLdu;
 }
 
 // Side-effect-free: the only effect is the register results.
 bool is_pure(const Instruction& inst) {
-  static constexpr std::string_view kPure[] = {
-      "add",  "sub",      "mul",   "mad",        "fma",   "div",  "rem",  "abs",  "neg",   "min",
-      "max",  "and",      "or",    "xor",        "not",   "shl",  "shr",  "cnot", "lop3",  "bfe",
-      "bfi",  "brev",     "clz",   "popc",       "prmt",  "shf",  "selp", "set",  "setp",  "slct",
-      "cvt",  "cvta",     "mov",   "sqrt",       "rsqrt", "rcp",  "sin",  "cos",  "lg2",   "ex2",
-      "tanh", "copysign", "testp", "bmsk",       "szext", "dp4a", "dp2a", "sad",  "mul24", "mad24",
-      "fns",  "isspacep", "mapa",  "getctarank", "ld",    "ldu",  "cvt",
-  };
-  if (std::find(std::begin(kPure), std::end(kPure), inst.opcode) == std::end(kPure)) return false;
+  if (!isa::has(inst.op, isa::kPure) && !is_load(inst)) return false;
   if (inst.has_modifier("cc")) return false;
   if (is_load(inst)) {
     for (std::string_view m : {"volatile", "acquire", "relaxed", "mmio", "sys"})
@@ -49,26 +43,6 @@ bool reads_call_result(const Function& fn, const Instruction& inst) {
 
 bool is_debug_build(const Module& m) {
   return std::find(m.targets.begin(), m.targets.end(), "debug") != m.targets.end();
-}
-
-// The load reads the thread's local stack: `.local` space, or a generic address derived from
-// `cvta.local` / the `__local_depot` symbol (debug builds reload spilled variables this way).
-bool reads_local_stack(const FunctionAnalysis& a, InstId i) {
-  const Instruction& inst = a.ir.inst(i);
-  if (inst.has_modifier("local")) return true;
-  ValueId v = a.values.value_of(i, 1);
-  for (int depth = 0; depth < 6 && v != kNoId; ++depth) {
-    InstId d = a.values.defining_instruction(v);
-    if (d == kNoId) return false;
-    const Instruction& di = a.ir.inst(d);
-    if (di.opcode == "cvta" && di.has_modifier("local")) return true;
-    if (di.opcode == "mov" && di.operands.size() == 2 &&
-        di.operands[1].text().starts_with("__local_depot"))
-      return true;
-    if (di.opcode != "add" && di.opcode != "sub" && di.opcode != "mov") return false;
-    v = a.values.value_of(d, 1);
-  }
-  return false;
 }
 
 class DeadValueRule final : public Rule {
@@ -169,7 +143,7 @@ void DeadValueRule::check(RuleContext& ctx) const {
     // A parameter read is free and nvcc leaves unused ones behind when it copies a struct
     // parameter field by field: a warning, like other dead values.
     bool param_read = load && inst.has_modifier("param");
-    Severity severity = load && !param_read && !debug && !reads_local_stack(a, i)
+    Severity severity = load && !param_read && !debug && !local_stack_address(a, i, 1)
                             ? Severity::kError
                             : Severity::kWarning;
     std::string name = ir.reg_name(first);

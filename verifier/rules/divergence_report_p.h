@@ -101,7 +101,7 @@ inline DivergenceCause divergence_cause(const analysis::FunctionAnalysis& a,
   DivergenceCause c{div.cause(b), false};
   if (c.inst != analysis::kNoId) {
     const Instruction& ci = a.ir.inst(c.inst);
-    c.is_exit = ci.opcode == "ret" || ci.opcode == "exit";
+    c.is_exit = ci.op == Opcode::kRet || ci.op == Opcode::kExit;
   }
   return c;
 }

@@ -76,10 +76,11 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     // wait only for the lanes of the mask that have not exited, and their result covers the
     // lanes still running: a warning. A shuffle there may read an exited lane's register, and a
     // guarded `exit` written into the PTX is deliberate: errors.
-    std::string_view op = inst.opcode;
+    const Opcode op = inst.op;
     if (after_exit && !partial && !guarded && !cause.is_exit &&
         targets_sm70_or_later(ctx.module()) &&
-        (op == "vote" || op == "match" || op == "redux" || op == "bar")) {
+        (op == Opcode::kVote || op == Opcode::kMatch || op == Opcode::kRedux ||
+         op == Opcode::kBar)) {
       Finding& f = ctx.report(i,
                               what + " after a lane-varying exit: from sm_70 on it waits only for "
                                      "the lanes that have not exited (their result leaves the "

@@ -3,6 +3,8 @@
 // until a broadcast, an owner-only guard, or an unguarded store.
 #include "reduction-broadcast.h"
 
+#include "ptxkit/verifier/analysis/memory_access.h"
+
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -17,7 +19,7 @@ using namespace analysis;
 enum class Mode : std::uint8_t { kNone, kDown, kUp, kBfly, kIdx };
 
 Mode shfl_mode(const Instruction& inst) {
-  if (inst.opcode != "shfl") return Mode::kNone;
+  if (inst.op != Opcode::kShfl) return Mode::kNone;
   if (inst.has_modifier("down")) return Mode::kDown;
   if (inst.has_modifier("up")) return Mode::kUp;
   if (inst.has_modifier("bfly")) return Mode::kBfly;
@@ -35,15 +37,15 @@ std::optional<std::int64_t> const_int(const FunctionAnalysis& a, InstId i, std::
   InstId d = a.values.defining_instruction(v);
   if (d == kNoId || a.ir.info(d).guard != kNoId) return std::nullopt;
   const Instruction& di = a.ir.inst(d);
-  if (di.opcode == "mov" && di.operands.size() == 2 && di.operands[1].kind == OperandKind::kImmInt)
+  if (di.op == Opcode::kMov && di.operands.size() == 2 &&
+      di.operands[1].kind == OperandKind::kImmInt)
     return di.operands[1].int_value();
   return std::nullopt;
 }
 
 bool is_reduce_op(const Instruction& inst) {
-  static constexpr std::string_view kOps[] = {"add", "mul", "min", "max", "and", "or", "xor"};
-  return std::find(std::begin(kOps), std::end(kOps), inst.opcode) != std::end(kOps) &&
-         inst.operands.size() == 3 && !inst.has_modifier("cc");
+  return isa::has(inst.op, isa::kAssociative) && inst.operands.size() == 3 &&
+         !inst.has_modifier("cc");
 }
 
 struct Step {
@@ -145,12 +147,12 @@ public:
       if (k >= inst.operands.size()) return false;
       return implies(vn.value_of(x.inst, k), inst.operands[k].negated() ? !h : h, depth + 1);
     };
-    if (inst.opcode == "and" && inst.has_modifier("pred"))
+    if (inst.op == Opcode::kAnd && inst.has_modifier("pred"))
       return holds && (operand_implies(1, true) || operand_implies(2, true));
-    if (inst.opcode == "or" && inst.has_modifier("pred"))
+    if (inst.op == Opcode::kOr && inst.has_modifier("pred"))
       return !holds && (operand_implies(1, false) || operand_implies(2, false));
-    if (inst.opcode == "not" && inst.has_modifier("pred")) return operand_implies(1, !holds);
-    if (inst.opcode != "setp" || inst.operands.size() < 3) return false;
+    if (inst.op == Opcode::kNot && inst.has_modifier("pred")) return operand_implies(1, !holds);
+    if (inst.op != Opcode::kSetp || inst.operands.size() < 3) return false;
     if (a_.ir.mention(x.mention).element == 1) holds = !holds; // q of `setp p|q`
     // `setp.cmp.and p, a, b, q`: p implies both parts; `.or`: !p implies neither holds.
     if (inst.operands.size() >= 4) {
@@ -224,7 +226,7 @@ private:
       return true;
     }
     InstId d = vn.defining_instruction(v);
-    if (d != kNoId && a_.ir.info(d).guard == kNoId && a_.ir.inst(d).opcode == "mov" &&
+    if (d != kNoId && a_.ir.info(d).guard == kNoId && a_.ir.inst(d).op == Opcode::kMov &&
         a_.ir.inst(d).operands.size() == 2 &&
         a_.ir.inst(d).operands[1].kind == OperandKind::kImmInt)
       return a_.ir.inst(d).operands[1].int_value() != eq; // never equal: vacuous
@@ -241,31 +243,31 @@ private:
     InstId d = a_.values.defining_instruction(v);
     if (d == kNoId || a_.ir.info(d).guard != kNoId) return 0;
     const Instruction& inst = a_.ir.inst(d);
-    if (inst.opcode == "mov" && inst.operands.size() == 2 &&
+    if (inst.op == Opcode::kMov && inst.operands.size() == 2 &&
         inst.operands[1].kind == OperandKind::kSpecialReg) {
       std::string_view sr = inst.operands[1].text();
       return sr == "%laneid" || sr == "%tid.x" ? 31u : 0u;
     }
-    if (inst.opcode == "cvt") return lane_bits(a_.values.value_of(d, 1), depth + 1);
-    if (inst.opcode == "and" && inst.operands.size() == 3) {
+    if (inst.op == Opcode::kCvt) return lane_bits(a_.values.value_of(d, 1), depth + 1);
+    if (inst.op == Opcode::kAnd && inst.operands.size() == 3) {
       for (std::uint32_t k : {1u, 2u})
         if (auto m = const_int(a_, d, k))
           return lane_bits(a_.values.value_of(d, 3 - k), depth + 1) &
                  static_cast<std::uint32_t>(*m);
       return 0;
     }
-    if (inst.opcode == "rem" && inst.operands.size() == 3) {
+    if (inst.op == Opcode::kRem && inst.operands.size() == 3) {
       auto m = const_int(a_, d, 2);
       if (!m || *m <= 0 || (*m & (*m - 1)) != 0) return 0;
       return lane_bits(a_.values.value_of(d, 1), depth + 1) & static_cast<std::uint32_t>(*m - 1);
     }
     // A linear thread id: tid.x plus lane-uniform terms (tid.y * ntid.x, ...): assumed to keep
     // the lane bits (block x-dimension a multiple of 32, or a 1-D block).
-    if ((inst.opcode == "add" || inst.opcode == "mad") && inst.operands.size() >= 3) {
+    if ((inst.op == Opcode::kAdd || inst.op == Opcode::kMad) && inst.operands.size() >= 3) {
       std::uint32_t best = 0;
       for (std::uint32_t k = 1; k < inst.operands.size(); ++k) {
         std::uint32_t bits = lane_bits(a_.values.value_of(d, k), depth + 1);
-        if (bits != 0 && inst.opcode == "mad" && k != 3) return 0;
+        if (bits != 0 && inst.op == Opcode::kMad && k != 3) return 0;
         best = std::max(best, bits);
       }
       return best;
@@ -278,28 +280,12 @@ private:
   std::unordered_map<BlockId, bool> block_memo_;
 };
 
-bool is_local_address(const FunctionAnalysis& a, InstId i) {
-  ValueId v = a.values.value_of(i, 0);
-  for (int depth = 0; depth < 6 && v != kNoId; ++depth) {
-    InstId d = a.values.defining_instruction(v);
-    if (d == kNoId) return false;
-    const Instruction& di = a.ir.inst(d);
-    if (di.opcode == "cvta" && di.has_modifier("local")) return true;
-    if (di.opcode == "mov" && di.operands.size() == 2 &&
-        di.operands[1].text().starts_with("__local_depot"))
-      return true;
-    if (di.opcode != "add" && di.opcode != "sub" && di.opcode != "mov") return false;
-    v = a.values.value_of(d, 1);
-  }
-  return false;
-}
-
 // A store, atomic or reduction into memory other lanes or later kernels can see.
 bool is_sink(const FunctionAnalysis& a, InstId i) {
   const Instruction& inst = a.ir.inst(i);
-  if (inst.opcode != "st" && inst.opcode != "red" && inst.opcode != "atom") return false;
+  if (inst.op != Opcode::kSt && inst.op != Opcode::kRed && inst.op != Opcode::kAtom) return false;
   if (inst.has_modifier("local") || inst.has_modifier("param")) return false;
-  return !is_local_address(a, i);
+  return !local_stack_address(a, i, 0);
 }
 
 class ReductionBroadcastRule final : public Rule {
@@ -323,7 +309,7 @@ bool is_broadcast(const FunctionAnalysis& a, const Tree& t, InstId i) {
 
 // Whether i is a register copy (`mov`) whose result is the value v.
 bool is_copy_of(const FunctionAnalysis& a, InstId i, ValueId v) {
-  if (a.ir.inst(i).opcode != "mov") return false;
+  if (a.ir.inst(i).op != Opcode::kMov) return false;
   const InstInfo& info = a.ir.info(i);
   for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m)
     if (a.ir.mention(m).is_def && a.values.leader(a.values.ssa_def(m)) == v) return true;

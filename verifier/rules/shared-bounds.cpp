@@ -34,7 +34,7 @@ void SharedBoundsRule::check(RuleContext& ctx) const {
     if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
     const Instruction& inst = a.ir.inst(i);
     for (const MemoryOperand& mo : memory_operands(inst)) {
-      if (inst.opcode == "cp") continue; // the copy size is an operand, not the type
+      if (inst.op == Opcode::kCp) continue; // the copy size is an operand, not the type
       AbsValue v = prov.operand_value(i, mo.operand);
       if (v.kind != AbsValue::Kind::kAddr || v.space != AddrSpace::kShared || !v.var ||
           !v.has_range || !v.exact)
@@ -43,7 +43,8 @@ void SharedBoundsRule::check(RuleContext& ctx) const {
           mo.space == AddrSpace::kShared ? !v.generic : (mo.space == AddrSpace::kNone && v.generic);
       if (!right_form || has_unknown_dim(*v.var)) continue;
       std::uint32_t width = access_width(inst);
-      if (inst.opcode == "ldmatrix" || inst.opcode == "stmatrix") width = 16; // a row per lane
+      if (inst.op == Opcode::kLdmatrix || inst.op == Opcode::kStmatrix)
+        width = 16; // a row per lane
       if (width == 0) continue;
       std::uint64_t size = v.var->size_in_bytes();
       if (size == 0) continue;

@@ -22,13 +22,13 @@ bool is_float(const Instruction& inst) {
 }
 
 bool is_float_max(const Instruction& inst) {
-  return inst.opcode == "max" && is_float(inst);
+  return inst.op == Opcode::kMax && is_float(inst);
 }
 
 // `setp` instruction c says x > y (or x >= y): a gt/ge test of (x, y) or a lt/le test of (y, x).
 bool says_greater(const FunctionAnalysis& a, InstId c, ValueId x, ValueId y) {
   const Instruction& cmp = a.ir.inst(c);
-  if (cmp.opcode != "setp" || cmp.operands.size() != 3) return false;
+  if (cmp.op != Opcode::kSetp || cmp.operands.size() != 3) return false;
   const ValueNumbering& vn = a.values;
   ValueId u = vn.value_of(c, 1), v = vn.value_of(c, 2); // kNoId for an immediate
   if (u == kNoId || v == kNoId || x == kNoId || y == kNoId) return false;
@@ -47,7 +47,7 @@ bool says_greater(const FunctionAnalysis& a, InstId c, ValueId x, ValueId y) {
 // maximum written as a compare and select (`m = s > m ? s : m`).
 bool is_select_max(const FunctionAnalysis& a, InstId i) {
   const Instruction& in = a.ir.inst(i);
-  if (in.opcode != "selp" || !is_float(in) || in.operands.size() != 4) return false;
+  if (in.op != Opcode::kSelp || !is_float(in) || in.operands.size() != 4) return false;
   const ValueNumbering& vn = a.values;
   ValueId x = vn.value_of(i, 1), y = vn.value_of(i, 2), p = vn.value_of(i, 3);
   InstId c = p == kNoId ? kNoId : vn.defining_instruction(p);
@@ -117,7 +117,7 @@ private:
   bool guarded_max(const ValueInfo& x) const {
     const Instruction& w = a_.ir.inst(x.inst);
     InstId c = x.pred == kNoId ? kNoId : a_.values.defining_instruction(x.pred);
-    if (w.opcode != "mov" || c == kNoId || x.fresh == kNoId || x.prior == kNoId) return false;
+    if (w.op != Opcode::kMov || c == kNoId || x.fresh == kNoId || x.prior == kNoId) return false;
     // `@p`: p must say s > m; `@!p`: p must say m > s.
     return x.negated ? says_greater(a_, c, x.prior, x.fresh)
                      : says_greater(a_, c, x.fresh, x.prior);
@@ -146,7 +146,7 @@ Coeff coeff_of(const FunctionAnalysis& a, InstId i, std::uint32_t k) {
   // A register holding an immediate (`mov.f32 %f44, 0f3BBB989D`) compares as the immediate.
   if (c.value != kNoId && !c.imm) {
     InstId d = a.values.defining_instruction(c.value);
-    if (d != kNoId && a.ir.inst(d).opcode == "mov" && a.ir.info(d).guard == kNoId &&
+    if (d != kNoId && a.ir.inst(d).op == Opcode::kMov && a.ir.info(d).guard == kNoId &&
         a.ir.inst(d).operands.size() == 2 &&
         a.ir.inst(d).operands[1].kind == OperandKind::kImmFloat)
       c.imm = a.ir.inst(d).operands[1].float_value();
@@ -164,11 +164,11 @@ bool negated_coeff(const Coeff& x, const Coeff& y) {
 }
 
 // The instruction defining operand k's value, with its opcode, or kNoId.
-InstId def_with(const FunctionAnalysis& a, InstId i, std::uint32_t k, std::string_view opcode) {
+InstId def_with(const FunctionAnalysis& a, InstId i, std::uint32_t k, Opcode opcode) {
   ValueId v = a.values.value_of(i, k);
   if (v == kNoId) return kNoId;
   InstId d = a.values.defining_instruction(v);
-  if (d == kNoId || a.ir.info(d).guard != kNoId || a.ir.inst(d).opcode != opcode) return kNoId;
+  if (d == kNoId || a.ir.info(d).guard != kNoId || a.ir.inst(d).op != opcode) return kNoId;
   return d;
 }
 
@@ -184,25 +184,25 @@ std::vector<Difference> differences(const FunctionAnalysis& a, InstId i) {
   if (!is_float(inst) || a.ir.info(i).guard != kNoId) return out;
   const ValueNumbering& vn = a.values;
   const auto n_ops = inst.operands.size();
-  if (inst.opcode == "sub" && n_ops == 3) {
+  if (inst.op == Opcode::kSub && n_ops == 3) {
     out.push_back({vn.value_of(i, 1), vn.value_of(i, 2)});
     // a·c − b·c
-    InstId m1 = def_with(a, i, 1, "mul"), m2 = def_with(a, i, 2, "mul");
+    InstId m1 = def_with(a, i, 1, Opcode::kMul), m2 = def_with(a, i, 2, Opcode::kMul);
     if (m1 != kNoId && m2 != kNoId) {
       for (std::uint32_t k : {1u, 2u})
         for (std::uint32_t l : {1u, 2u})
           if (same_coeff(coeff_of(a, m1, 3 - k), coeff_of(a, m2, 3 - l)))
             out.push_back({vn.value_of(m1, k), vn.value_of(m2, l)});
     }
-  } else if (inst.opcode == "add" && n_ops == 3) {
+  } else if (inst.op == Opcode::kAdd && n_ops == 3) {
     for (std::uint32_t k : {1u, 2u})
-      if (InstId n = def_with(a, i, k, "neg"); n != kNoId)
+      if (InstId n = def_with(a, i, k, Opcode::kNeg); n != kNoId)
         out.push_back({vn.value_of(i, 3 - k), vn.value_of(n, 1)});
-  } else if ((inst.opcode == "fma" || inst.opcode == "mad") && n_ops == 4) {
+  } else if ((inst.op == Opcode::kFma || inst.op == Opcode::kMad) && n_ops == 4) {
     // fma(x, y, n) = x·y + n with n the negated, scaled subtrahend.
     Coeff x = coeff_of(a, i, 1), y = coeff_of(a, i, 2);
-    if (InstId n = def_with(a, i, 3, "neg"); n != kNoId) {
-      if (InstId m = def_with(a, n, 1, "mul"); m != kNoId) {
+    if (InstId n = def_with(a, i, 3, Opcode::kNeg); n != kNoId) {
+      if (InstId m = def_with(a, n, 1, Opcode::kMul); m != kNoId) {
         Coeff m1 = coeff_of(a, m, 1), m2 = coeff_of(a, m, 2);
         if (same_coeff(m2, y)) out.push_back({vn.value_of(i, 1), vn.value_of(m, 1)});
         if (same_coeff(m1, y)) out.push_back({vn.value_of(i, 1), vn.value_of(m, 2)});
@@ -213,7 +213,7 @@ std::vector<Difference> differences(const FunctionAnalysis& a, InstId i) {
       out.push_back({vn.value_of(i, 1), b});
       out.push_back({vn.value_of(i, 2), b});
     }
-    if (InstId m = def_with(a, i, 3, "mul"); m != kNoId) {
+    if (InstId m = def_with(a, i, 3, Opcode::kMul); m != kNoId) {
       Coeff m1 = coeff_of(a, m, 1), m2 = coeff_of(a, m, 2);
       if (negated_coeff(m2, y)) out.push_back({vn.value_of(i, 1), vn.value_of(m, 1)});
       if (negated_coeff(m1, y)) out.push_back({vn.value_of(i, 1), vn.value_of(m, 2)});
@@ -229,8 +229,9 @@ std::vector<Difference> differences(const FunctionAnalysis& a, InstId i) {
 
 // The `ex2` that the result of i reaches through at most six float arithmetic steps, or kNoId.
 InstId reaches_ex2(const FunctionAnalysis& a, InstId i) {
-  static constexpr std::string_view kThrough[] = {"mul", "fma", "mad", "add", "sub",
-                                                  "neg", "cvt", "mov", "abs"};
+  static constexpr Opcode kThrough[] = {Opcode::kMul, Opcode::kFma, Opcode::kMad,
+                                        Opcode::kAdd, Opcode::kSub, Opcode::kNeg,
+                                        Opcode::kCvt, Opcode::kMov, Opcode::kAbs};
   const ValueNumbering& vn = a.values;
   std::vector<std::pair<InstId, int>> work{{i, 0}};
   std::set<InstId> seen{i};
@@ -243,9 +244,9 @@ InstId reaches_ex2(const FunctionAnalysis& a, InstId i) {
       for (const ValueUse& u : vn.uses(vn.ssa_def(m))) {
         if (u.inst == kNoId || u.via_guard) continue;
         const Instruction& ui = a.ir.inst(u.inst);
-        if (ui.opcode == "ex2") return u.inst;
+        if (ui.op == Opcode::kEx2) return u.inst;
         if (depth < 6 &&
-            std::find(std::begin(kThrough), std::end(kThrough), ui.opcode) != std::end(kThrough) &&
+            std::find(std::begin(kThrough), std::end(kThrough), ui.op) != std::end(kThrough) &&
             seen.insert(u.inst).second)
           work.push_back({u.inst, depth + 1});
       }
@@ -261,7 +262,7 @@ ValueId strip_safe_select(const FunctionAnalysis& a, ValueId v) {
   InstId d = a.values.defining_instruction(v);
   if (d == kNoId || a.ir.info(d).guard != kNoId) return v;
   const Instruction& inst = a.ir.inst(d);
-  if (inst.opcode != "selp" || inst.operands.size() != 4) return v;
+  if (inst.op != Opcode::kSelp || inst.operands.size() != 4) return v;
   bool imm1 = inst.operands[1].kind == OperandKind::kImmFloat;
   bool imm2 = inst.operands[2].kind == OperandKind::kImmFloat;
   if (imm1 == imm2) return v;
@@ -275,8 +276,9 @@ ValueId strip_safe_select(const FunctionAnalysis& a, ValueId v) {
 std::set<ValueId> accumulators_fed(const FunctionAnalysis& a, LoopId loop, InstId ex2) {
   // Warp-reduced sums come back through shuffles. (Not through the tensor cores: a wgmma/mma
   // makes every output register depend on every input one, mixing the rows whose maxima differ.)
-  static constexpr std::string_view kThrough[] = {"mul", "fma", "mad",  "add", "sub",
-                                                  "mov", "cvt", "selp", "shfl"};
+  static constexpr Opcode kThrough[] = {Opcode::kMul, Opcode::kFma,  Opcode::kMad,
+                                        Opcode::kAdd, Opcode::kSub,  Opcode::kMov,
+                                        Opcode::kCvt, Opcode::kSelp, Opcode::kShfl};
   const ValueNumbering& vn = a.values;
   const BlockId header = a.loops.loop(loop).header;
   std::set<ValueId> out;
@@ -296,7 +298,7 @@ std::set<ValueId> accumulators_fed(const FunctionAnalysis& a, LoopId loop, InstI
         }
         const Instruction& ui = a.ir.inst(u.inst);
         if (depth < 24 &&
-            std::find(std::begin(kThrough), std::end(kThrough), ui.opcode) != std::end(kThrough) &&
+            std::find(std::begin(kThrough), std::end(kThrough), ui.op) != std::end(kThrough) &&
             seen.insert(u.inst).second)
           work.push_back({u.inst, depth + 1});
       }
@@ -309,14 +311,15 @@ std::set<ValueId> accumulators_fed(const FunctionAnalysis& a, LoopId loop, InstI
 // arithmetic steps (copies, conversions, products, the reciprocal of a division form).
 bool derived_from(const FunctionAnalysis& a, ValueId v, const std::set<InstId>& factors,
                   int depth = 0) {
-  static constexpr std::string_view kThrough[] = {"mov", "cvt", "mul", "fma", "mad", "add",
-                                                  "sub", "neg", "rcp", "div", "ex2", "selp"};
+  static constexpr Opcode kThrough[] = {Opcode::kMov, Opcode::kCvt, Opcode::kMul, Opcode::kFma,
+                                        Opcode::kMad, Opcode::kAdd, Opcode::kSub, Opcode::kNeg,
+                                        Opcode::kRcp, Opcode::kDiv, Opcode::kEx2, Opcode::kSelp};
   InstId d = v == kNoId ? kNoId : a.values.defining_instruction(v);
   if (d == kNoId) return false;
   if (factors.count(d)) return true;
   const Instruction& in = a.ir.inst(d);
   if (depth >= 6 ||
-      std::find(std::begin(kThrough), std::end(kThrough), in.opcode) == std::end(kThrough))
+      std::find(std::begin(kThrough), std::end(kThrough), in.op) == std::end(kThrough))
     return false;
   for (std::uint32_t k = 1; k < in.operands.size(); ++k)
     if (in.operands[k].kind == OperandKind::kRegister &&
@@ -329,8 +332,9 @@ bool derived_from(const FunctionAnalysis& a, ValueId v, const std::set<InstId>& 
 // value computed from one of them inside the loop (sums, products, copies, selects),
 // up to its back-edge value.
 std::set<ValueId> state_chain(const FunctionAnalysis& a, LoopId loop, ValueId acc) {
-  static constexpr std::string_view kThrough[] = {"add", "sub", "fma",  "mad", "mul",
-                                                  "mov", "cvt", "selp", "neg"};
+  static constexpr Opcode kThrough[] = {Opcode::kAdd, Opcode::kSub,  Opcode::kFma,
+                                        Opcode::kMad, Opcode::kMul,  Opcode::kMov,
+                                        Opcode::kCvt, Opcode::kSelp, Opcode::kNeg};
   const ValueNumbering& vn = a.values;
   std::set<ValueId> chain{acc};
   std::vector<ValueId> work{acc};
@@ -347,7 +351,7 @@ std::set<ValueId> state_chain(const FunctionAnalysis& a, LoopId loop, ValueId ac
       }
       if (u.via_guard || !a.loops.contains(loop, a.cfg.block_of(u.inst))) continue;
       const Instruction& in = a.ir.inst(u.inst);
-      if (std::find(std::begin(kThrough), std::end(kThrough), in.opcode) == std::end(kThrough))
+      if (std::find(std::begin(kThrough), std::end(kThrough), in.op) == std::end(kThrough))
         continue;
       const InstInfo& info = a.ir.info(u.inst);
       for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
@@ -376,9 +380,9 @@ bool applied(const FunctionAnalysis& a, LoopId loop, const std::set<ValueId>& ch
         return j < in.operands.size() && in.operands[j].kind == OperandKind::kRegister &&
                derived_from(a, vn.value_of(u.inst, j), one);
       };
-      bool product = in.opcode == "mul" || in.opcode == "fma" || in.opcode == "mad";
+      bool product = in.op == Opcode::kMul || in.op == Opcode::kFma || in.op == Opcode::kMad;
       if (product && (k == 1 || k == 2) && other(3 - k)) return true;
-      if (in.opcode == "div" && k == 1 && other(2)) return true;
+      if (in.op == Opcode::kDiv && k == 1 && other(2)) return true;
     }
   return false;
 }
@@ -395,7 +399,7 @@ int param_position(const FunctionAnalysis& a, ValueId v) {
   InstId d = v == kNoId ? kNoId : a.values.defining_instruction(v);
   if (d == kNoId) return -1;
   const Instruction& in = a.ir.inst(d);
-  if (in.opcode != "ld" || !in.has_modifier("param") || in.operands.size() != 2 ||
+  if (in.op != Opcode::kLd || !in.has_modifier("param") || in.operands.size() != 2 ||
       in.operands[1].kind != OperandKind::kAddress || in.operands[1].address_offset() != 0)
     return -1;
   const Function& fn = a.ir.function();
@@ -417,7 +421,7 @@ std::optional<ExpDifferenceSummary> summarize_exp_difference(const Function& fn)
       // The exponent is what the function returns (through copies and conversions).
       for (InstId s = 0; s < a.ir.size(); ++s) {
         const Instruction& st = a.ir.inst(s);
-        if (st.opcode != "st" || !st.has_modifier("param") || st.operands.size() != 2 ||
+        if (st.op != Opcode::kSt || !st.has_modifier("param") || st.operands.size() != 2 ||
             st.operands[0].kind != OperandKind::kAddress || st.operands[0].text() != ret)
           continue;
         if (derived_from(a, a.values.value_of(s, 1), {ex2}))
@@ -440,14 +444,14 @@ std::optional<CallFactor>
 call_factor(const FunctionAnalysis& a, const Module& m, InstId load,
             std::map<std::string_view, std::optional<ExpDifferenceSummary>>& summaries) {
   const Instruction& ld = a.ir.inst(load);
-  if (ld.opcode != "ld" || !ld.has_modifier("param") || ld.operands.size() != 2 ||
+  if (ld.op != Opcode::kLd || !ld.has_modifier("param") || ld.operands.size() != 2 ||
       ld.operands[1].kind != OperandKind::kAddress || a.ir.info(load).guard != kNoId)
     return {};
   const std::string_view retval = ld.operands[1].text();
   const BlockId b = a.cfg.block_of(load);
   InstId call = kNoId;
   for (InstId j = load; j-- > a.cfg.block(b).begin;)
-    if (a.ir.inst(j).opcode == "call") {
+    if (a.ir.inst(j).op == Opcode::kCall) {
       call = j;
       break;
     }
@@ -472,7 +476,7 @@ call_factor(const FunctionAnalysis& a, const Module& m, InstId load,
   auto stored = [&](std::string_view name, std::string& text) -> ValueId {
     for (InstId j = call; j-- > a.cfg.block(b).begin;) {
       const Instruction& st = a.ir.inst(j);
-      if (st.opcode == "st" && st.has_modifier("param") && st.operands.size() == 2 &&
+      if (st.op == Opcode::kSt && st.has_modifier("param") && st.operands.size() == 2 &&
           st.operands[0].kind == OperandKind::kAddress && st.operands[0].text() == name &&
           st.operands[0].address_offset() == 0) {
         text = std::string(st.operands[1].text());
@@ -561,7 +565,7 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
       std::uint32_t m = vn.mention_index(site, 1, 0, false);
       if (m != kNoId && vn.ssa_use(m) != kNoId) {
         InstId w = vn.defining_instruction(vn.ssa_use(m));
-        if (w != kNoId && w != upd && a.ir.inst(w).opcode == "mov")
+        if (w != kNoId && w != upd && a.ir.inst(w).op == Opcode::kMov)
           ctx.relate(f, w, minuend + " receives the new maximum here");
       }
       if (ex2 != site) ctx.relate(f, ex2, "the rescale factor is computed here");

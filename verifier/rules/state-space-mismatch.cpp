@@ -55,7 +55,7 @@ void StateSpaceMismatchRule::check(RuleContext& ctx) const {
   for (InstId i = 0; i < a.ir.size(); ++i) {
     if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
     const Instruction& inst = a.ir.inst(i);
-    if (inst.opcode == "cvta") {
+    if (inst.op == Opcode::kCvta) {
       if (inst.operands.size() == 2 && prov.operand_value(i, 1).kind == AbsValue::Kind::kAddr)
         ctx.add_sites();
       continue;

@@ -3,6 +3,8 @@
 // the few reads it leaves, so that the common guarded-definition shapes stay quiet.
 #include "undefined-register.h"
 
+#include "ptxkit/verifier/analysis/memory_access.h"
+
 #include <algorithm>
 #include <optional>
 #include <unordered_set>
@@ -168,35 +170,14 @@ private:
   std::unordered_set<std::uint64_t> seen_;
 };
 
-// The address operand k of i points into the thread's local stack (`.local`, or a generic
-// address from cvta.local / __local_depot through add/sub/mov).
-bool local_stack_address(const FunctionAnalysis& a, InstId i, std::uint32_t k) {
-  const Instruction& inst = a.ir.inst(i);
-  if (inst.has_modifier("local")) return true;
-  if (k >= inst.operands.size() || inst.operands[k].kind != OperandKind::kAddress) return false;
-  if (inst.operands[k].text().starts_with("__local_depot")) return true;
-  ValueId v = a.values.value_of(i, k);
-  for (int depth = 0; depth < 8 && v != kNoId; ++depth) {
-    InstId d = a.values.defining_instruction(v);
-    if (d == kNoId) return false;
-    const Instruction& di = a.ir.inst(d);
-    if (di.opcode == "cvta" && di.has_modifier("local")) return true;
-    if (di.opcode == "mov" && di.operands.size() == 2 &&
-        di.operands[1].text().starts_with("__local_depot"))
-      return true;
-    if (di.opcode != "add" && di.opcode != "sub" && di.opcode != "mov") return false;
-    v = a.values.value_of(d, 1);
-  }
-  return false;
-}
-
 // Instructions that only move bits (no arithmetic, no comparison, no effect but the copy):
 // an undefined word passing through them is not yet observed.
 bool moves_data(const FunctionAnalysis& a, InstId i) {
   const Instruction& inst = a.ir.inst(i);
-  std::string_view op = inst.opcode;
-  if (op == "mov" || op == "shfl" || op == "prmt" || op == "selp") return true;
-  if (op == "st") {
+  const Opcode op = inst.op;
+  if (op == Opcode::kMov || op == Opcode::kShfl || op == Opcode::kPrmt || op == Opcode::kSelp)
+    return true;
+  if (op == Opcode::kSt) {
     // A spill of the word to the thread's own stack (its value operand, not its address).
     return local_stack_address(a, i, 0);
   }
@@ -223,7 +204,7 @@ bool undefined_value_observed(const FunctionAnalysis& a, InstId i, ValueId read)
     for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
       const Mention& mm = a.ir.mention(m);
       if (!mm.is_def) {
-        if (a.ir.inst(x).opcode == "st" && mm.operand == 0 && vn.ssa_use(m) == read) return true;
+        if (a.ir.inst(x).op == Opcode::kSt && mm.operand == 0 && vn.ssa_use(m) == read) return true;
         continue;
       }
       std::vector<ValueId> vals{vn.ssa_def(m)};
@@ -253,7 +234,7 @@ bool undefined_value_observed(const FunctionAnalysis& a, InstId i, ValueId read)
 // "may be undefined", not a lost definition. Returns the predicated write, or kNoId.
 InstId guarded_write_after_fallback(const FunctionAnalysis& a, InstId i) {
   const Instruction& inst = a.ir.inst(i);
-  if (inst.opcode != "mov" || a.ir.info(i).guard != kNoId) return kNoId;
+  if (inst.op != Opcode::kMov || a.ir.info(i).guard != kNoId) return kNoId;
   RegId dest = kNoId;
   for (const Mention* m = a.ir.mentions_begin(i); m != a.ir.mentions_end(i); ++m)
     if (m->is_def) dest = m->reg;

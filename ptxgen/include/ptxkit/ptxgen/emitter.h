@@ -75,8 +75,10 @@ public:
   std::uint32_t alloc_reg(TypeId type);
   void emit(Instr instr, const Loc& loc);
   void error(std::string message, const Loc& loc);
-  // Records an error unless the target is at least sm_<sm>; returns whether it is.
-  bool require_sm(unsigned sm, std::string_view what, const Loc& loc);
+  // Records an error unless the target has `form` (its ISA table record's minimum target and
+  // PTX ISA version); returns whether it has. Every emitted instruction is checked the same way
+  // against its own record, in emit().
+  bool require(isa::Form form, const Loc& loc);
   void note_label_use(Label label, const Loc& loc);
   std::int32_t add_baked(std::string field, std::string value);
   // Declares a `.param` and returns its name (validated, unique).
@@ -159,6 +161,10 @@ public:
 
 private:
   std::string unique_name(std::string_view name, const Loc& loc, std::string_view what);
+  // The instruction's own requirements (its ISA table record), checked for each one emitted.
+  bool require_instruction(Op op, const Loc& loc);
+  bool require_target(std::string_view what, unsigned min_sm, unsigned min_ptx, bool arch_specific,
+                      const Loc& loc);
 
   Kernel kernel_;
   std::vector<Error> errors_;

@@ -1,8 +1,8 @@
 // types.h: the PTX register type tags (Pred, U32, F32, ...) and the concepts that classify them.
 //
 // A PTX type is a C++ type, so `Reg<F32>` and `Reg<U32>` are different handle types and an
-// instruction that mixes them does not compile. Each tag carries its table entry (TypeId), its
-// width and the C++ type an immediate of it is written with.
+// instruction that mixes them does not compile. Each tag names its ISA table record (TypeId),
+// from which its kind and width come, and the C++ type an immediate of it is written with.
 #pragma once
 
 #include "ptxkit/ptxgen/isa/table.h"
@@ -13,32 +13,33 @@
 
 namespace ptxkit::ptxgen {
 
-enum class TypeKind : std::uint8_t { kPred, kBits, kUnsigned, kSigned, kFloat, kHalf, kHalf2 };
+using isa::TypeKind;
 
-#define PTXKIT_DEFINE_TYPE_TAG(Name, Id, Kind, Cpp)                                                \
+// A tag's kind and width are its ISA table record's; the tag adds the C++ type of immediates.
+#define PTXKIT_DEFINE_TYPE_TAG(Name, Id, Cpp)                                                      \
   struct Name {                                                                                    \
     static constexpr TypeId id = TypeId::Id;                                                       \
-    static constexpr TypeKind kind = TypeKind::Kind;                                               \
+    static constexpr TypeKind kind = isa::kind(TypeId::Id);                                        \
     static constexpr unsigned bits = type_bits(TypeId::Id);                                        \
     using cpp_type = Cpp;                                                                          \
   }
 
-PTXKIT_DEFINE_TYPE_TAG(Pred, kPred, kPred, bool);
-PTXKIT_DEFINE_TYPE_TAG(B16, kB16, kBits, std::uint16_t);
-PTXKIT_DEFINE_TYPE_TAG(B32, kB32, kBits, std::uint32_t);
-PTXKIT_DEFINE_TYPE_TAG(B64, kB64, kBits, std::uint64_t);
-PTXKIT_DEFINE_TYPE_TAG(U16, kU16, kUnsigned, std::uint16_t);
-PTXKIT_DEFINE_TYPE_TAG(U32, kU32, kUnsigned, std::uint32_t);
-PTXKIT_DEFINE_TYPE_TAG(U64, kU64, kUnsigned, std::uint64_t);
-PTXKIT_DEFINE_TYPE_TAG(S16, kS16, kSigned, std::int16_t);
-PTXKIT_DEFINE_TYPE_TAG(S32, kS32, kSigned, std::int32_t);
-PTXKIT_DEFINE_TYPE_TAG(S64, kS64, kSigned, std::int64_t);
-PTXKIT_DEFINE_TYPE_TAG(F16, kF16, kHalf, float);              // immediates rounded to nearest f16
-PTXKIT_DEFINE_TYPE_TAG(F16x2, kF16x2, kHalf2, std::uint32_t); // immediates as raw bits
-PTXKIT_DEFINE_TYPE_TAG(BF16, kBF16, kHalf, float);            // immediates rounded to nearest bf16
-PTXKIT_DEFINE_TYPE_TAG(BF16x2, kBF16x2, kHalf2, std::uint32_t);
-PTXKIT_DEFINE_TYPE_TAG(F32, kF32, kFloat, float);
-PTXKIT_DEFINE_TYPE_TAG(F64, kF64, kFloat, double);
+PTXKIT_DEFINE_TYPE_TAG(Pred, kPred, bool);
+PTXKIT_DEFINE_TYPE_TAG(B16, kB16, std::uint16_t);
+PTXKIT_DEFINE_TYPE_TAG(B32, kB32, std::uint32_t);
+PTXKIT_DEFINE_TYPE_TAG(B64, kB64, std::uint64_t);
+PTXKIT_DEFINE_TYPE_TAG(U16, kU16, std::uint16_t);
+PTXKIT_DEFINE_TYPE_TAG(U32, kU32, std::uint32_t);
+PTXKIT_DEFINE_TYPE_TAG(U64, kU64, std::uint64_t);
+PTXKIT_DEFINE_TYPE_TAG(S16, kS16, std::int16_t);
+PTXKIT_DEFINE_TYPE_TAG(S32, kS32, std::int32_t);
+PTXKIT_DEFINE_TYPE_TAG(S64, kS64, std::int64_t);
+PTXKIT_DEFINE_TYPE_TAG(F16, kF16, float);             // immediates rounded to nearest f16
+PTXKIT_DEFINE_TYPE_TAG(F16x2, kF16x2, std::uint32_t); // immediates as raw bits
+PTXKIT_DEFINE_TYPE_TAG(BF16, kBF16, float);           // immediates rounded to nearest bf16
+PTXKIT_DEFINE_TYPE_TAG(BF16x2, kBF16x2, std::uint32_t);
+PTXKIT_DEFINE_TYPE_TAG(F32, kF32, float);
+PTXKIT_DEFINE_TYPE_TAG(F64, kF64, double);
 
 #undef PTXKIT_DEFINE_TYPE_TAG
 

@@ -14,6 +14,8 @@
 // `.reg` (inline-asm blocks often do `.reg .pred p;`): resolve them against the declarations.
 #pragma once
 
+#include "ptxkit/isa/isa.h"
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -69,45 +71,11 @@ enum class StateSpace : std::uint8_t {
 };
 
 // Fundamental PTX types as written in declarations (`.b32`, `.f16x2`, `.pred`, `.texref`...).
-enum class ScalarType : std::uint8_t {
-  kUnknown,
-  kB8,
-  kB16,
-  kB32,
-  kB64,
-  kB128,
-  kU8,
-  kU16,
-  kU32,
-  kU64,
-  kS8,
-  kS16,
-  kS32,
-  kS64,
-  kF16,
-  kF16x2,
-  kBF16,
-  kBF16x2,
-  kF32,
-  kF64,
-  kTF32,
-  kE4M3,
-  kE5M2,
-  kE4M3x2,
-  kE5M2x2,
-  kPred,
-  kTexRef,
-  kSamplerRef,
-  kSurfRef,
-};
+// A PTX fundamental type (isa/types.def; sizes, spellings and kinds are isa.h's).
+using ScalarType = isa::Type;
+// An instruction's opcode (isa/instructions.def; traits and spellings are isa.h's).
+using Opcode = isa::Opcode;
 
-// Size in bytes of one element of `t` (0 for kUnknown and the opaque texref/samplerref/surfref;
-// 1 for .pred, which has no memory size in PTX).
-std::uint32_t scalar_type_size(ScalarType t);
-// "b32", "f16x2", "pred"...; "" for kUnknown.
-std::string_view scalar_type_name(ScalarType t);
-// Inverse of scalar_type_name (without the dot); kUnknown when not a type.
-ScalarType scalar_type_from_name(std::string_view name);
 // "reg", "global", ... ; "" for kNone.
 std::string_view state_space_name(StateSpace s);
 
@@ -220,7 +188,8 @@ struct VarDecl {
 //   opcode "ld", modifiers {"global","nc","v4","f32"}, guard "%p0", guard_negated true.
 struct Instruction {
   SourceLoc loc;
-  std::string_view opcode;
+  std::string_view opcode;      // as written
+  Opcode op = Opcode::kUnknown; // its record in the ISA table (kUnknown: none)
   Span<std::string_view> modifiers;
   Span<Operand> operands;
   std::string_view guard; // predicate register name; empty when unguarded

@@ -223,7 +223,7 @@ private:
                     "PTX: f16/bf16 add/sub/mul round with .rn only");
       static_assert(!is_bf16_v<T> || (!M::ftz && !M::sat), "PTX: bf16 add/sub/mul take no "
                                                            ".ftz/.sat");
-      if constexpr (is_bf16_v<T>) self().require_sm(90, "add/sub/mul.bf16", loc);
+      if constexpr (is_bf16_v<T>) self().require(isa::Form::kBf16Arithmetic, loc);
     }
     return emit_binary<M, T>(op, a, c, loc);
   }

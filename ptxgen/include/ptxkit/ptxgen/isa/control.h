@@ -49,13 +49,14 @@ public:
   // membar.cta / membar.gl / membar.sys
   template <class S>
   void membar(S, Loc loc = Loc::current()) {
-    static_assert(S::min_sm == 0, "PTX: membar levels are .cta, .gl (scope::gpu) and .sys");
+    static_assert(S::form == isa::Form::kNone,
+                  "PTX: membar levels are .cta, .gl (scope::gpu) and .sys");
     self().emit_op(Op::kMembar, {S::membar_mod}, {}, {}, loc);
   }
   // fence.sc.scope / fence.acq_rel.scope
   template <class Sem, class S>
   void fence(Sem, S, Loc loc = Loc::current()) {
-    if constexpr (S::min_sm != 0) self().require_sm(S::min_sm, "fence scope .cluster", loc);
+    if constexpr (S::form != isa::Form::kNone) self().require(S::form, loc);
     self().emit_op(Op::kFence, {Sem::mod, S::mod}, {}, {}, loc);
   }
 

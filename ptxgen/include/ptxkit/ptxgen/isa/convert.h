@@ -130,7 +130,7 @@ public:
     if constexpr (is_bf16_v<From> || is_bf16_v<To>) {
       if constexpr (!(std::is_same_v<From, F32> && std::is_same_v<To, BF16>)&&!(
                         std::is_same_v<From, BF16> && std::is_same_v<To, F32>)) {
-        self().require_sm(90, "cvt with .bf16 other than cvt.rn.bf16.f32 / cvt.f32.bf16", loc);
+        self().require(isa::Form::kBf16Conversion, loc);
       }
     }
     Operand sa = detail::source(self(), a, loc);

@@ -178,7 +178,7 @@ private:
                   "PTX: setp takes only .ftz");
     static_assert(!M::ftz || std::is_same_v<T, F32> || std::is_same_v<T, F16>,
                   "PTX: setp .ftz applies to f32 and f16 only");
-    if constexpr (is_bf16_v<T>) self().require_sm(90, "setp.bf16", loc);
+    if constexpr (is_bf16_v<T>) self().require(isa::Form::kBf16Compare, loc);
     Operand sa = detail::source(self(), a, loc);
     Operand sc = detail::source(self(), c, loc);
     Reg<Pred> p = self().template new_reg<Pred>();

@@ -3,7 +3,8 @@
 //
 // Modifiers combine with `|` into one Mods<...> type (`rn | ftz`), so an instruction has a single
 // template parameter for them and can check the combination with a static_assert that names the
-// PTX rule (CCCL cuda::ptx style). Spellings come from isa/table.def through the Mod enum.
+// PTX rule (CCCL cuda::ptx style). Spellings come from the ISA table (ptxkit/isa/modifiers.def)
+// through the Mod enum.
 #pragma once
 
 #include "ptxkit/ptxgen/isa/table.h"
@@ -134,17 +135,18 @@ template <class X>
 concept Comparison = IsCmp<X>::value;
 
 // Memory scopes (membar spells gpu as .gl) and fence semantics.
-template <Mod M, Mod MembarM, unsigned MinSm>
+// `form`: the ISA table's record of a scope newer than fence itself (kNone: none).
+template <Mod M, Mod MembarM, isa::Form F = isa::Form::kNone>
 struct Scope {
   static constexpr Mod mod = M;
   static constexpr Mod membar_mod = MembarM;
-  static constexpr unsigned min_sm = MinSm;
+  static constexpr isa::Form form = F;
 };
 namespace scope {
-inline constexpr Scope<Mod::kCta, Mod::kCta, 0> cta{};
-inline constexpr Scope<Mod::kGpu, Mod::kGl, 0> gpu{};
-inline constexpr Scope<Mod::kSys, Mod::kSys, 0> sys{};
-inline constexpr Scope<Mod::kCluster, Mod::kCluster, 90> cluster{};
+inline constexpr Scope<Mod::kCta, Mod::kCta> cta{};
+inline constexpr Scope<Mod::kGpu, Mod::kGl> gpu{};
+inline constexpr Scope<Mod::kSys, Mod::kSys> sys{};
+inline constexpr Scope<Mod::kCluster, Mod::kCluster, isa::Form::kFenceCluster> cluster{};
 } // namespace scope
 template <Mod M>
 struct FenceSem {

@@ -23,4 +23,10 @@ struct MemoryOperand {
 
 std::vector<MemoryOperand> memory_operands(const Instruction& inst);
 
+// The address operand k of instruction i points into the thread's own stack: the access is
+// `.local`, or the address is the `__local_depot` symbol or a generic address derived from it or
+// from `cvta.local` through add/sub/mov (nvcc's spills and -G builds' variables). Such memory
+// no other thread sees: rules treat its stores as private and its reloads as copies.
+bool local_stack_address(const FunctionAnalysis& a, InstId i, std::uint32_t k);
+
 } // namespace ptxkit::verifier::analysis

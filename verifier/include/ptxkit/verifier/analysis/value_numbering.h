@@ -222,8 +222,4 @@ private:
   FlatLists<ValueUse> uses_; // per raw SSA value
 };
 
-// An opcode whose result depends only on its operands (no memory, no lanes, no state): equal
-// operands give equal results.
-bool is_pure_opcode(std::string_view op);
-
 } // namespace ptxkit::verifier::analysis
