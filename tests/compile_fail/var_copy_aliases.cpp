@@ -1,5 +1,5 @@
-// compile_fail/var_copy_aliases.cpp: the seed-003 defect: copying a loop-carried Var (`let old_max
-// = max_score;`).
+// compile_fail/var_copy_aliases.cpp: the stale-maximum defect: copying a loop-carried Var
+// (`let old_max = max_score;`).
 //
 // Copying would alias the mutable register, so the rescale would subtract a register from itself;
 // the copy constructor is deleted and the snapshot is an explicit read().

@@ -1,10 +1,10 @@
-// attention_fixture.h: decode-attention inputs built so that the seeds' bugs show.
+// attention_fixture.h: decode-attention inputs built so that known attention bugs show.
 //
-// Issue 7 asks for fixtures where a wrong kernel cannot pass by luck: scores that strictly
-// increase with position (so the running max changes at every step and a stuck online-softmax
-// rescale, seed 003's `sub %f27, %f8, %f8`, lands far from the reference), a different seq_len per
-// slot, Q different per head and K/V different per slot and KV group (a GQA or stride error reads
-// the wrong data). Also a CPU model of the stuck rescale, to prove the fixture catches it.
+// Fixtures where a wrong kernel cannot pass by luck: scores that strictly increase with position
+// (so the running max changes at every step and a stuck online-softmax rescale, the stale
+// maximum's `sub %f27, %f8, %f8`, lands far from the reference), a different seq_len per slot, Q
+// different per head and K/V different per slot and KV group (a GQA or stride error reads the
+// wrong data). Also a CPU model of the stuck rescale, to prove the fixture catches it.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +32,8 @@ kernels::HostTensors increasing_score_attention(const AttentionShape& shape, std
 std::vector<double> attention_scores(const AttentionShape& shape, const kernels::HostTensors& in,
                                      std::uint32_t slot, std::uint32_t head);
 
-// Online softmax whose rescale factor is always 1 (old max subtracted from itself): the seed 003
-// defect, on the CPU. Output [batch, heads, dim].
+// Online softmax whose rescale factor is always 1 (old max subtracted from itself): the stale
+// maximum defect, on the CPU. Output [batch, heads, dim].
 std::vector<float> stuck_rescale_attention(const AttentionShape& shape,
                                            const kernels::HostTensors& in);
 

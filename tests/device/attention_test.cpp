@@ -1,4 +1,4 @@
-// attention_test.cpp: the decode-attention kernels on issue 7's fixtures (attention_fixture.h):
+// attention_test.cpp: the decode-attention kernels on the attention fixtures (attention_fixture.h):
 // strictly increasing scores, a different seq_len per slot (1 and max_seq_len included), Q
 // different per head, K/V different per slot and KV group. The flash-decoding pair is also
 // checked end to end (chunk on the device, its partials into reduce on the device) against the

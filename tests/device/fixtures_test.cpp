@@ -1,7 +1,7 @@
 // fixtures_test.cpp: the parts of the device suite that need no GPU, so they run everywhere: the
-// fixtures really have the properties issue 7 asks for (and would catch the seed 003 defect), every
-// kernel's stated tolerance is sane, the bench runs every kernel's own cases, the device-to-target
-// mapping, and the guard word is a NaN.
+// fixtures really have the properties they promise (and would catch the stale-maximum defect),
+// every kernel's stated tolerance is sane, the bench runs every kernel's own cases, the
+// device-to-target mapping, and the guard word is a NaN.
 #include "attention_fixture.h"
 #include "device_bench.h"
 #include "device_check.h"
@@ -155,7 +155,7 @@ TEST(AttentionFixture, LengthsHeadsSlotsAndGroupsAllDiffer) {
 }
 
 TEST(AttentionFixture, CatchesAStuckRescale) {
-  // The seed 003 defect modelled on the CPU lands far outside the attention tolerance on every
+  // The stale-maximum defect modelled on the CPU lands far outside the attention tolerance on every
   // slot longer than one position; the reference itself is the one-pass kernel's.
   AttentionShape sh;
   const auto in = increasing_score_attention(sh, 11);

@@ -1,6 +1,6 @@
 // q4k_test.cpp: Q4_K GEMV with K not a multiple of 256 and guard bands of NaN words after the
 // activations x, the weights and y (device_check.h): a kernel that reads x at or past `cols`
-// (the seed 001 padding bug) gets NaN into y, one that writes past y changes the guard.
+// (the padding bug) gets NaN into y, one that writes past y changes the guard.
 #include "device_check.h"
 #include "device_env.h"
 

@@ -1,4 +1,4 @@
-// key_lint_cli_test.cpp: `ptxkit lint-keys` as a user runs it: exit codes 0/2 of CLI.md, the
+// key_lint_cli_test.cpp: `ptxkit lint-keys` as a user runs it: exit codes 0/2 of docs/cli.md, the
 // per-kernel counts and the provenance lines, deterministic output.
 //
 // The mis-keyed kernels live only in key_lint_test's binary, so exit 1 is covered there through

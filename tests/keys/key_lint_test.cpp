@@ -1,8 +1,9 @@
 // key_lint_test.cpp: the key-coverage proof (key_lint.h) on the library and on negative controls.
 //
-// Each seed-000 bug is reproduced by a mis-keyed kernel or key function (miskeyed_kernels.*) and
-// must be caught with a message that names the field and the baked immediate; each repaired twin
-// must pass. The library kernels behind them (rmsnorm, rope_neox) must be clean.
+// Each bug of the hand-written keys is reproduced by a mis-keyed kernel or key function
+// (miskeyed_kernels.*) and must be caught with a message that names the field and the baked
+// immediate; each repaired twin must pass. The library kernels behind them (rmsnorm, rope_neox)
+// must be clean.
 #include "miskeyed_kernels.h"
 
 #include <algorithm>
@@ -52,7 +53,7 @@ const KeyFinding* find(const KernelKeyReport& r, Severity s, std::string_view pr
   return nullptr;
 }
 
-// 1e-6f is 0x358637BD: the immediate PTX prints for seed 000's eps.
+// 1e-6f is 0x358637BD: the immediate PTX prints for RMSNorm's default eps.
 constexpr const char* kEpsImmediate = "0f358637BD";
 
 TEST(KeyLint, LibraryRmsNormIsCleanAndListsEveryBakedImmediate) {
@@ -70,7 +71,7 @@ TEST(KeyLint, LibraryRmsNormIsCleanAndListsEveryBakedImmediate) {
   EXPECT_TRUE(eps_listed) << r.provenance.size() << " provenance lines";
 }
 
-TEST(KeyLint, SeedBugRmsNormEpsDeclaredExemptIsCaught) {
+TEST(KeyLint, RmsNormEpsDeclaredExemptIsCaught) {
   KernelKeyReport r = lint("test_rmsnorm_eps_exempt");
   EXPECT_GE(r.violations(), 2u) << all_messages(r);
   const KeyFinding* prov = find(r, Severity::kViolation, "provenance", "eps");
@@ -97,8 +98,8 @@ TEST(KeyLint, RepairedRmsNormEpsKeyedPasses) {
   EXPECT_EQ(r.fields_in_key, 2u);
 }
 
-TEST(KeyLint, SeedBugRopeKeyWithoutThetaIsCaught) {
-  KernelKeyReport r = lint("rope_neox", keytest::seed000_rope_key);
+TEST(KeyLint, HandWrittenRopeKeyWithoutThetaIsCaught) {
+  KernelKeyReport r = lint("rope_neox", keytest::handwritten_rope_key);
   const KeyFinding* prov = find(r, Severity::kViolation, "provenance", "theta");
   ASSERT_NE(prov, nullptr) << all_messages(r);
   EXPECT_NE(prov->message.find("field 'theta' is baked into the PTX but the key does not cover it"),

@@ -1,10 +1,10 @@
-// miskeyed_kernels.cpp: deliberately mis-keyed TEST kernels (seed 000's bugs) and their repaired
-// twins, registered only in the keys test binary, never in the library.
+// miskeyed_kernels.cpp: deliberately mis-keyed TEST kernels (the bugs of hand-written keys) and
+// their repaired twins, registered only in the keys test binary, never in the library.
 //
 // In this framework a key can lose a field in two ways, and both are reproduced realistically:
 //   - a field the builder bakes is declared exempt (baked = false) with a plausible but wrong
 //     reason: the real RMSNorm builder behind a config whose eps says "tolerance only";
-//   - a caller keys modules with its own key function instead of cache_key (seed 000's
+//   - a caller keys modules with its own key function instead of cache_key (the
 //     hand-written `format!("rope_neox_{}_{}", head_dim, num_heads)`): key_lint_test.cpp aims
 //     the proof at such functions over the real rope_neox kernel.
 // The opposite bug, a batch size in the key that never reaches the PTX, is the real RMSNorm
@@ -49,7 +49,7 @@ struct RmsNormVariant {
 
 constexpr FieldSpec kHiddenSpec{.doc = "row length", .min = 4.0, .max = 65536.0, .multiple_of = 4};
 
-// Seed 000's RMSNorm bug: eps declared exempt with a reason that sounds right and is not (the
+// The RMSNorm key bug: eps declared exempt with a reason that sounds right and is not (the
 // builder bakes eps into `add.f32 ..., 0f358637BD`).
 struct EpsExemptConfig {
   std::uint32_t hidden = 896;
@@ -138,7 +138,7 @@ std::string u32(const ConfigValues& v, int i) {
 
 } // namespace
 
-std::string seed000_rope_key(const Kernel& k, const ConfigValues& v, std::string_view target) {
+std::string handwritten_rope_key(const Kernel& k, const ConfigValues& v, std::string_view target) {
   // aprender-train 0.37.0: format!("rope_neox_{}_{}", head_dim, num_heads): theta left out.
   return std::string(k.name()) + "_" + u32(v, k.field_index("head_dim")) + "_" +
          u32(v, k.field_index("num_heads")) + "_" + std::string(target);
@@ -152,7 +152,7 @@ std::string rounded_theta_rope_key(const Kernel& k, const ConfigValues& v,
   std::snprintf(
       buf, sizeof buf, "%g",
       static_cast<double>(std::get<float>(v[static_cast<std::size_t>(k.field_index("theta"))])));
-  return seed000_rope_key(k, v, target) + "_theta" + buf;
+  return handwritten_rope_key(k, v, target) + "_theta" + buf;
 }
 
 std::string repaired_rope_key(const Kernel& k, const ConfigValues& v, std::string_view target) {
@@ -160,7 +160,7 @@ std::string repaired_rope_key(const Kernel& k, const ConfigValues& v, std::strin
   float theta = std::get<float>(v[static_cast<std::size_t>(k.field_index("theta"))]);
   std::uint32_t bits = 0;
   std::memcpy(&bits, &theta, sizeof bits);
-  return seed000_rope_key(k, v, target) + "_theta" + std::to_string(bits);
+  return handwritten_rope_key(k, v, target) + "_theta" + std::to_string(bits);
 }
 
 } // namespace ptxkit::kernels::keytest

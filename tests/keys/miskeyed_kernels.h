@@ -1,4 +1,5 @@
-// miskeyed_kernels.h: the keying schemes of the key-lint negative controls (seed 000's bugs).
+// miskeyed_kernels.h: the keying schemes of the key-lint negative controls (the bugs of
+// hand-written keys).
 //
 // The mis-keyed TEST kernels themselves register in miskeyed_kernels.cpp (test binary only):
 // test_rmsnorm_eps_exempt / test_rmsnorm_eps_keyed, test_rmsnorm_batch_keyed /
@@ -14,8 +15,8 @@
 
 namespace ptxkit::kernels::keytest {
 
-// Seed 000's RoPE key: head_dim and num_heads, no theta.
-std::string seed000_rope_key(const Kernel& k, const ConfigValues& v, std::string_view target);
+// The hand-written RoPE key: head_dim and num_heads, no theta.
+std::string handwritten_rope_key(const Kernel& k, const ConfigValues& v, std::string_view target);
 // theta printed with %g: neighbouring floats share a key.
 std::string rounded_theta_rope_key(const Kernel& k, const ConfigValues& v, std::string_view target);
 // theta's exact bits: the repaired twin.

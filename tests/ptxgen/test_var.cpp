@@ -1,8 +1,9 @@
-// test_var.cpp: Var<T>, the mutable loop-carried value, and the seed-003 online-softmax rescale.
+// test_var.cpp: Var<T>, the mutable loop-carried value, and the online-softmax rescale it
+// keeps right.
 //
-// The seed copied a register handle (`let old_max = max_score;`), so after the in-place max the
-// rescale read the same register twice: `sub.f32 %f27, %f8, %f8`. With Var the old value is an
-// explicit snapshot, so the rescale subtracts two different registers.
+// The stale-maximum defect copied a register handle (`let old_max = max_score;`), so after the
+// in-place max the rescale read the same register twice: `sub.f32 %f27, %f8, %f8`. With Var the old
+// value is an explicit snapshot, so the rescale subtracts two different registers.
 #include "ptxkit/ptxgen/ptxgen.h"
 
 #include <gtest/gtest.h>
@@ -45,7 +46,7 @@ TEST(Var, OnlineSoftmaxRescaleSubtractsTwoDifferentRegisters) {
   b.place(loop);
   Reg<U32> idx = i.read();
   Reg<F32> s = b.ld(scores + idx);
-  Reg<F32> old_max = max_score.read(); // the seed's `let old_max = max_score;`, done right
+  Reg<F32> old_max = max_score.read(); // `let old_max = max_score;`, done right
   b.max_inplace(max_score, s);
   Reg<F32> new_max = max_score.read();
   Reg<F32> rescale = b.ex2(b.sub(old_max, new_max), approx);

@@ -1,7 +1,7 @@
 // kernel_cache_test.cpp: the module cache compiles each key once, even under concurrent
 // requests, and never serves a module compiled from other PTX or other JIT options.
 //
-// Seed 000's bug was a cache keyed by a string that left baked constants out; here the PTX
+// A cache keyed by a hand-written string once left baked constants out; here the PTX
 // hash is part of the key, so two PTX texts under one kernel key must yield two modules.
 #include "fake_driver.h"
 #include "kernel_cache_p.h"
@@ -54,7 +54,7 @@ TEST(KernelCache, ConcurrentRequestsForOneKeyCompileOnce) {
 
 TEST(KernelCache, DifferentPtxUnderTheSameKernelKeyIsNeverServedStale) {
   CacheFixture f;
-  // The seed's bug: eps baked into the PTX but not into the hand-written key.
+  // That bug: eps baked into the PTX but not into the hand-written key.
   std::string eps5 = testing::vector_add_ptx() + "// eps 1e-5\n";
   std::string eps6 = testing::vector_add_ptx() + "// eps 1e-6\n";
   auto a = f.get(eps5, "rmsnorm/hidden=896");

@@ -1,5 +1,5 @@
-# reduction-plant-par118.awk: plants PAR-118 in generated PTX for the lit planted-defect tests of
-# rule reduction-broadcast (a helper, not a test: lit runs .ptx/.test files only).
+# reduction-plant-lane0-sum.awk: plants a lane-0-only sum read by every lane in generated PTX, for
+# the planted-defect tests of rule reduction-broadcast (a helper, not a test: lit runs .ptx/.test files only).
 #
 # -v mode=
 #   idx    the first `shfl.sync.idx` after a shfl.down tree becomes a plain `mov` (the broadcast
@@ -26,6 +26,6 @@
   print line
 }
 END {
-  if (!done) { print "reduction-plant-par118.awk: nothing to plant" > "/dev/stderr"; exit 1 }
+  if (!done) { print "reduction-plant-lane0-sum.awk: nothing to plant" > "/dev/stderr"; exit 1 }
   print want > "/dev/stderr"
 }

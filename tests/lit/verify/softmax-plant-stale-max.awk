@@ -1,5 +1,5 @@
-# softmax-plant-cb008.awk: plants FALSIFY-CB-008 in generated PTX for the lit planted-defect
-# tests of rule softmax-rescale-saved-max (a helper, not a test: lit runs .ptx/.test files only).
+# softmax-plant-stale-max.awk: plants a stale-maximum rescale in generated PTX for the planted
+# defect tests of rule softmax-rescale-saved-max (a helper, not a test: lit runs .ptx/.test files only).
 #
 # It finds the first online-softmax rescale `sub.f32 x, old, new` (new = the destination of the
 # last `max.f32 new, old, s`, or a `selp` of it; old = that max's first source) and rewrites it
@@ -33,4 +33,4 @@ function reg(s) { gsub(/[,;]/, "", s); return s }
   out += 1
   print line
 }
-END { if (!done) { print "softmax-plant-cb008.awk: no rescale found" > "/dev/stderr"; exit 1 } }
+END { if (!done) { print "softmax-plant-stale-max.awk: no rescale found" > "/dev/stderr"; exit 1 } }
