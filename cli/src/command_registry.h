@@ -6,7 +6,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <string>
 
@@ -33,4 +32,4 @@ struct CommandRegistration {
   CommandRegistration(std::string name, CommandSetup setup);
 };
 
-}  // namespace ptxkit::cli
+} // namespace ptxkit::cli
