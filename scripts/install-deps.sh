@@ -3,8 +3,10 @@
 # Idempotent: a package already installed is not touched, and nothing runs when all are present.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang-14 libclang-rt-14-dev llvm-14-tools libcli11-dev libboost-dev
-          nlohmann-json3-dev libfmt-dev ccache python3-jsonschema libgtest-dev libgmock-dev libbenchmark-dev python3)
+# clang-format-14: scripts/check-format.sh (pinned: other versions lay some code out differently).
+packages=(cmake ninja-build g++ clang-14 clang-format-14 libclang-rt-14-dev llvm-14-tools
+          libcli11-dev libboost-dev nlohmann-json3-dev libfmt-dev ccache python3-jsonschema
+          libgtest-dev libgmock-dev libbenchmark-dev python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
