@@ -6,6 +6,9 @@ cd "$(dirname "$0")"
 . scripts/env.sh
 start=$(date +%s)
 
+echo "== format =="
+./scripts/check-format.sh
+
 echo "== release build =="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$PTXKIT_JOBS"

@@ -229,55 +229,55 @@ TEST(AnalysisUniformity, SidesOfADivergentBranchThatNeverReconvergeAreAfterExit)
   EXPECT_FALSE(a.uniformity.after_divergent_exit(a.cfg.entry()));
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing
 
 namespace ptxkit::verifier::testing {
 namespace {
 
 TEST(AnalysisUniformity, GlobalLoadIsUniformWhenNoWriteReachesItsPointerParameter) {
   // CUB's segmented reduce reads its segment offsets at %ctaid and writes only the output.
-  const std::string text = kernel(".param .u64 offsets, .param .u64 out",
-                                  "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<12>;\n"
-                                  "\tld.param.u64 %rd1, [offsets];\n"
-                                  "\tld.param.u64 %rd2, [out];\n"
-                                  "\tcvta.to.global.u64 %rd3, %rd1;\n"
-                                  "\tmov.u32 %r1, %ctaid.x;\n"
-                                  "\tmul.wide.u32 %rd4, %r1, 4;\n"
-                                  "\tadd.s64 %rd5, %rd3, %rd4;\n"
-                                  "\tld.global.u32 %r2, [%rd5];\n"
-                                  "\tcvta.to.global.u64 %rd6, %rd2;\n"
-                                  "\tadd.s64 %rd7, %rd6, %rd4;\n"
-                                  "\tld.global.u32 %r3, [%rd7];\n"
-                                  "\tst.global.u32 [%rd7], %r2;\n"
-                                  "\tld.u32 %r4, [%rd5];\n"
-                                  "\tret;\n");
+  const std::string text =
+      kernel(".param .u64 offsets, .param .u64 out", "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<12>;\n"
+                                                     "\tld.param.u64 %rd1, [offsets];\n"
+                                                     "\tld.param.u64 %rd2, [out];\n"
+                                                     "\tcvta.to.global.u64 %rd3, %rd1;\n"
+                                                     "\tmov.u32 %r1, %ctaid.x;\n"
+                                                     "\tmul.wide.u32 %rd4, %r1, 4;\n"
+                                                     "\tadd.s64 %rd5, %rd3, %rd4;\n"
+                                                     "\tld.global.u32 %r2, [%rd5];\n"
+                                                     "\tcvta.to.global.u64 %rd6, %rd2;\n"
+                                                     "\tadd.s64 %rd7, %rd6, %rd4;\n"
+                                                     "\tld.global.u32 %r3, [%rd7];\n"
+                                                     "\tst.global.u32 [%rd7], %r2;\n"
+                                                     "\tld.u32 %r4, [%rd5];\n"
+                                                     "\tret;\n");
   Analyzed t = analyze(text);
   const auto& a = *t.a;
   auto uniform = [&](const char* needle) {
     return a.uniformity.is_uniform(a.values.defined_value(inst_at(a, line_of(text, needle))));
   };
-  EXPECT_TRUE(uniform("ld.global.u32 %r2"));   // offsets: never written
-  EXPECT_FALSE(uniform("ld.global.u32 %r3"));  // out: written by this kernel
-  EXPECT_TRUE(uniform("ld.u32 %r4"));          // generic, traced to offsets
+  EXPECT_TRUE(uniform("ld.global.u32 %r2"));  // offsets: never written
+  EXPECT_FALSE(uniform("ld.global.u32 %r3")); // out: written by this kernel
+  EXPECT_TRUE(uniform("ld.u32 %r4"));         // generic, traced to offsets
 }
 
 TEST(AnalysisUniformity, AnUntraceableWriteMakesGlobalLoadsVarying) {
-  const std::string text = kernel(".param .u64 offsets",
-                                  "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<12>;\n"
-                                  "\tld.param.u64 %rd1, [offsets];\n"
-                                  "\tld.global.u32 %r2, [%rd1];\n"
-                                  "\tld.global.u64 %rd2, [%rd1+8];\n"
-                                  "\tst.global.u32 [%rd2], %r2;\n"
-                                  "\tret;\n");
+  const std::string text =
+      kernel(".param .u64 offsets", "\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<12>;\n"
+                                    "\tld.param.u64 %rd1, [offsets];\n"
+                                    "\tld.global.u32 %r2, [%rd1];\n"
+                                    "\tld.global.u64 %rd2, [%rd1+8];\n"
+                                    "\tst.global.u32 [%rd2], %r2;\n"
+                                    "\tret;\n");
   Analyzed t = analyze(text);
   const auto& a = *t.a;
   EXPECT_FALSE(a.uniformity.is_uniform(
       a.values.defined_value(inst_at(a, line_of(text, "ld.global.u32 %r2")))));
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing
 
 namespace ptxkit::verifier::testing {
 namespace {
@@ -299,12 +299,12 @@ TEST(AnalysisUniformity, SharedBroadcastAfterBarrierIsUniform) {
                            "\tret;\n";
   U u = run(body);
   EXPECT_TRUE(u.def_uniform("ld.shared.u32 %r3"));
-  EXPECT_FALSE(u.def_uniform("ld.shared.u32 %r4"));  // a shared write since the barrier
+  EXPECT_FALSE(u.def_uniform("ld.shared.u32 %r4")); // a shared write since the barrier
   EXPECT_FALSE(u.def_uniform("atom.global"));
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing
 
 namespace ptxkit::verifier::testing {
 namespace {
@@ -337,8 +337,8 @@ TEST(AnalysisUniformity, WarpLevelFunctionsOfTidXAreUniform) {
       t.a->values.defined_value(inst_at(*t.a, line_of(wide, "shr.u32 %r2")))));
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing
 
 namespace ptxkit::verifier::testing {
 namespace {
@@ -365,7 +365,7 @@ TEST(AnalysisUniformity, BlockScopeTreatsWarpLevelResultsAsVarying) {
         a.values.defined_value(inst_at(a, line_of(u.text, needle))));
   };
   EXPECT_EQ(a.block_uniformity.scope(), UniformityScope::kBlock);
-  EXPECT_TRUE(u.def_uniform("setp.lt.u32 %p1"));  // warp-uniform: only warp 0
+  EXPECT_TRUE(u.def_uniform("setp.lt.u32 %p1")); // warp-uniform: only warp 0
   EXPECT_FALSE(block_uniform("setp.lt.u32 %p1"));
   EXPECT_TRUE(u.def_uniform("vote.sync"));
   EXPECT_FALSE(block_uniform("vote.sync"));
@@ -379,5 +379,5 @@ TEST(AnalysisUniformity, BlockScopeTreatsWarpLevelResultsAsVarying) {
   EXPECT_TRUE(a.block_uniformity.partial_warp(then_block));
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

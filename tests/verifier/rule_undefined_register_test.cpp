@@ -136,15 +136,14 @@ namespace {
 TEST(RuleUndefinedRegister, NeverWrittenWordsThatAreOnlyMovedAreWarnings) {
   // CUB shuffles every word of a partly-initialised struct: the padding word is never written,
   // shuffled, and never used. Computing with the shuffled word is an error again.
-  const std::string text = kernel(".param .u64 p",
-                                  "\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<3>;\n"
-                                  "\tld.param.u64 %rd1, [p];\n"
-                                  "\tshfl.sync.up.b32 %r2, %r1, 1, 0, -1;\n"
-                                  "\tmov.b32 %r3, %r2;\n"
-                                  "\tshfl.sync.up.b32 %r5, %r4, 1, 0, -1;\n"
-                                  "\tadd.u32 %r6, %r5, 1;\n"
-                                  "\tst.global.u32 [%rd1], %r6;\n"
-                                  "\tret;\n");
+  const std::string text = kernel(".param .u64 p", "\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<3>;\n"
+                                                   "\tld.param.u64 %rd1, [p];\n"
+                                                   "\tshfl.sync.up.b32 %r2, %r1, 1, 0, -1;\n"
+                                                   "\tmov.b32 %r3, %r2;\n"
+                                                   "\tshfl.sync.up.b32 %r5, %r4, 1, 0, -1;\n"
+                                                   "\tadd.u32 %r6, %r5, 1;\n"
+                                                   "\tst.global.u32 [%rd1], %r6;\n"
+                                                   "\tret;\n");
   FileReport r = verify_one(text, "undefined-register");
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].location.line, line_of(text, "%r2, %r1"));
@@ -153,5 +152,5 @@ TEST(RuleUndefinedRegister, NeverWrittenWordsThatAreOnlyMovedAreWarnings) {
   EXPECT_EQ(r.findings[1].severity, Severity::kError);
 }
 
-}  // namespace
-}  // namespace ptxkit::verifier::testing
+} // namespace
+} // namespace ptxkit::verifier::testing

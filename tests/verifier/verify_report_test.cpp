@@ -45,16 +45,15 @@ FileReport report() {
 
 TEST(VerifyReport, TextHeadlineInstructionsAndSourceLine) {
   std::string text = format_text({report()});
-  EXPECT_EQ(text,
-            "k.ptx:14:2: warning: %r4 is read on a path where nothing defined it "
-            "[undefined-register]\n"
-            "  k.ptx:14: add.u32 %r5, %r4, %r9;\n"
-            "    source: /nonexistent/k.cu:42:7\n"
-            "  k.ptx:12: @%p1 mov.u32 %r4, 1;  ; defines %r4 only when %p1 holds\n"
-            "k.ptx:14:2: error: %r9 is read but nothing writes it before this instruction "
-            "[undefined-register]\n"
-            "  k.ptx:14: add.u32 %r5, %r4, %r9;\n"
-            "    source: /nonexistent/k.cu:42:7\n")
+  EXPECT_EQ(text, "k.ptx:14:2: warning: %r4 is read on a path where nothing defined it "
+                  "[undefined-register]\n"
+                  "  k.ptx:14: add.u32 %r5, %r4, %r9;\n"
+                  "    source: /nonexistent/k.cu:42:7\n"
+                  "  k.ptx:12: @%p1 mov.u32 %r4, 1;  ; defines %r4 only when %p1 holds\n"
+                  "k.ptx:14:2: error: %r9 is read but nothing writes it before this instruction "
+                  "[undefined-register]\n"
+                  "  k.ptx:14: add.u32 %r5, %r4, %r9;\n"
+                  "    source: /nonexistent/k.cu:42:7\n")
       << text;
   std::string with_summary = format_text({report()}, true);
   EXPECT_NE(with_summary.find("k.ptx: 1 errors, 1 warnings (undefined-register fail sites="),

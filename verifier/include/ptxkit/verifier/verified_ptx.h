@@ -11,6 +11,8 @@
 // the rule set). Keep the accessors as they are: runtime/ and the CLI use them.
 #pragma once
 
+#include "ptxkit/verifier/ast.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -18,15 +20,13 @@
 #include <utility>
 #include <vector>
 
-#include "ptxkit/verifier/ast.h"
-
 namespace ptxkit::verifier {
 
 // What the verification found, kept for reports (`ptxkit run` prints the warnings' count).
 struct VerificationSummary {
-  std::uint32_t rules_run = 0;             // rules that applied to this module
-  std::uint32_t sites_checked = 0;         // sites those rules examined, summed
-  std::vector<std::string> warnings;       // warning-severity findings, formatted
+  std::uint32_t rules_run = 0;       // rules that applied to this module
+  std::uint32_t sites_checked = 0;   // sites those rules examined, summed
+  std::vector<std::string> warnings; // warning-severity findings, formatted
 };
 
 class VerifiedPtxResult;
@@ -52,7 +52,7 @@ private:
       : state_(std::make_shared<const State>(
             State{std::move(name), std::move(text), std::move(module), std::move(summary)})) {}
 
-  std::shared_ptr<const State> state_;  // copies share the (immutable) text and tree
+  std::shared_ptr<const State> state_; // copies share the (immutable) text and tree
 
   friend VerifiedPtxResult verify_for_load(std::string ptx, std::string name);
 };
@@ -60,7 +60,7 @@ private:
 // Why verify_for_load refused: a parse error or error findings, each formatted as the CLI
 // prints them (`path:line:col: error: [rule] message`).
 struct LoadRefusal {
-  std::string message;                  // one-line summary: "2 verifier errors in k.ptx"
+  std::string message; // one-line summary: "2 verifier errors in k.ptx"
   std::vector<std::string> diagnostics;
 };
 
@@ -86,4 +86,4 @@ private:
 // no error-severity finding. `name` is used in messages (a path or kernel key).
 VerifiedPtxResult verify_for_load(std::string ptx, std::string name);
 
-}  // namespace ptxkit::verifier
+} // namespace ptxkit::verifier
