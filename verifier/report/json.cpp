@@ -2,7 +2,7 @@
 //   {"files": [{"path", "findings": [{"rule","severity","kernel","line","message"}],
 //               "rules": [{"id","status","sites"}]}]}
 // Each finding also carries "col", "instruction", "related" and, with .loc, "source": scripts
-// reading only the CLI.md keys are unaffected.
+// reading only the keys docs/cli.md lists are unaffected.
 #include "ptxkit/verifier/report.h"
 #include "report/json_escape_p.h"
 

@@ -1,10 +1,30 @@
-// barrier-divergence.cpp: the `barrier-divergence` rule (see barrier-divergence.h): classifies
-// aligned collectives and checks their blocks against the uniformity analysis' partial-warp and
-// after-divergent-exit facts, naming the divergent terminator responsible.
-#include "barrier-divergence.h"
-
+// barrier-divergence.cpp: rule `barrier-divergence`: a barrier or other `.aligned` collective that
+// only part of a warp can reach.
+//
+// What it proves: every aligned collective in reachable code — `bar.sync`/`bar.arrive`/`bar.red`
+// (always aligned), `barrier.*.aligned` (cta and cluster), and any `.aligned` warp-wide operation
+// (`mma.sync.aligned`, `wgmma.*.sync.aligned`, `wmma.*.sync.aligned`, `ldmatrix`/`stmatrix`/
+// `movmatrix .sync.aligned`, `tcgen05.*.sync.aligned`, ...) — lies in a block that every lane of a
+// warp which entered the function reaches together: not in a partial-warp region of a lane-varying
+// branch (before the branch reconverges at its immediate post-dominator), and not after a
+// lane-varying `ret`/`exit` (lanes that left never arrive). `.aligned` requires every thread of
+// the warp to execute the same instruction; a barrier some threads skip hangs or is undefined.
+// Non-`.aligned` `barrier.sync`/`barrier.arrive`/`barrier.red` (which allow divergent arrival) are
+// reported only after a lane-varying exit: there a lane never arrives at all.
+//
+// Assumptions and limits: divergence is lane uniformity (uniformity.h): branches on %ctaid,
+// parameters, constants, uniform loads and loops with uniform trip counts are uniform, so
+// nvcc/CUB early exits (`if (blockIdx.x * tile >= n) return;`) are not findings. It is a
+// warp-level analysis: a branch that is uniform within each warp but differs across warps
+// (%warpid, `tid / 32` is varying anyway) is not reported for CTA barriers. `.func` bodies are
+// analysed as if entered by a full warp. Severity: error; warning in debug builds (`.target
+// sm_XX, debug`), whose .local round trips make every value lane-varying.
+//
+// How: classifies aligned collectives and checks their blocks against the uniformity analysis'
+// partial-warp and after-divergent-exit facts, naming the divergent terminator responsible.
 #include "divergence_report_p.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
+#include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
 
@@ -31,11 +51,9 @@ Collective classify(const Instruction& inst) {
 
 class BarrierDivergenceRule final : public Rule {
 public:
-  std::string_view id() const override { return "barrier-divergence"; }
   std::string_view summary() const override {
     return "a barrier or .aligned collective is reachable by only part of a warp";
   }
-  Severity default_severity() const override { return Severity::kError; }
   void check(RuleContext& ctx) const override;
 };
 
@@ -82,7 +100,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
       if (!groups) groups = &a.warpgroup_divergence(ctx.module());
       const bool group_guarded = !groups->guard_uniform(i);
       if (groups->after_exit(b) || groups->partial(b) || group_guarded) {
-        Finding& f = ctx.report(
+        auto f = ctx.report(
             i,
             what +
                 (group_guarded && !groups->partial(b) && !groups->after_exit(b)
@@ -98,26 +116,24 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     }
     if (!due) continue;
     if (!cta_wide && shape.fine_with_whole_warps(ctx, i, b)) {
-      Finding& f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
-                              Severity::kWarning);
+      auto f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
+                          Severity::kWarning);
       const DivergenceCause cause = divergence_cause(a, *div, b);
-      if (cause.inst != kNoId)
-        ctx.relate(f, cause.inst, "the branch that depends on the launch shape");
+      if (cause.inst != kNoId) f.relate(cause.inst, "the branch that depends on the launch shape");
       continue;
     }
     if (args.fine_with_uniform_arguments(ctx, i, b, cta_wide)) {
-      Finding& f =
-          ctx.report(i, UniformArguments::message(what, guarded && !after_exit && !partial),
-                     Severity::kWarning);
+      auto f = ctx.report(i, UniformArguments::message(what, guarded && !after_exit && !partial),
+                          Severity::kWarning);
       const DivergenceCause cause = divergence_cause(a, *div, b);
-      if (cause.inst != kNoId) ctx.relate(f, cause.inst, "the branch on the arguments");
+      if (cause.inst != kNoId) f.relate(cause.inst, "the branch on the arguments");
       continue;
     }
     if (!after_exit && !partial && guarded) {
-      Finding& f = ctx.report(i,
-                              what + " under a lane-varying guard predicate: the threads whose "
-                                     "predicate fails never arrive",
-                              severity);
+      auto f = ctx.report(i,
+                          what + " under a lane-varying guard predicate: the threads whose "
+                                 "predicate fails never arrive",
+                          severity);
       relate_varying_guard(ctx, f, i);
       continue;
     }
@@ -137,7 +153,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     if (exited_only)
       msg = what + " after a lane-varying exit: GPUs do not wait for exited threads, but CUDA "
                    "requires every thread of the block to reach the barrier (exit after it)";
-    Finding& f = ctx.report(i, msg, exited_only ? Severity::kWarning : severity);
+    auto f = ctx.report(i, msg, exited_only ? Severity::kWarning : severity);
     relate_cause(ctx, f, cause, *div);
   }
 }

@@ -1,9 +1,32 @@
-// dead-value.cpp: the `dead-value` rule (see dead-value.h): marks SSA values live from real
-// reads, through phis and guarded writes, then reports pure instructions none of whose results
-// is live.
-#include "dead-value.h"
-
+// dead-value.cpp: rule `dead-value`: an instruction without side effects whose results are
+// never read.
+//
+// What it proves: for every side-effect-free instruction in reachable code (arithmetic, logic,
+// comparisons, conversions, moves, and loads that are not volatile/acquire/relaxed/mmio), that
+// at least one of its results can reach an instruction with an effect (a store, a branch, a
+// call, an atomic...) — directly, through other pure instructions, through phis, or as the
+// prior content under a guarded write — or it reports the instruction (aggressive dead-code
+// elimination's notion of live). A result read only by other dead instructions is reported as
+// "only feeds results that are never used", so a loop-carried sum nobody reads after the loop
+// is found, update and initialisation alike. The bug it exists for: a kernel that
+// loads a value and then computes with a constant (or another register) instead, so the load
+// is wasted and the output silently wrong.
+//
+// Severity: error for loads (optimizing compilers delete unused loads, so one left in the PTX
+// means its consumer was lost); warning for other values (Triton and
+// LLVM leave dead zero-initialising movs and setps; worth a look, not a refusal), and warning
+// for parameter reads (`ld.param`: free, and nvcc leaves unused ones behind when it copies a
+// struct parameter field by field, as CUTLASS's kernels show), for every load of a debug build
+// (`.target sm_XX, debug`: nvcc -G keeps unused variables) and for reloads from the thread's local
+// stack (`.local`, or generic addresses from cvta.local /
+// __local_depot), which are spill traffic, not lost data. An instruction with several results (setp
+// p|q, ld.v4) is dead only when none is read. Carry-chain instructions (.cc, addc/subc/madc) are
+// never reported: their CC output is implicit.
+//
+// How: marks SSA values live from real reads, through phis and guarded writes, then reports pure
+// instructions none of whose results is live.
 #include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
 
@@ -47,11 +70,9 @@ bool is_debug_build(const Module& m) {
 
 class DeadValueRule final : public Rule {
 public:
-  std::string_view id() const override { return "dead-value"; }
   std::string_view summary() const override {
     return "a load or other side-effect-free result is never used";
   }
-  Severity default_severity() const override { return Severity::kError; }
   void check(RuleContext& ctx) const override;
 };
 
@@ -150,7 +171,7 @@ void DeadValueRule::check(RuleContext& ctx) const {
     std::string what = load ? "the value loaded into " + name : "the result " + name;
     std::string msg =
         read_by_dead ? what + " only feeds results that are never used" : what + " is never used";
-    Finding& f = ctx.report(i, msg, severity);
+    auto f = ctx.report(i, msg, severity);
     // The next write of the same register in this block, if any, is where it was discarded.
     for (InstId j = i + 1; j < a.cfg.block(b).end; ++j) {
       const InstInfo& nj = ir.info(j);
@@ -158,7 +179,7 @@ void DeadValueRule::check(RuleContext& ctx) const {
       for (std::uint32_t m = nj.mention_begin; m < nj.mention_end; ++m)
         redefines = redefines || (ir.mention(m).is_def && ir.mention(m).reg == first);
       if (redefines) {
-        ctx.relate(f, j, "overwrites " + name + " before any read");
+        f.relate(j, "overwrites " + name + " before any read");
         break;
       }
     }

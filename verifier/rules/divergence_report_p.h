@@ -21,10 +21,10 @@ inline Severity divergence_severity(const Module& m) {
 }
 
 // Relates `f` to the instruction that computes the guard predicate of `i`.
-inline void relate_varying_guard(RuleContext& ctx, Finding& f, analysis::InstId i) {
+inline void relate_varying_guard(RuleContext& ctx, RuleContext::Reported& f, analysis::InstId i) {
   const analysis::FunctionAnalysis& a = ctx.analysis();
   analysis::InstId g = a.values.defining_instruction(a.values.guard_value(i));
-  if (g != analysis::kNoId) ctx.relate(f, g, "the guard predicate is computed here (lane-varying)");
+  if (g != analysis::kNoId) f.relate(g, "the guard predicate is computed here (lane-varying)");
 }
 
 // Without .reqntid/.maxntid, the analysis assumes only a 1-D block. A warp-level finding that
@@ -109,15 +109,15 @@ inline DivergenceCause divergence_cause(const analysis::FunctionAnalysis& a,
 // Relates `f` to the cause: "some lanes exit here" or "the warp splits here", then to where the
 // condition's difference between lanes comes from (a thread-index read, a per-lane load, a merge
 // after another branch), so that a reader can judge the finding without re-deriving it.
-inline void relate_cause(RuleContext& ctx, Finding& f, const DivergenceCause& c,
+inline void relate_cause(RuleContext& ctx, RuleContext::Reported& f, const DivergenceCause& c,
                          const analysis::WarpDivergence& div) {
   if (c.inst == analysis::kNoId) return;
-  ctx.relate(f, c.inst,
-             c.is_exit ? "some lanes exit here" : "the warp splits here (lane-varying condition)");
+  f.relate(c.inst,
+           c.is_exit ? "some lanes exit here" : "the warp splits here (lane-varying condition)");
   const analysis::FunctionAnalysis& a = ctx.analysis();
   for (const auto& step :
        div.explain(a.values.guard_value(c.inst), a.cfg.block_of(c.inst), /*max_steps=*/4))
-    if (step.inst != c.inst) ctx.relate(f, step.inst, "lane-varying because: " + step.why);
+    if (step.inst != c.inst) f.relate(step.inst, "lane-varying because: " + step.why);
 }
 
 } // namespace ptxkit::verifier

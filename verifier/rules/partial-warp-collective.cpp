@@ -1,10 +1,24 @@
-// partial-warp-collective.cpp: the `partial-warp-collective` rule (see
-// partial-warp-collective.h): full-mask warp collectives checked against the uniformity
-// analysis' partial-warp and after-divergent-exit facts.
-#include "partial-warp-collective.h"
-
+// partial-warp-collective.cpp: rule `partial-warp-collective`: a warp collective with a full member
+// mask that only part of the warp can reach.
+//
+// What it proves: every `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync` and `bar.warp.sync`
+// in reachable code whose member mask is the constant 0xffffffff (an immediate, or a register set
+// by `mov` of one, through copies) lies in a block that the whole warp reaches together: not in
+// a partial-warp region of a lane-varying branch, and not after a lane-varying `ret`/`exit`. A
+// full mask names lanes that are not there: the behaviour is undefined (hangs on Volta+).
+// A mask that is computed (from `activemask`, a ballot, a shift) is not a site: the program
+// states which lanes take part.
+//
+// Assumptions and limits: divergence is lane uniformity (uniformity.h); a lane-varying branch
+// whose every side executes the same collective is still reported (each side's instance sees a
+// partial warp). `.func` bodies are analysed as if entered by a full warp. Severity: error; warning
+// in debug builds (`.target sm_XX, debug`), whose .local round trips make every value lane-varying.
+//
+// How: full-mask warp collectives checked against the uniformity analysis' partial-warp and
+// after-divergent-exit facts.
 #include "divergence_report_p.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
+#include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
 #include <memory>
@@ -18,11 +32,9 @@ using namespace analysis;
 
 class PartialWarpCollectiveRule final : public Rule {
 public:
-  std::string_view id() const override { return "partial-warp-collective"; }
   std::string_view summary() const override {
     return "a full-mask shfl/vote/match/redux .sync is reachable by only part of a warp";
   }
-  Severity default_severity() const override { return Severity::kError; }
   void check(RuleContext& ctx) const override;
 };
 
@@ -65,10 +77,9 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     const DivergenceCause cause = divergence_cause(a, *div, b);
     const std::string what = inst.full_opcode() + " with full mask 0xffffffff";
     if (shape.fine_with_whole_warps(ctx, i, b)) {
-      Finding& f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
-                              Severity::kWarning);
-      if (cause.inst != kNoId)
-        ctx.relate(f, cause.inst, "the branch that depends on the launch shape");
+      auto f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
+                          Severity::kWarning);
+      if (cause.inst != kNoId) f.relate(cause.inst, "the branch that depends on the launch shape");
       continue;
     }
     // vote/match/redux/bar.warp.sync after some lanes returned (nvcc's branch to the kernel's
@@ -81,26 +92,25 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
         targets_sm70_or_later(ctx.module()) &&
         (op == Opcode::kVote || op == Opcode::kMatch || op == Opcode::kRedux ||
          op == Opcode::kBar)) {
-      Finding& f = ctx.report(i,
-                              what + " after a lane-varying exit: from sm_70 on it waits only for "
-                                     "the lanes that have not exited (their result leaves the "
-                                     "exited lanes out)",
-                              Severity::kWarning);
+      auto f = ctx.report(i,
+                          what + " after a lane-varying exit: from sm_70 on it waits only for "
+                                 "the lanes that have not exited (their result leaves the "
+                                 "exited lanes out)",
+                          Severity::kWarning);
       relate_cause(ctx, f, cause, *div);
       continue;
     }
     if (args.fine_with_uniform_arguments(ctx, i, b, false)) {
-      Finding& f =
-          ctx.report(i, UniformArguments::message(what, guarded && !after_exit && !partial),
-                     Severity::kWarning);
-      if (cause.inst != kNoId) ctx.relate(f, cause.inst, "the branch on the arguments");
+      auto f = ctx.report(i, UniformArguments::message(what, guarded && !after_exit && !partial),
+                          Severity::kWarning);
+      if (cause.inst != kNoId) f.relate(cause.inst, "the branch on the arguments");
       continue;
     }
     if (guarded && !after_exit && !partial) {
-      Finding& f = ctx.report(i,
-                              what + " under a lane-varying guard predicate: the lanes whose "
-                                     "predicate fails never take part",
-                              severity);
+      auto f = ctx.report(i,
+                          what + " under a lane-varying guard predicate: the lanes whose "
+                                 "predicate fails never take part",
+                          severity);
       relate_varying_guard(ctx, f, i);
       continue;
     }
@@ -108,7 +118,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                           ? what + " after a lane-varying exit: the exited lanes never take part"
                           : what + " under lane-varying control flow: only part of the warp "
                                    "reaches it";
-    Finding& f = ctx.report(i, msg, severity);
+    auto f = ctx.report(i, msg, severity);
     relate_cause(ctx, f, cause, *div);
   }
 }

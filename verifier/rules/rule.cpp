@@ -5,14 +5,17 @@
 
 namespace ptxkit::verifier {
 
-#define PTXKIT_RULE(factory) std::unique_ptr<Rule> factory();
+#define PTXKIT_RULE(id, severity, factory) std::unique_ptr<Rule> factory();
 #include "rules/rule_list.inc"
 #undef PTXKIT_RULE
 
 const std::vector<std::unique_ptr<Rule>>& all_rules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> v;
-#define PTXKIT_RULE(factory) v.push_back(factory());
+#define PTXKIT_RULE(id, severity, factory)                                                         \
+  v.push_back(factory());                                                                          \
+  v.back()->id_ = id;                                                                              \
+  v.back()->severity_ = Severity::severity;
 #include "rules/rule_list.inc"
 #undef PTXKIT_RULE
     return v;
@@ -90,11 +93,12 @@ SourcePosition RuleContext::source_of(analysis::InstId inst) const {
   return s;
 }
 
-Finding& RuleContext::report(analysis::InstId inst, std::string message) {
+RuleContext::Reported RuleContext::report(analysis::InstId inst, std::string message) {
   return report(inst, std::move(message), default_severity_);
 }
 
-Finding& RuleContext::report(analysis::InstId inst, std::string message, Severity severity) {
+RuleContext::Reported RuleContext::report(analysis::InstId inst, std::string message,
+                                          Severity severity) {
   Finding f;
   f.rule = std::string(rule_id_);
   f.severity = severity;
@@ -104,16 +108,17 @@ Finding& RuleContext::report(analysis::InstId inst, std::string message, Severit
   f.instruction = print_instruction(a_->ir.inst(inst));
   f.source = source_of(inst);
   out_->push_back(std::move(f));
-  return out_->back();
+  return Reported(*this, out_->size() - 1);
 }
 
-void RuleContext::relate(Finding& f, analysis::InstId inst, std::string message) const {
+RuleContext::Reported& RuleContext::Reported::relate(analysis::InstId inst, std::string message) {
   RelatedLocation r;
-  r.location = location_of(inst);
+  r.location = ctx_->location_of(inst);
   r.message = std::move(message);
-  r.instruction = print_instruction(a_->ir.inst(inst));
-  r.source = source_of(inst);
-  f.related.push_back(std::move(r));
+  r.instruction = print_instruction(ctx_->a_->ir.inst(inst));
+  r.source = ctx_->source_of(inst);
+  (*ctx_->out_)[index_].related.push_back(std::move(r));
+  return *this;
 }
 
 } // namespace ptxkit::verifier

@@ -1,9 +1,25 @@
-// shared-bounds.cpp: the `shared-bounds` rule (see shared-bounds.h): each shared access with a
-// known variable and offset range is checked against the variable's declared size.
-#include "shared-bounds.h"
-
+// shared-bounds.cpp: rule `shared-bounds`: a shared-memory access whose byte range, known as a
+// constant or a constant range, falls outside the declared `.shared` variable.
+//
+// What it proves: for every shared access (ld/st/atom/red/ldmatrix/stmatrix .shared, or a
+// generic access of a `cvta.shared` address) whose address derives from a `.shared` variable of
+// known size with a known offset range [lo, hi] (address_provenance.h: immediates, %laneid,
+// %tid bounded by .reqntid/.maxntid, arithmetic on those, hulls at phis), that
+// lo >= 0 and hi + width <= size, where width is the access's bytes including the vector
+// (`ld.shared.v4.f32` at size-8 reads 8 bytes past the end). Accesses with an unknown offset
+// (a %tid without .reqntid/.maxntid, a loop induction variable, a loaded index) are not sites.
+// Dynamic `.extern .shared` arrays (size unknown) are not-applicable for their accesses.
+//
+// Assumptions and limits: offsets are interval hulls without branch refinement: a loop counter
+// bounded only by its exit test has no range (widened away), so loop-carried accesses are not
+// checked; an access under `if (tid < k)` is checked against tid's full launch bound, which can
+// over-approximate (a finding then names the bound it used). Severity: error.
+//
+// How: each shared access with a known variable and offset range is checked against the variable's
+// declared size.
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/rule.h"
 
 namespace ptxkit::verifier {
 
@@ -19,11 +35,9 @@ bool has_unknown_dim(const VarDecl& v) {
 
 class SharedBoundsRule final : public Rule {
 public:
-  std::string_view id() const override { return "shared-bounds"; }
   std::string_view summary() const override {
     return "a shared-memory access at a constant offset (range) outside the declared .shared size";
   }
-  Severity default_severity() const override { return Severity::kError; }
   void check(RuleContext& ctx) const override;
 };
 
@@ -58,9 +72,9 @@ void SharedBoundsRule::check(RuleContext& ctx) const {
                         std::string(v.var->name) + " (" + std::to_string(size) +
                         " bytes declared) ";
       msg += v.lo < 0 ? "starts before it" : "ends at byte " + std::to_string(v.hi + width);
-      Finding& f = ctx.report(i, msg);
+      auto f = ctx.report(i, msg);
       if (v.origin != kNoId && v.origin != i)
-        ctx.relate(f, v.origin, "the address of " + std::string(v.var->name) + " is taken here");
+        f.relate(v.origin, "the address of " + std::string(v.var->name) + " is taken here");
     }
   }
 }

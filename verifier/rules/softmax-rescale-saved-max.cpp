@@ -1,7 +1,51 @@
-// softmax-rescale-saved-max.cpp: the `softmax-rescale-saved-max` rule (see the header): finds
+// softmax-rescale-saved-max.cpp: rule `softmax-rescale-saved-max`: an online-softmax rescale
+// exp((old max − new max)·c) must read the maximum from before the update, not the new one.
+//
+// Why: in an LLM stack's generated attention kernel, `let old_max = max_score;` aliased a
+// register handle, so the in-place update `max.f32 %f8, %f8, %f23` also overwrote the "old"
+// maximum and the rescale became `sub.f32 %f27, %f8, %f8` -> ex2(0) == 1.0: the running sum and the
+// output accumulators were never brought onto the new maximum's scale, and batched decode emitted
+// garbage. Nothing overflows, nothing is NaN; only dataflow can see it.
+//
+// What it proves, per natural loop L and per loop-header phi φ (the value "before this
+// iteration's update") whose back-edge value is a running maximum — a chain of `max` (float
+// types) instructions, and phis inside L, over φ and other operands (the scores):
+//   - The running-maximum values RM(φ) are φ and every max/phi of that chain that contains φ.
+//     Each u ∈ RM other than φ is an update; the values it contains (its operands, recursively,
+//     within RM) are the maxima "from before" u. nvcc's unrolled loops chain several updates in
+//     one iteration (max1 = max(φ, s1), max2 = max(max1, s2)): each has its own "before".
+//   - A rescale site is a difference a − b with b ≡ u ∈ RM \ {φ} (value numbering: copies
+//     through `mov` keep their identity) whose result reaches an `ex2` through at most six
+//     float arithmetic steps (mul, fma, add, sub, neg, cvt, mov: the `sub; mul log2e; ex2`
+//     shape, `sub; ex2` with a pre-scaled score, and nvcc's precise expf expansion). Differences
+//     are `sub a, b`, `add a, n` and `fma a, c, n` where n = neg(b), neg(mul(b, c)) or
+//     mul(b, −c) (the fma-folded (a−b)·c = fma(a, c, −b·c)).
+//   - At each site: if a is the update u itself (the aliased handle's `sub x, m', m'`, a `mov` copy
+//   of
+//     m', or a register the loop overwrote with m' before the read), it reports an error at the
+//     difference. If a is another running maximum, the site is a rescale (a later maximum than
+//     u is not reported: exp(new − old) is a valid rescale when divided by). If a is no running
+//     maximum (a score: exp(s − m')), the site is the current score's exponent: examined, never
+//     reported.
+//   - Missing rescale: if score exponents of the loop feed a loop-carried value (an accumulator)
+//     and no difference has a running maximum as its minuend, it reports an error at the update.
+//   - Every state rescaled: each header phi that score exponents reach (sum, accumulators; through
+//     shuffles too, not through tensor-core ops, which mix rows) must, in its chain of values in
+//     the loop, be multiplied by a value derived from each rescale factor (or divided by one):
+//     a correction computed and not applied to one state is reported at that state's update.
+// Sites: every difference against a running-maximum update that reaches an ex2. A kernel with no
+// loop-carried maximum, or whose maximum feeds no exponent, is not-applicable.
+//
+// Assumptions: the maximum is computed by `max`, by `setp` + `selp` on the same two values, or by
+// `setp` + a guarded `mov` (nvcc's if-converted `if (s > m) m = s;`); a phi across real branches
+// is not recognised, so not checked; a rescale is a difference of values,
+// not of memory reloads (a maximum spilled to memory and reloaded is a new value: not checked).
+//
+// How: softmax-rescale-saved-max.cpp: the `softmax-rescale-saved-max` rule (see the header): finds
 // loop-carried running maxima, the differences against their updates that feed an exponent, and
 // reports those whose minuend is the updated maximum instead of the one from before the update.
-#include "softmax-rescale-saved-max.h"
+#include "ptxkit/verifier/analysis/use_walk.h"
+#include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
 #include <map>
@@ -227,32 +271,28 @@ std::vector<Difference> differences(const FunctionAnalysis& a, InstId i) {
   return out;
 }
 
+// Whether op is one of `ops`.
+template <std::size_t N>
+bool one_of(Opcode op, const Opcode (&ops)[N]) {
+  return std::find(std::begin(ops), std::end(ops), op) != std::end(ops);
+}
+
 // The `ex2` that the result of i reaches through at most six float arithmetic steps, or kNoId.
 InstId reaches_ex2(const FunctionAnalysis& a, InstId i) {
   static constexpr Opcode kThrough[] = {Opcode::kMul, Opcode::kFma, Opcode::kMad,
                                         Opcode::kAdd, Opcode::kSub, Opcode::kNeg,
                                         Opcode::kCvt, Opcode::kMov, Opcode::kAbs};
-  const ValueNumbering& vn = a.values;
-  std::vector<std::pair<InstId, int>> work{{i, 0}};
-  std::set<InstId> seen{i};
-  while (!work.empty()) {
-    auto [j, depth] = work.back();
-    work.pop_back();
-    const InstInfo& info = a.ir.info(j);
-    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
-      if (!a.ir.mention(m).is_def || vn.ssa_def(m) == kNoId) continue;
-      for (const ValueUse& u : vn.uses(vn.ssa_def(m))) {
-        if (u.inst == kNoId || u.via_guard) continue;
-        const Instruction& ui = a.ir.inst(u.inst);
-        if (ui.op == Opcode::kEx2) return u.inst;
-        if (depth < 6 &&
-            std::find(std::begin(kThrough), std::end(kThrough), ui.op) != std::end(kThrough) &&
-            seen.insert(u.inst).second)
-          work.push_back({u.inst, depth + 1});
-      }
+  InstId found = kNoId;
+  walk_uses(a, i, [&](const ValueUse& u, int depth) {
+    if (u.inst == kNoId || u.via_guard) return WalkStep::kSkip;
+    const Opcode op = a.ir.inst(u.inst).op;
+    if (op == Opcode::kEx2) {
+      found = u.inst;
+      return WalkStep::kStop;
     }
-  }
-  return kNoId;
+    return depth < 6 && one_of(op, kThrough) ? WalkStep::kFollow : WalkStep::kSkip;
+  });
+  return found;
 }
 
 // The maximum a guarded form stands for: `selp m_safe, 0, m, p` (softmax kernels replace a
@@ -279,31 +319,17 @@ std::set<ValueId> accumulators_fed(const FunctionAnalysis& a, LoopId loop, InstI
   static constexpr Opcode kThrough[] = {Opcode::kMul, Opcode::kFma,  Opcode::kMad,
                                         Opcode::kAdd, Opcode::kSub,  Opcode::kMov,
                                         Opcode::kCvt, Opcode::kSelp, Opcode::kShfl};
-  const ValueNumbering& vn = a.values;
   const BlockId header = a.loops.loop(loop).header;
   std::set<ValueId> out;
-  std::vector<std::pair<InstId, int>> work{{ex2, 0}};
-  std::set<InstId> seen{ex2};
-  while (!work.empty()) {
-    auto [j, depth] = work.back();
-    work.pop_back();
-    const InstInfo& info = a.ir.info(j);
-    for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
-      if (!a.ir.mention(m).is_def || vn.ssa_def(m) == kNoId) continue;
-      for (const ValueUse& u : vn.uses(vn.ssa_def(m))) {
-        if (u.inst == kNoId) {
-          const ValueInfo& p = vn.info(u.phi);
-          if (p.kind == ValueKind::kPhi && p.block == header) out.insert(u.phi);
-          continue;
-        }
-        const Instruction& ui = a.ir.inst(u.inst);
-        if (depth < 24 &&
-            std::find(std::begin(kThrough), std::end(kThrough), ui.op) != std::end(kThrough) &&
-            seen.insert(u.inst).second)
-          work.push_back({u.inst, depth + 1});
-      }
+  walk_uses(a, ex2, [&](const ValueUse& u, int depth) {
+    if (u.inst == kNoId) {
+      const ValueInfo& p = a.values.info(u.phi);
+      if (p.kind == ValueKind::kPhi && p.block == header) out.insert(u.phi);
+      return WalkStep::kSkip;
     }
-  }
+    return depth < 24 && one_of(a.ir.inst(u.inst).op, kThrough) ? WalkStep::kFollow
+                                                                : WalkStep::kSkip;
+  });
   return out;
 }
 
@@ -318,9 +344,7 @@ bool derived_from(const FunctionAnalysis& a, ValueId v, const std::set<InstId>& 
   if (d == kNoId) return false;
   if (factors.count(d)) return true;
   const Instruction& in = a.ir.inst(d);
-  if (depth >= 6 ||
-      std::find(std::begin(kThrough), std::end(kThrough), in.op) == std::end(kThrough))
-    return false;
+  if (depth >= 6 || !one_of(in.op, kThrough)) return false;
   for (std::uint32_t k = 1; k < in.operands.size(); ++k)
     if (in.operands[k].kind == OperandKind::kRegister &&
         derived_from(a, a.values.value_of(d, k), factors, depth + 1))
@@ -351,8 +375,7 @@ std::set<ValueId> state_chain(const FunctionAnalysis& a, LoopId loop, ValueId ac
       }
       if (u.via_guard || !a.loops.contains(loop, a.cfg.block_of(u.inst))) continue;
       const Instruction& in = a.ir.inst(u.inst);
-      if (std::find(std::begin(kThrough), std::end(kThrough), in.op) == std::end(kThrough))
-        continue;
+      if (!one_of(in.op, kThrough)) continue;
       const InstInfo& info = a.ir.info(u.inst);
       for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
         ValueId d = a.ir.mention(m).is_def ? vn.ssa_def(m) : kNoId;
@@ -499,11 +522,9 @@ bool feeds_accumulator(const FunctionAnalysis& a, LoopId loop, InstId ex2) {
 
 class SoftmaxRescaleRule final : public Rule {
 public:
-  std::string_view id() const override { return "softmax-rescale-saved-max"; }
   std::string_view summary() const override {
     return "an online-softmax rescale exp(old max - new max) reads the new maximum";
   }
-  Severity default_severity() const override { return Severity::kError; }
   void check(RuleContext& ctx) const override;
 };
 
@@ -559,16 +580,16 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
                     " (a copy, or the old maximum overwritten before this read), not the "
                     "maximum from before the update: the correction is exp(0) == 1 and the "
                     "accumulators are never rescaled";
-      Finding& f = ctx.report(site, msg);
-      if (upd != kNoId) ctx.relate(f, upd, "the running maximum is updated here");
+      auto f = ctx.report(site, msg);
+      if (upd != kNoId) f.relate(upd, "the running maximum is updated here");
       // Where the minuend's register received the new maximum (a copy or an overwrite).
       std::uint32_t m = vn.mention_index(site, 1, 0, false);
       if (m != kNoId && vn.ssa_use(m) != kNoId) {
         InstId w = vn.defining_instruction(vn.ssa_use(m));
         if (w != kNoId && w != upd && a.ir.inst(w).op == Opcode::kMov)
-          ctx.relate(f, w, minuend + " receives the new maximum here");
+          f.relate(w, minuend + " receives the new maximum here");
       }
-      if (ex2 != site) ctx.relate(f, ex2, "the rescale factor is computed here");
+      if (ex2 != site) f.relate(ex2, "the rescale factor is computed here");
     };
     for (BlockId b : a.loops.loop(loop).blocks) {
       for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i) {
@@ -605,13 +626,13 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
         std::string name = at < a.ir.size() && !a.ir.inst(at).operands.empty()
                                ? std::string(a.ir.inst(at).operands[0].text())
                                : std::string("an accumulator");
-        Finding& f = ctx.report(
+        auto f = ctx.report(
             at, "online-softmax state " + name +
                     " carries a sum from the previous iteration that is never rescaled by "
                     "exp(old maximum - new maximum): it adds exponents against the new maximum "
                     "to a sum on the old maximum's scale");
-        ctx.relate(f, missing, "the rescale factor is computed here, but not applied to it");
-        ctx.relate(f, fed_by[acc], "exponent against the new maximum, added to it");
+        f.relate(missing, "the rescale factor is computed here, but not applied to it");
+        f.relate(fed_by[acc], "exponent against the new maximum, added to it");
       }
     }
     // Exponents of the scores against the new maximum accumulate across iterations, but no
@@ -619,14 +640,14 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
     // compiler folded the defective exp(m' - m') == 1 away).
     if (!any_rescale && score_ex2 != kNoId && score_update != kNoId &&
         reported.insert(score_update).second) {
-      Finding& f = ctx.report(
+      auto f = ctx.report(
           score_update,
           "online-softmax running maximum is updated here, but nothing rescales the accumulators "
           "by exp(old maximum - new maximum): the exponents of the scores against the new "
           "maximum (line " +
               std::to_string(a.ir.inst(score_ex2).loc.line) +
               ") are added to sums kept on the old maximum's scale");
-      ctx.relate(f, score_ex2, "exponent against the new maximum, accumulated across iterations");
+      f.relate(score_ex2, "exponent against the new maximum, accumulated across iterations");
     }
   }
   ctx.add_sites(static_cast<std::uint32_t>(examined.size()));

@@ -1,10 +1,29 @@
-// state-space-mismatch.cpp: the `state-space-mismatch` rule (see state-space-mismatch.h): every
-// memory operand with a known provenance is compared with the space its instruction accesses;
-// the conversions address_provenance found wrong are reported at the cvta.
-#include "state-space-mismatch.h"
-
+// state-space-mismatch.cpp: rule `state-space-mismatch`: an address of one state space used by an
+// access (or conversion) of another.
+//
+// What it proves: for every ld/ldu/st/atom/red/ldmatrix/stmatrix/cp.async address whose
+// provenance is known (address_provenance.h: traced through mov, cvt, add/sub, mad/mad.wide,
+// masks, phis), that the address is in the form the access needs: an explicit-space access
+// (`ld.shared`) gets an address in that space's window (`mov %r, smem`, `cvta.to.shared`), and
+// a generic access (`ld`) gets a generic address (`cvta.shared`) or a global one. Reported: a
+// shared/local/const/param window address in a generic or `.global` access (the missing `cvta`),
+// a window address of another space (`ld.shared` of a `cvta.to.global` pointer), a generic
+// address in an explicit-space access (missing `cvta.to.<space>`), and every `cvta`/`cvta.to`
+// whose input is known to be in the wrong form or space (the wrong `cvta.to.*` for where a
+// generic pointer points, converting an address that is already converted).
+//
+// Assumptions and limits: the global window and generic global addresses are treated as
+// interchangeable (they are on every NVIDIA GPU), so `ld.global` of an unconverted kernel pointer
+// is not reported; values read from memory or passed by a caller have unknown provenance and are
+// never reported. A 64-bit generic offset added to a 32-bit shared address is reported only when
+// the 64-bit value is itself a known address (Addr + Addr is "mixed", never reported). Severity:
+// error.
+//
+// How: every memory operand with a known provenance is compared with the space its instruction
+// accesses; the conversions address_provenance found wrong are reported at the cvta.
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/rule.h"
 
 namespace ptxkit::verifier {
 
@@ -41,11 +60,9 @@ std::string mismatch(const AbsValue& v, AddrSpace acc) {
 
 class StateSpaceMismatchRule final : public Rule {
 public:
-  std::string_view id() const override { return "state-space-mismatch"; }
   std::string_view summary() const override {
     return "an address of one state space is used by an access or cvta of another";
   }
-  Severity default_severity() const override { return Severity::kError; }
   void check(RuleContext& ctx) const override;
 };
 
@@ -72,17 +89,16 @@ void StateSpaceMismatchRule::check(RuleContext& ctx) const {
         what = mismatch(v, mo.space);
       }
       if (what.empty()) continue;
-      Finding& f = ctx.report(i, what);
-      if (v.origin != kNoId && v.origin != i)
-        ctx.relate(f, v.origin, "the address gets its space here");
+      auto f = ctx.report(i, what);
+      if (v.origin != kNoId && v.origin != i) f.relate(v.origin, "the address gets its space here");
     }
   }
   for (const BadConversion& bc : prov.bad_conversions()) {
     const Instruction& inst = a.ir.inst(bc.inst);
     std::string conv = inst.has_modifier("to") ? "cvta.to." : "cvta.";
     conv += addr_space_name(explicit_space(inst));
-    Finding& f = ctx.report(bc.inst, conv + " of " + describe(bc.input));
-    if (bc.input.origin != kNoId) ctx.relate(f, bc.input.origin, "the address gets its space here");
+    auto f = ctx.report(bc.inst, conv + " of " + describe(bc.input));
+    if (bc.input.origin != kNoId) f.relate(bc.input.origin, "the address gets its space here");
   }
 }
 

@@ -1,7 +1,21 @@
-// undeclared-register.cpp: the `undeclared-register` rule (see undeclared-register.h): resolves
-// every %-register operand and guard of each instruction in its scope and reports the names that
-// resolve to nothing, with the declaration of the same prefix when one exists.
-#include "undeclared-register.h"
+// undeclared-register.cpp: rule `undeclared-register`: an instruction names a register that no
+// `.reg` declaration in scope declares.
+//
+// What it proves: every `%name` register operand (destinations, sources, vector/pair elements,
+// address bases, call argument lists) and every guard predicate of a reachable or unreachable
+// instruction resolves to a declaration in its scope or an enclosing one — a plain `.reg` name,
+// or `%r<N>` with index < N. ptxas rejects the file otherwise ("Unknown symbol"), so a kernel
+// that reads %r9 when only %r<6> is declared must not pass verify_for_load(): the parser accepts
+// it and the dataflow analyses ignore names they cannot resolve, so without this rule the
+// defect would only surface when the driver JIT-compiles the PTX.
+//
+// Assumptions: `%`-prefixed names that are module or function variables (not registers) are
+// not reported; names without `%` are symbols (labels, variables, functions) and are not
+// checked. Severity: error.
+//
+// How: resolves every %-register operand and guard of each instruction in its scope and reports
+// the names that resolve to nothing, with the declaration of the same prefix when one exists.
+#include "ptxkit/verifier/rule.h"
 
 #include <string>
 #include <vector>
@@ -23,11 +37,9 @@ void collect_decls(const Block& b, std::vector<const VarDecl*>& out) {
 
 class UndeclaredRegisterRule final : public Rule {
 public:
-  std::string_view id() const override { return "undeclared-register"; }
   std::string_view summary() const override {
     return "an instruction names a register that no .reg declaration in scope declares";
   }
-  Severity default_severity() const override { return Severity::kError; }
   void check(RuleContext& ctx) const override;
 };
 

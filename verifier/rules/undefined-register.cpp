@@ -1,9 +1,34 @@
-// undefined-register.cpp: the `undefined-register` rule (see undefined-register.h): a cheap
-// may-be-undefined fixed point over SSA values first, then a predicate-aware backward walk for
-// the few reads it leaves, so that the common guarded-definition shapes stay quiet.
-#include "undefined-register.h"
-
+// undefined-register.cpp: rule `undefined-register`: a register is read on a path on which
+// nothing wrote it.
+//
+// What it proves: for every read (operand or guard) in reachable code, that some path from the
+// function entry to the read writes the register last with an instruction (or it is a `.reg`
+// parameter) — or it reports the read. A guarded write `@p op %r, ...` writes only when p
+// holds; on the other path the prior content survives. The check is path-sensitive in the
+// guard predicates: `@p mov %r, a; @!p mov %r, b;` defines %r, a read guarded by `@p` after
+// `@p mov %r, a` is defined, and a branch `@p bra L` tells the paths through L that p held.
+//
+// Assumptions and limits: predicate facts are dropped when the walk crosses a loop back edge
+// (a fact about one iteration says nothing about the previous one), which may report a read
+// that a cross-iteration argument would prove defined; a walk that exceeds its step budget is
+// not reported (no finding without a witness path). Calls do not write caller registers.
+// Severity: error when no write of the register reaches the read on any path (the value is
+// always unspecified: a lost definition) and the undefined value is observed: it reaches a
+// computation, comparison, branch, address or a store outside the thread's local stack,
+// following it through pure data moves (mov, shfl, prmt, selp, spills to the local stack).
+// nvcc shuffles and spills never-initialised words of partly-initialised structs (CUB's
+// ShuffleUp/ShuffleDown of padding words in thrust algorithms): those reads are warnings. Warning
+// when the register is written on some paths only: optimizing compilers legitimately emit such
+// reads when the undefined path is infeasible by a correlated condition (CUB's partial tiles load
+// `if (i < n)` and use under a recomputed `i < n`), which a path analysis without arithmetic cannot
+// prove; and warning in debug builds
+// (`.target sm_XX, debug`), where nvcc -G stores uninitialized locals (empty structs, padding)
+// to the stack.
+//
+// How: a cheap may-be-undefined fixed point over SSA values first, then a predicate-aware backward
+// walk for the few reads it leaves, so that the common guarded-definition shapes stay quiet.
 #include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
 #include <optional>
@@ -22,11 +47,9 @@ struct Fact {
 
 class UndefinedRegisterRule final : public Rule {
 public:
-  std::string_view id() const override { return "undefined-register"; }
   std::string_view summary() const override {
     return "a register is read on a path where nothing defined it";
   }
-  Severity default_severity() const override { return Severity::kError; }
   void check(RuleContext& ctx) const override;
 };
 
@@ -285,8 +308,8 @@ void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
       sites.empty() && !debug && guarded == kNoId && undefined_value_observed(a, i, v)
           ? Severity::kError
           : Severity::kWarning;
-  Finding& f = ctx.report(i, msg, severity);
-  if (guarded != kNoId) ctx.relate(f, guarded, "the predicated write it is the fallback of");
+  auto f = ctx.report(i, msg, severity);
+  if (guarded != kNoId) f.relate(guarded, "the predicated write it is the fallback of");
   for (InstId s : sites) {
     const InstInfo& info = a.ir.info(s);
     std::string note = "defines " + name;
@@ -295,7 +318,7 @@ void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
               a.ir.reg_name(info.guard) + " holds";
     else
       note += " on some paths only";
-    ctx.relate(f, s, note);
+    f.relate(s, note);
   }
 }
 

@@ -9,7 +9,7 @@
 //          `path: not checked: MESSAGE` for an input that could not be checked.
 //   json   {"files":[{"path","findings":[{"rule","severity","kernel","line","message",...}],
 //           "rules":[{"id","status","sites"}]}]}; findings also carry "col", "instruction",
-//           "related" and "source" (extra keys; the CLI.md keys are all present).
+//           "related" and "source" (extra keys; every key docs/cli.md lists is present).
 //   sarif  one run, tool.driver.rules = the rules run, results with ruleId, level, message,
 //          locations, relatedLocations.
 #pragma once

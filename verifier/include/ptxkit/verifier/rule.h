@@ -1,12 +1,12 @@
 // rule.h: the interface of a verifier rule and the rule catalogue.
 //
-// Why: rules are written by several people against one set of analyses; each rule is one file
-// pair verifier/rules/<rule-id>.{h,cpp} whose header states what it proves and assumes, and it
+// Why: rules are written by several people against one set of analyses; each rule is one file,
+// verifier/rules/<rule-id>.cpp, whose opening comment states what it proves and assumes, and it
 // joins the catalogue with one line in verifier/rules/rule_list.inc:
-//     PTXKIT_RULE(make_my_rule)
-// where `std::unique_ptr<Rule> make_my_rule();` is defined in the rule's .cpp. (An explicit list,
-// not static self-registration: the verifier is a static library and the linker would drop
-// unreferenced registration objects.)
+//     PTXKIT_RULE("my-rule", kError, make_my_rule)
+// (its id, its default severity, and `std::unique_ptr<Rule> make_my_rule()` defined in the rule's
+// .cpp). An explicit list, not static self-registration: the verifier is a static library and
+// the linker would drop unreferenced registration objects. docs/rules.md says how to add one.
 //
 // A rule examines one function at a time through RuleContext, counts the sites it examined
 // (`sites`: what "pass" is evidence of), and reports findings. It never aborts: a construct it
@@ -37,10 +37,21 @@ public:
   // Count `n` examined sites.
   void add_sites(std::uint32_t n = 1) { *sites_ += n; }
 
-  // A finding at instruction `inst`; add related instructions with relate().
-  Finding& report(analysis::InstId inst, std::string message);
-  Finding& report(analysis::InstId inst, std::string message, Severity severity);
-  void relate(Finding& f, analysis::InstId inst, std::string message) const;
+  // A finding at instruction `inst`. The handle it returns is the only way to add related
+  // instructions to that finding: `ctx.report(i, "...").relate(j, "why")`.
+  class Reported {
+  public:
+    // Adds instruction `inst` with a note on how it relates to the finding.
+    Reported& relate(analysis::InstId inst, std::string message);
+
+  private:
+    friend class RuleContext;
+    Reported(RuleContext& ctx, std::size_t index) : ctx_(&ctx), index_(index) {}
+    RuleContext* ctx_;
+    std::size_t index_; // in the report's findings: stays valid as more findings are added
+  };
+  Reported report(analysis::InstId inst, std::string message);
+  Reported report(analysis::InstId inst, std::string message, Severity severity);
 
   // Location / text / .loc source position of an instruction.
   FindingLocation location_of(analysis::InstId inst) const;
@@ -59,11 +70,17 @@ private:
 class Rule {
 public:
   virtual ~Rule() = default;
-  virtual std::string_view id() const = 0;      // "undefined-register"
   virtual std::string_view summary() const = 0; // one line, for --help and SARIF
-  virtual Severity default_severity() const = 0;
   // Examine one function with a body.
   virtual void check(RuleContext& ctx) const = 0;
+  // From the rule's line in the catalogue (rule_list.inc).
+  std::string_view id() const { return id_; } // "undefined-register"
+  Severity default_severity() const { return severity_; }
+
+private:
+  friend const std::vector<std::unique_ptr<Rule>>& all_rules();
+  std::string_view id_;
+  Severity severity_ = Severity::kError;
 };
 
 // Every rule, in catalogue order (the order of rule_list.inc).

@@ -4,7 +4,7 @@
 //
 // Labels are checked when the kernel is finished: one used but never placed, or placed twice, is
 // an error naming the label and the C++ line (Emitter::finish), never a ptxas surprise.
-// After a shfl.down reduction only lane 0 holds the full result (seed PAR-118): use shfl_bfly
+// After a shfl.down reduction only lane 0 holds the full result: use shfl_bfly
 // (butterfly) when every lane needs it, or broadcast with shfl_idx from lane 0.
 #pragma once
 
