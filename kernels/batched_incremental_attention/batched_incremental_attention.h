@@ -57,7 +57,7 @@ struct BatchedIncrementalAttention {
   using Config = BatchedIncrementalAttentionConfig;
   static constexpr std::string_view kName = "batched_incremental_attention";
   static constexpr std::string_view kSummary =
-      "batched decode attention (seed 003): grid (num_heads, batch), one warp per (head, slot), "
+      "batched decode attention: grid (num_heads, batch), one warp per (head, slot), "
       "GQA, online softmax, K/V pointer arrays, per-slot seq_len";
   static constexpr std::string_view kLimits =
       "head_dim a multiple of 32 in [32, 128] (one warp, at most 4 elements per lane); "

@@ -41,7 +41,7 @@ std::vector<BenchCase> BatchedIncrementalAttention::bench_cases() {
   // Every slot at the full 2048 positions (make_inputs draws shorter ones), informative only.
   return {{.name = "batched_incremental_attention_4x2048",
            .config = "qwen15b_coder",
-           .shape = "4 slots x 12/2 heads x 2048 x 128 (seed kernel, one warp per head)",
+           .shape = "4 slots x 12/2 heads x 2048 x 128 (one warp per head)",
            .flops = 4.0 * 4 * 12 * 2048 * 128,
            .adjust_inputs = [](HostTensors& in) {
              for (auto& len : in.u32["seq_lens"])

@@ -1,6 +1,6 @@
 // cli_test.cpp: the generation commands of `ptxkit` as a user runs them: exit codes 0/1/2 of
-// CLI.md, error messages that list what is valid, byte-identical output on repeated runs, atomic
-// -o output, `gen --all` file names, and `list --json`'s shape.
+// docs/cli.md, error messages that list what is valid, byte-identical output on repeated runs,
+// atomic -o output, `gen --all` file names, and `list --json`'s shape.
 #include <algorithm>
 #include <array>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // key_test.cpp: the cache key of every registered kernel changes with every baked field (a 1-ulp
 // float change included), with the target and only with those; exempt fields leave it unchanged.
 //
-// Generic over the registry, so a kernel added later is covered without editing this file: seed
-// 000's defect (a baked eps missing from the key) cannot come back for any kernel.
+// Generic over the registry, so a kernel added later is covered without editing this file: the
+// hand-written-key defect (a baked eps missing from the key) cannot come back for any kernel.
 #include "perturb.h"
 
 #include <gtest/gtest.h>
@@ -84,7 +84,7 @@ TEST(CacheKey, OneUlpOfEpsChangesTheKey) {
   auto i = static_cast<std::size_t>(k->field_index("eps"));
   b[i] = FieldValue{std::nextafter(std::get<float>(a[i]), 1.0f)};
   EXPECT_NE(cache_key(*k, a, "sm_90"), cache_key(*k, b, "sm_90"));
-  // 1e-5 vs 1e-6: the seed-000 defect in one line.
+  // 1e-5 vs 1e-6: the hand-written-key defect (eps missing from the key) in one line.
   a[i] = FieldValue{1e-5f};
   b[i] = FieldValue{1e-6f};
   EXPECT_NE(cache_key(*k, a, "sm_90"), cache_key(*k, b, "sm_90"));

@@ -51,7 +51,7 @@ TEST(RopeNeoxReference, KnownAnglesOfTheHalfRotationLayout) {
   EXPECT_NEAR(y[2], std::sin(3.0), 1e-7);
   EXPECT_NEAR(y[1], std::cos(0.03), 1e-7); // pair 1 rotated by 3 * 0.01 rad
   EXPECT_NEAR(y[3], std::sin(0.03), 1e-7);
-  // theta changes the answer (the value the seed-000 cache key forgot).
+  // theta changes the answer (the value a hand-written cache key forgot).
   auto y6 = rope_reference({.head_dim = 4, .num_heads = 1, .theta = 1e6f}, x, {3},
                            RopeDirection::kForward);
   EXPECT_NEAR(y6[3], std::sin(0.003), 1e-7);

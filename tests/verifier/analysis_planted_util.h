@@ -1,7 +1,7 @@
 // analysis_planted_util.h: reading the real kernels that planted-defect tests mutate, and
 // line-level mutation helpers.
 //
-// Why: issue 5 asks each rule to be shown firing, at the right line, on real kernels (ours from
+// Why: each rule must be shown firing, at the right line, on real kernels (ours from
 // golden/, and the corpus's) mutated the way the rule exists for; the tests share the inputs.
 #pragma once
 

@@ -40,7 +40,8 @@ TEST(AnalysisValues, MovKeepsTheValueIdentity) {
   EXPECT_FALSE(rd.undefined);
 }
 
-// The seed's in-place update (`max.f32 %f8, %f8, %f23`) with a saved copy of the old max.
+// The stale-maximum defect's in-place update (`max.f32 %f8, %f8, %f23`) with a saved copy of the
+// old max.
 const char* kInPlace = "\tmov.f32 %f8, 0fFF800000;\n"
                        "\tmov.u32 %r1, 0;\n"
                        "$L_loop:\n"
@@ -68,7 +69,7 @@ TEST(AnalysisValues, InPlaceRunningMaxBeforeAndAfterTheUpdate) {
   ASSERT_TRUE(vn.is_phi(old_max));
   EXPECT_EQ(vn.defining_instruction(old_max), kNoId);
   EXPECT_EQ(vn.defining_instruction(new_max), max);
-  // Correct rescale: (old - new); the seed's bug: (new - new).
+  // Correct rescale: (old - new); the stale-maximum bug: (new - new).
   EXPECT_EQ(vn.value_of(good, 1), old_max);
   EXPECT_EQ(vn.value_of(good, 2), new_max);
   EXPECT_EQ(vn.value_of(bad, 1), vn.value_of(bad, 2));

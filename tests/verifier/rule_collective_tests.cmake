@@ -1,7 +1,7 @@
 # rule_collective_tests.cmake: the tests of rules barrier-divergence, partial-warp-collective,
-# state-space-mismatch, shared-bounds (issue 5, rules 4, 5, 7, 8) and undeclared-register, included by
-# tests/verifier/CMakeLists.txt: marked-line unit cases and planted defects in golden kernels
-# and the corpus (planted_*.cpp also collects the planted-defect table of every rule).
+# state-space-mismatch, shared-bounds (rules 4, 5, 7 and 8 of the first eight) and
+# undeclared-register, included by tests/verifier/CMakeLists.txt: marked-line unit cases and
+# planted defects in golden kernels and the corpus (planted_*.cpp also collects the planted-defect table of every rule).
 file(GLOB PTXKIT_COLLECTIVE_RULE_TEST_SOURCES CONFIGURE_DEPENDS
      ${CMAKE_CURRENT_LIST_DIR}/rule_barrier_*.cpp
      ${CMAKE_CURRENT_LIST_DIR}/rule_partial_*.cpp

@@ -19,7 +19,7 @@ const char* kCases = R"PTX(.version 8.0
 	.reg .f32 %f<20>;
 	.reg .b64 %rd<4>;
 	ld.param.u64 %rd1, [p];
-	// loads a value, then stores a constant instead: the seed's class of bug
+	// loads a value, then stores a constant instead: a result that ignores its input
 	ld.global.f32 %f1, [%rd1];  // [[dead-value]]
 	mov.f32 %f2, 0f3F800000;
 	st.global.f32 [%rd1], %f2;

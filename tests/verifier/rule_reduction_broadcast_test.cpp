@@ -1,7 +1,7 @@
-// rule_reduction_broadcast_test.cpp: rule `reduction-broadcast` (PAR-118). Lines ending in
-// `// [[reduction-broadcast]]` must be flagged and every other line must stay quiet; each case
-// opens with a comment saying what it tests. Then nvcc's output for the same shapes, CUB's
-// WarpReduce included (tests/verifier/inputs/reduction_nvcc_warp.*).
+// rule_reduction_broadcast_test.cpp: rule `reduction-broadcast` (the lane-0-only reduction
+// result). Lines ending in `// [[reduction-broadcast]]` must be flagged and every other line must
+// stay quiet; each case opens with a comment saying what it tests. Then nvcc's output for the same
+// shapes, CUB's WarpReduce included (tests/verifier/inputs/reduction_nvcc_warp.*).
 #include "analysis_planted_util.h"
 #include "analysis_test_util.h"
 
@@ -34,7 +34,7 @@ const std::string kDownTree =
 
 std::string cases() {
   return ".version 8.0\n.target sm_90\n.address_size 64\n\n" +
-         // PAR-118: the sum normalises every lane's element (the division is the first use).
+         // The lane-0-only sum normalises every lane's element (the division is the first use).
          warp_kernel("no_broadcast",
                      kDownTree + "\tdiv.rn.f32 %f12, %f1, %f11;  // [[reduction-broadcast]]\n"
                                  "\tst.global.f32 [%rd2], %f12;\n") +

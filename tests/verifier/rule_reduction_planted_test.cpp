@@ -1,5 +1,5 @@
-// rule_reduction_planted_test.cpp: planted PAR-118 defects for `reduction-broadcast` in real
-// kernels: ours (golden batched attention, RMSNorm, LayerNorm, fused residual RMSNorm, QK
+// rule_reduction_planted_test.cpp: planted lane-0-only-sum defects for `reduction-broadcast` in
+// real kernels: ours (golden batched attention, RMSNorm, LayerNorm, fused residual RMSNorm, QK
 // RMSNorm), nvcc's (tests/verifier/inputs/reduction_nvcc_warp.*) and CUB's (corpus). Each way a
 // kernel hands a shfl.down sum to every lane safely is removed in turn: the `shfl.sync.idx`
 // broadcast becomes a plain `mov`, the lane guard of a store of the sum is dropped, or the branch

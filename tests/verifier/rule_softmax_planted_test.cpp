@@ -1,7 +1,7 @@
-// rule_softmax_planted_test.cpp: planted FALSIFY-CB-008 defects for `softmax-rescale-saved-max`
+// rule_softmax_planted_test.cpp: planted stale-maximum defects for `softmax-rescale-saved-max`
 // in real kernels: the generated batched attention kernel (golden), nvcc's online-softmax decode
 // loops and the Triton-shaped decode loop. Every correct rescale exp(old − new) is mutated in the
-// three ways the seed's defect appears — the minuend replaced by the new maximum (`sub x, m', m'`),
+// three ways the stale maximum appears — the minuend replaced by the new maximum (`sub x, m', m'`),
 // by a `mov` copy of the new maximum, and the old maximum's register overwritten with the new one
 // right before the read — and the rule must report an error at the rescale's (shifted) line.
 #include "analysis_planted_util.h"
@@ -56,7 +56,7 @@ bool flagged_at(const std::string& text, const std::string& path, std::uint32_t 
   return false;
 }
 
-TEST(RuleSoftmaxRescalePlanted, ThreeCb008FormsInRealKernels) {
+TEST(RuleSoftmaxRescalePlanted, ThreeStaleMaximumFormsInRealKernels) {
   const std::vector<std::string> inputs = {
       "golden/batched_incremental_attention.qwen15b_coder.sm_90.ptx",
       "golden/batched_incremental_attention.qwen15b_coder.sm_80.ptx",
@@ -100,7 +100,7 @@ TEST(RuleSoftmaxRescalePlanted, ThreeCb008FormsInRealKernels) {
       }
     }
   }
-  std::cout << "[ planted ] softmax-rescale-saved-max: CB-008 forms planted " << planted
+  std::cout << "[ planted ] softmax-rescale-saved-max: stale-maximum forms planted " << planted
             << ", caught " << caught << "\n";
   EXPECT_GE(planted, 30u); // 10 rescales x 3 forms
 }

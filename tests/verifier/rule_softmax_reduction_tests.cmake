@@ -1,7 +1,8 @@
 # rule_softmax_reduction_tests.cmake: the tests of rules softmax-rescale-saved-max and
-# reduction-broadcast (seed 003: FALSIFY-CB-008 and PAR-118), included by
-# tests/verifier/CMakeLists.txt: marked-line unit cases, real nvcc/Triton-shaped inputs from
-# tests/verifier/inputs/, and planted defects in golden kernels and the corpus.
+# reduction-broadcast (the stale running maximum in the online-softmax rescale and the
+# lane-0-only reduction result), included by tests/verifier/CMakeLists.txt: marked-line unit
+# cases, real nvcc/Triton-shaped inputs from tests/verifier/inputs/, and planted defects in golden
+# kernels and the corpus.
 file(GLOB PTXKIT_WARP_RULE_TEST_SOURCES CONFIGURE_DEPENDS
      ${CMAKE_CURRENT_LIST_DIR}/rule_softmax_*.cpp
      ${CMAKE_CURRENT_LIST_DIR}/rule_reduction_*.cpp)

@@ -1,7 +1,8 @@
-// rule_softmax_rescale_test.cpp: rule `softmax-rescale-saved-max` (FALSIFY-CB-008). Lines ending
-// in `// [[softmax-rescale-saved-max]]` must be flagged and every other line must stay quiet; each
-// case opens with a comment saying what it tests. Then the real inputs: nvcc's online-softmax
-// decode (tests/verifier/inputs/softmax_nvcc_decode.*) and a Triton-shaped decode loop.
+// rule_softmax_rescale_test.cpp: rule `softmax-rescale-saved-max` (the stale running maximum
+// in the online-softmax rescale). Lines ending in `// [[softmax-rescale-saved-max]]` must be
+// flagged and every other line must stay quiet; each case opens with a comment saying what it
+// tests. Then the real inputs: nvcc's online-softmax decode
+// (tests/verifier/inputs/softmax_nvcc_decode.*) and a Triton-shaped decode loop.
 #include "analysis_planted_util.h"
 #include "analysis_test_util.h"
 
@@ -31,18 +32,20 @@ const std::string kHeader = ".version 8.0\n.target sm_90\n.address_size 64\n\n";
 
 std::string cases() {
   return kHeader +
-         // The seed's defect: in-place max, then `sub x, m', m'`; the score exponent is quiet.
-         loop_kernel("seed_defect", "\tmax.f32 %f8, %f8, %f23;\n\tsub.f32 %f24, %f23, %f8;\n"
-                                    "\tmul.f32 %f25, %f24, %f10;\n\tex2.approx.f32 %f26, %f25;\n"
-                                    "\tsub.f32 %f27, %f8, %f8;  // [[softmax-rescale-saved-max]]\n"
-                                    "\tmul.f32 %f28, %f27, %f10;\n\tex2.approx.f32 %f29, %f28;\n"
-                                    "\tfma.rn.f32 %f30, %f30, %f29, %f26;\n") +
-         // The seed's fix (near miss): the old maximum is copied before the in-place update.
-         loop_kernel("seed_fixed", "\tmov.f32 %f24, %f8;\n\tmax.f32 %f8, %f8, %f23;\n"
-                                   "\tsub.f32 %f25, %f23, %f8;\n\tmul.f32 %f26, %f25, %f10;\n"
-                                   "\tex2.approx.f32 %f27, %f26;\n\tsub.f32 %f28, %f24, %f8;\n"
-                                   "\tmul.f32 %f29, %f28, %f10;\n\tex2.approx.f32 %f31, %f29;\n"
-                                   "\tfma.rn.f32 %f30, %f30, %f31, %f27;\n") +
+         // The stale maximum: in-place max, then `sub x, m', m'`; the score exponent is quiet.
+         loop_kernel("stale_max_defect",
+                     "\tmax.f32 %f8, %f8, %f23;\n\tsub.f32 %f24, %f23, %f8;\n"
+                     "\tmul.f32 %f25, %f24, %f10;\n\tex2.approx.f32 %f26, %f25;\n"
+                     "\tsub.f32 %f27, %f8, %f8;  // [[softmax-rescale-saved-max]]\n"
+                     "\tmul.f32 %f28, %f27, %f10;\n\tex2.approx.f32 %f29, %f28;\n"
+                     "\tfma.rn.f32 %f30, %f30, %f29, %f26;\n") +
+         // Its fix (near miss): the old maximum is copied before the in-place update.
+         loop_kernel("stale_max_fixed",
+                     "\tmov.f32 %f24, %f8;\n\tmax.f32 %f8, %f8, %f23;\n"
+                     "\tsub.f32 %f25, %f23, %f8;\n\tmul.f32 %f26, %f25, %f10;\n"
+                     "\tex2.approx.f32 %f27, %f26;\n\tsub.f32 %f28, %f24, %f8;\n"
+                     "\tmul.f32 %f29, %f28, %f10;\n\tex2.approx.f32 %f31, %f29;\n"
+                     "\tfma.rn.f32 %f30, %f30, %f31, %f27;\n") +
          // fma-folded (old - new) * c = fma(old, c, -(new * c)): correct (near miss) ...
          loop_kernel("fma_folded_ok",
                      "\tmax.f32 %f40, %f8, %f23;\n\tmul.f32 %f41, %f40, %f10;\n"
@@ -104,7 +107,7 @@ TEST(RuleSoftmaxRescale, SitesAreRescalesAndScoreExponents) {
   FileReport r = verify_one(cases(), kRule);
   ASSERT_EQ(r.rules.size(), 1u);
   EXPECT_EQ(r.rules[0].outcome, RuleOutcome::kFail);
-  // seed 2 + fixed 2 + fma ok 2 + fma defect 3 + chain 6 + missing 1 + safe 2.
+  // defect 2 + fixed 2 + fma ok 2 + fma defect 3 + chain 6 + missing 1 + safe 2.
   EXPECT_EQ(r.rules[0].sites, 18u);
 }
 
@@ -115,7 +118,7 @@ TEST(RuleSoftmaxRescale, FindingNamesBothSides) {
   auto it = std::find_if(r.findings.begin(), r.findings.end(),
                          [&](const Finding& f) { return f.location.line == line; });
   ASSERT_NE(it, r.findings.end());
-  EXPECT_EQ(it->kernel, "seed_defect");
+  EXPECT_EQ(it->kernel, "stale_max_defect");
   EXPECT_NE(it->message.find("from itself"), std::string::npos) << it->message;
   ASSERT_GE(it->related.size(), 2u);
   EXPECT_EQ(it->related[0].instruction, "max.f32 %f8, %f8, %f23;");

@@ -1,5 +1,5 @@
 // verify_report_test.cpp: the three printers of a FileReport: text (`path:line: rule: message`
-// then the instructions involved and the .loc source line), JSON exactly as CLI.md (plus extra
+// then the instructions involved and the .loc source line), JSON exactly as docs/cli.md (plus extra
 // keys), and SARIF 2.1.0 with rules, results, locations and related locations.
 #include "analysis_test_util.h"
 #include "ptxkit/verifier/report.h"

@@ -1,6 +1,6 @@
 // reduction_nvcc_warp.cu: CUDA source of reduction_nvcc_warp.sm_90.ptx (nvcc -O3 -ptx
 // -arch=sm_90), the real-compiler input of rule reduction-broadcast's tests. Kernels named *_ok
-// must verify clean; each *_bad kernel uses a shfl.down sum in every lane (PAR-118).
+// must verify clean; each *_bad kernel uses a shfl.down sum, valid in lane 0 only, in every lane.
 #include <cub/warp/warp_reduce.cuh>
 
 __device__ float warp_sum_down(float v) {
@@ -47,7 +47,7 @@ __global__ void cub_warp_reduce_ok(const float* x, float* out) {
   if (threadIdx.x % 32 == 0) out[warp] = agg;
 }
 
-// PAR-118: the sum normalises every lane's element without a broadcast.
+// The lane-0-only sum normalises every lane's element without a broadcast.
 __global__ void every_lane_bad(const float* x, float* out) {
   float v = x[threadIdx.x];
   float s = warp_sum_down(v);

@@ -1,9 +1,9 @@
 // softmax_nvcc_decode.cu: CUDA source of softmax_nvcc_decode.sm_90.ptx (nvcc -O3 -ptx -arch=sm_90): a
 // one-warp online-softmax decode loop, for rule softmax-rescale-saved-max. `decode` (exp2f) and
 // `decode_expf` (precise expf: the difference reaches ex2 through an fma/cvt expansion) are
-// correct; `decode_bug` is FALSIFY-CB-008: the old maximum aliases the new one, so nvcc emits
-// `sub.f32 %fX, %fM, %fM` (it does not fold x - x: inf - inf is NaN); `decode_no_rescale` has
-// no rescale at all (reported at each running-maximum update).
+// correct; `decode_bug` has the stale running maximum: the old maximum aliases the new one, so
+// nvcc emits `sub.f32 %fX, %fM, %fM` (it does not fold x - x: inf - inf is NaN);
+// `decode_no_rescale` has no rescale at all (reported at each running-maximum update).
 __global__ void decode(const float* __restrict__ q, const float* __restrict__ k,
                        const float* __restrict__ v, float* __restrict__ out, int n, float scale) {
   int lane = threadIdx.x;
@@ -22,7 +22,7 @@ __global__ void decode(const float* __restrict__ q, const float* __restrict__ k,
   }
   out[lane] = acc / l;
 }
-// the same with __expf (fast: mul by log2e then ex2) and the CB-008 bug (old max aliased)
+// the same with __expf (fast: mul by log2e then ex2) and the stale-maximum bug (old max aliased)
 __global__ void decode_bug(const float* __restrict__ q, const float* __restrict__ k,
                        const float* __restrict__ v, float* __restrict__ out, int n, float scale) {
   int lane = threadIdx.x;

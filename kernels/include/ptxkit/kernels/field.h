@@ -16,7 +16,7 @@
 
 namespace ptxkit::kernels {
 
-// The value types a config field may have (CLI.md: "u32|i32|f32|bool|enum").
+// The value types a config field may have (docs/cli.md: "u32|i32|f32|bool|enum").
 enum class FieldType { kU32, kI32, kF32, kBool, kEnum };
 
 // "u32", "i32", "f32", "bool", "enum".

@@ -1,7 +1,7 @@
 // key.h: the cache key of a kernel instance, derived from the reflected config.
 //
-// The seed-000 bugs (RMSNorm eps and RoPE theta baked into PTX but missing from hand-written cache
-// keys) cannot recur: the key is computed from EVERY baked field, by the same reflection that
+// The hand-written-key bugs (RMSNorm eps and RoPE theta baked into PTX but missing from the cache
+// key) cannot recur: the key is computed from EVERY baked field, by the same reflection that
 // drives `--set` and `list`, never written by hand. Non-baked fields are excluded, each with the
 // reason its FieldSpec declares.
 //

@@ -12,7 +12,7 @@
 //      (over-specified key: needless recompiles);
 //   3. golden: golden files that carry the same key are byte-identical (lint_golden_keys).
 // The key function is a parameter so the proof can be aimed at any keying scheme (the tests aim it
-// at seed-000-style hand-written keys); the library's own is cache_key.
+// at hand-written keys that miss a baked field); the library's own is cache_key.
 #pragma once
 
 #include <cstddef>
