@@ -34,6 +34,21 @@ TEST(ParserOperands, RegistersSpecialRegistersAndGuards) {
   EXPECT_EQ(add.operands[2].kind, OperandKind::kSpecialReg);
 }
 
+// Each instruction carries its ISA table record; an opcode PTX does not have is kUnknown (the
+// parser still reads it: ptxas is the judge of spelling, the analyses treat it as opaque).
+TEST(ParserOperands, OpcodesAreTaggedFromTheIsaTable) {
+  Module m = parse_body("\t.reg .b32 %r<3>;\n"
+                        "\tadd.s32 %r1, %r1, 1;\n"
+                        "\tcp.async.ca.shared.global [%r1], [%r2], 16;\n"
+                        "\tfrobnicate.b32 %r2, %r1;\n");
+  auto insts = instructions(m);
+  ASSERT_EQ(insts.size(), 3u);
+  EXPECT_EQ(insts[0]->op, Opcode::kAdd);
+  EXPECT_EQ(insts[1]->op, Opcode::kCp);
+  EXPECT_EQ(insts[2]->op, Opcode::kUnknown);
+  EXPECT_EQ(insts[2]->opcode, "frobnicate");
+}
+
 TEST(ParserOperands, Immediates) {
   Module m = parse_body("\tmov.b32 %r1, 0f3F800000;\n\tmov.b64 %rd1, 0d3FF0000000000000;\n"
                         "\tmov.u32 %r1, 0xFF;\n\tmov.s32 %r1, -1;\n\tmov.u32 %r1, 017;\n"
