@@ -78,7 +78,7 @@ struct ArgmaxFinalConfig {
 };
 
 struct ArgmaxPartial {
-  using Config = ArgmaxPartialConfig;
+  PTXKIT_KERNEL_FUNCTIONS(ArgmaxPartialConfig);
   static constexpr std::string_view kName = "argmax_partial";
   static constexpr std::string_view kSummary =
       "argmax stage 1: per-block (max, index) partials over a vocabulary row (grid-stride .v4 "
@@ -87,14 +87,6 @@ struct ArgmaxPartial {
       "vocab in [1, 2^30] (.v4 when a multiple of 4, scalar otherwise); rows in [1, 65535] "
       "(grid.y); blocks = min(ceil(units / 256), 1024) partials per row";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "a selection: values and indices bit-exact"};
   }
@@ -102,7 +94,7 @@ struct ArgmaxPartial {
 };
 
 struct ArgmaxFinal {
-  using Config = ArgmaxFinalConfig;
+  PTXKIT_KERNEL_FUNCTIONS(ArgmaxFinalConfig);
   static constexpr std::string_view kName = "argmax_final";
   static constexpr std::string_view kSummary =
       "argmax stage 2: one block per row reduces argmax_partial's (max, index) partials to the "
@@ -111,14 +103,6 @@ struct ArgmaxFinal {
       "num_partials in [1, 1024] (= argmax_partial's blocks for the vocabulary); rows in "
       "[1, 2^31 - 1] (grid.x)";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "a selection: values and indices bit-exact"};
   }

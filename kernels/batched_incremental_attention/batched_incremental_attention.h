@@ -54,7 +54,7 @@ struct BatchedIncrementalAttentionConfig {
 };
 
 struct BatchedIncrementalAttention {
-  using Config = BatchedIncrementalAttentionConfig;
+  PTXKIT_KERNEL_FUNCTIONS(BatchedIncrementalAttentionConfig);
   static constexpr std::string_view kName = "batched_incremental_attention";
   static constexpr std::string_view kSummary =
       "batched decode attention: grid (num_heads, batch), one warp per (head, slot), "
@@ -64,14 +64,6 @@ struct BatchedIncrementalAttention {
       "num_kv_heads divides num_heads; num_kv_heads * max_seq_len * head_dim < 2^31 (32-bit "
       "element offsets); seq_lens[s] is clamped to max_seq_len; seq_lens[s] == 0 gives zeros";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-5, 1e-4, "online softmax with ex2.approx, f32 sums over up to 2048 positions"};
   }

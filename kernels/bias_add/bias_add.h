@@ -31,7 +31,7 @@ struct BiasAddConfig {
 };
 
 struct BiasAdd {
-  using Config = BiasAddConfig;
+  PTXKIT_KERNEL_FUNCTIONS(BiasAddConfig);
   static constexpr std::string_view kName = "bias_add";
   static constexpr std::string_view kSummary =
       "bias add: out[r, c] = x[r, c] + bias[c], one block per row (.v4, unrolled); out may alias x";
@@ -39,14 +39,6 @@ struct BiasAdd {
       "cols a multiple of 4 in [4, 16384] (.v4 chunks cover each row exactly); rows in "
       "[1, 2^31 - 1] (grid.x); buffers 16-byte aligned";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "one f32 add, correctly rounded: bit-exact with the reference"};
   }

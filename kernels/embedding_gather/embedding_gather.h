@@ -49,7 +49,7 @@ struct EmbeddingGatherConfig {
 };
 
 struct EmbeddingGather {
-  using Config = EmbeddingGatherConfig;
+  PTXKIT_KERNEL_FUNCTIONS(EmbeddingGatherConfig);
   static constexpr std::string_view kName = "embedding_gather";
   static constexpr std::string_view kSummary =
       "embedding gather: out[t] = table[ids[t]] (.v4 row copy, one block per token); an id >= "
@@ -58,14 +58,6 @@ struct EmbeddingGather {
       "hidden a multiple of 4 in [4, 16384]; vocab in [1, 2^31 - 1]; tokens in [1, 2^31 - 1] "
       "(grid.x); ids >= vocab give zero rows (check_ids reports them on the host)";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "a copy: bit-exact"};
   }

@@ -82,7 +82,7 @@ struct FlashDecodeChunkConfig {
 };
 
 struct FlashDecodeChunk {
-  using Config = FlashDecodeChunkConfig;
+  PTXKIT_KERNEL_FUNCTIONS(FlashDecodeChunkConfig);
   static constexpr std::string_view kName = "flash_decode_chunk";
   static constexpr std::string_view kSummary =
       "flash-decoding split-K pass: grid (num_chunks, num_kv_heads, batch), 4 warps per chunk, "
@@ -96,14 +96,6 @@ struct FlashDecodeChunk {
   static constexpr std::uint32_t kWarps = 4;
   static constexpr std::uint32_t kThreads = kWarps * 32;
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-5, 1e-4, "per-chunk max (scaled, log2 domain), sum and weighted V in f32"};
   }

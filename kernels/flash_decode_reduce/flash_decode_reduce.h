@@ -59,7 +59,7 @@ struct FlashDecodeReduceConfig {
 };
 
 struct FlashDecodeReduce {
-  using Config = FlashDecodeReduceConfig;
+  PTXKIT_KERNEL_FUNCTIONS(FlashDecodeReduceConfig);
   static constexpr std::string_view kName = "flash_decode_reduce";
   static constexpr std::string_view kSummary =
       "flash-decoding combine pass: grid (num_heads, batch), 128 threads, rescales each chunk's "
@@ -73,14 +73,6 @@ struct FlashDecodeReduce {
   static constexpr std::uint32_t kThreads = kWarps * 32;
   static constexpr std::uint32_t kMaxChunks = 8192;
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-5, 1e-4, "ex2.approx rescale of each chunk, f32 sums"};
   }

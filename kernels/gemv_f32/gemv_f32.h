@@ -42,7 +42,7 @@ struct GemvF32Config {
 };
 
 struct GemvF32 {
-  using Config = GemvF32Config;
+  PTXKIT_KERNEL_FUNCTIONS(GemvF32Config);
   static constexpr std::string_view kName = "gemv_f32";
   static constexpr std::string_view kSummary =
       "f32 GEMV y = W x, W row-major [n, k]: a warp per row, coalesced .v4 loads (scalar when "
@@ -57,14 +57,6 @@ struct GemvF32 {
   // launch ramps up; 4 on short rows, where 8 would leave most of a row to the one-unit tail.
   static constexpr std::uint32_t unroll_for(std::uint32_t units) { return units >= 512 ? 8 : 4; }
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   // The error of a dot product grows with its length: abs 4e-7 per term.
   static Tolerance tolerance(const Config& c, const HostTensors&) {
     return {4e-7 * c.k, 2e-5, "abs 4e-7 * k: f32 dot products of k terms in [-1, 1]"};

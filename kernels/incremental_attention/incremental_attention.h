@@ -57,7 +57,7 @@ struct IncrementalAttentionConfig {
 };
 
 struct IncrementalAttention {
-  using Config = IncrementalAttentionConfig;
+  PTXKIT_KERNEL_FUNCTIONS(IncrementalAttentionConfig);
   static constexpr std::string_view kName = "incremental_attention";
   static constexpr std::string_view kSummary =
       "single-sequence decode attention: grid (num_heads), 32 warps per head splitting the "
@@ -69,14 +69,6 @@ struct IncrementalAttention {
   static constexpr std::uint32_t kWarps = 32;
   static constexpr std::uint32_t kThreads = kWarps * 32;
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-5, 1e-4, "as batched_incremental_attention"};
   }

@@ -62,7 +62,7 @@ struct KvScatterConfig {
 };
 
 struct KvScatter {
-  using Config = KvScatterConfig;
+  PTXKIT_KERNEL_FUNCTIONS(KvScatterConfig);
   static constexpr std::string_view kName = "kv_scatter";
   static constexpr std::string_view kSummary =
       "KV-cache scatter: write each slot's new K and V rows at positions[slot] (.v4); a position "
@@ -72,14 +72,6 @@ struct KvScatter {
       "inside a slot's cache); batch_size in [1, 65535] (grid.y); positions[s] < max_seq_len "
       "(check_positions; the device skips a slot that breaks it)";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "a copy into the caches: bit-exact, whole caches compared"};
   }

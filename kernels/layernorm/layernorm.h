@@ -35,7 +35,7 @@ struct LayerNormConfig {
 };
 
 struct LayerNorm {
-  using Config = LayerNormConfig;
+  PTXKIT_KERNEL_FUNCTIONS(LayerNormConfig);
   static constexpr std::string_view kName = "layernorm";
   static constexpr std::string_view kSummary =
       "LayerNorm: out = (x - mean) / sqrt(var + eps) * gamma + beta, one block per row, the row "
@@ -44,14 +44,6 @@ struct LayerNorm {
       "hidden a multiple of 4 in [4, 16384] (.v4 chunks cover each row exactly, at most 16 per "
       "thread); eps in (0, 1]; rows in [1, 2^31 - 1] (grid.x)";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-6, 2e-5, "f32 mean and variance (two tree reductions), rsqrt.approx"};
   }

@@ -101,7 +101,7 @@ struct Q4kGemvConfig {
 };
 
 struct Q4kGemv {
-  using Config = Q4kGemvConfig;
+  PTXKIT_KERNEL_FUNCTIONS(Q4kGemvConfig);
   static constexpr std::string_view kName = "q4k_gemv";
   static constexpr std::string_view kSummary =
       "Q4_K GEMV y = W x with GGUF Q4_K super-blocks (256 values, 144 bytes): 4-8 rows per warp "
@@ -118,14 +118,6 @@ struct Q4kGemv {
   static constexpr std::uint32_t kMaxBlocks = 1024;
   static constexpr std::uint32_t kBlockBytes = 144;
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   // The error of a dot product grows with its length: abs 4e-7 per term.
   static Tolerance tolerance(const Config& c, const HostTensors&) {
     return {4e-7 * c.cols, 2e-5, "abs 4e-7 * cols: f32 dot products of dequantized weights"};

@@ -50,7 +50,7 @@ struct QkRmsNormConfig {
 };
 
 struct QkRmsNorm {
-  using Config = QkRmsNormConfig;
+  PTXKIT_KERNEL_FUNCTIONS(QkRmsNormConfig);
   static constexpr std::string_view kName = "qk_rmsnorm";
   static constexpr std::string_view kSummary =
       "per-head RMSNorm (QK-norm): every head of every token in one launch, a head per lane group "
@@ -59,14 +59,6 @@ struct QkRmsNorm {
       "head_dim a multiple of 32 in [32, 256] (one warp holds a head); num_heads in [1, 32] "
       "(block <= 1024 threads); eps in (0, 1]; tokens in [1, 2^31 - 1] (grid.x)";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-6, 2e-5, "as rmsnorm over head_dim"};
   }

@@ -27,7 +27,7 @@ struct ResidualAddConfig {
 };
 
 struct ResidualAdd {
-  using Config = ResidualAddConfig;
+  PTXKIT_KERNEL_FUNCTIONS(ResidualAddConfig);
   static constexpr std::string_view kName = "residual_add";
   static constexpr std::string_view kSummary =
       "residual add: out = a + b over n floats, one .v4 group per thread and a scalar tail; out "
@@ -36,14 +36,6 @@ struct ResidualAdd {
       "n in [1, 2^31] (any n: n % 4 tail elements are handled with scalar loads); buffers 16-byte "
       "aligned";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "one f32 add, correctly rounded: bit-exact with the reference"};
   }

@@ -34,7 +34,7 @@ struct RmsNormConfig {
 };
 
 struct RmsNorm {
-  using Config = RmsNormConfig;
+  PTXKIT_KERNEL_FUNCTIONS(RmsNormConfig);
   static constexpr std::string_view kName = "rmsnorm";
   static constexpr std::string_view kSummary =
       "batched vectorized RMSNorm: out = x / sqrt(mean(x^2) + eps) * gamma, one block per row "
@@ -49,14 +49,6 @@ struct RmsNorm {
     return chunks >= kMaxThreads ? kMaxThreads : (chunks + 31) / 32 * 32;
   }
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {2e-6, 2e-5, "f32 sum of squares over hidden (tree order) and rsqrt.approx"};
   }

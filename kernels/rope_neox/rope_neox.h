@@ -47,7 +47,7 @@ struct RopeNeoxConfig {
 };
 
 struct RopeNeox {
-  using Config = RopeNeoxConfig;
+  PTXKIT_KERNEL_FUNCTIONS(RopeNeoxConfig);
   static constexpr std::string_view kName = "rope_neox";
   static constexpr std::string_view kSummary =
       "RoPE NeoX (half rotation) at one position for all heads; the position is read from a u32 "
@@ -59,14 +59,6 @@ struct RopeNeox {
   // Positions make_inputs draws from (uniform in [0, kMaxTestPos)).
   static constexpr std::uint32_t kMaxTestPos = 131072;
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors& in) {
     return rope_tolerance(in, "(1e-5 + 1.5e-7 * max position) * sqrt(2): f32 inv_freq, "
                               "sin/cos.approx after an exact mod-2pi reduction (docs/kernels.md)");

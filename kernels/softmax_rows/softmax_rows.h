@@ -51,7 +51,7 @@ struct SoftmaxGeometry {
 [[nodiscard]] SoftmaxGeometry softmax_geometry(std::uint32_t row_len);
 
 struct SoftmaxRows {
-  using Config = SoftmaxRowsConfig;
+  PTXKIT_KERNEL_FUNCTIONS(SoftmaxRowsConfig);
   static constexpr std::string_view kName = "softmax_rows";
   static constexpr std::string_view kSummary =
       "row softmax, any row length, one block per row (rows up to 16384 floats held in "
@@ -62,14 +62,6 @@ struct SoftmaxRows {
       "row, or a row of only -inf, gives a NaN row";
   static constexpr std::uint32_t kMaxThreads = 1024;
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {1e-9, 2e-5, "ex2.approx per element and an f32 sum over the row (probabilities ~1e-5)"};
   }

@@ -31,7 +31,7 @@ struct SwiGluConfig {
 };
 
 struct SwiGlu {
-  using Config = SwiGluConfig;
+  PTXKIT_KERNEL_FUNCTIONS(SwiGluConfig);
   static constexpr std::string_view kName = "swiglu";
   static constexpr std::string_view kSummary =
       "fused SwiGLU: out = silu(gate) * up, silu(x) = x / (1 + ex2(-x * log2 e)); one .v4 group "
@@ -40,14 +40,6 @@ struct SwiGlu {
       "n in [1, 2^31] (any n: n % 4 tail elements are handled with scalar loads); buffers 16-byte "
       "aligned";
 
-  static std::vector<NamedConfig<Config>> reference_configs();
-  static ptxkit::Expected<void> validate(const Config& c);
-  static ptxkit::Expected<GeneratedPtx> build(const Config& c, const ptxgen::Target& target,
-                                              const GenOptions& options);
-  static LaunchDims launch(const Config& c);
-  static std::vector<ParamSpec> params(const Config& c);
-  static HostTensors make_inputs(const Config& c, std::uint64_t seed);
-  static ptxkit::Expected<HostTensors> reference(const Config& c, const HostTensors& in);
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {1e-6, 1e-5, "ex2.approx (2 ulp) and div.full in silu"};
   }

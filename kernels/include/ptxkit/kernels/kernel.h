@@ -125,6 +125,10 @@ struct NamedConfig {
 //   static ptxkit::Expected<HostTensors> reference(const Config&, const HostTensors&);
 //   static Tolerance tolerance(const Config&, const HostTensors& inputs);
 //   static std::vector<BenchCase> bench_cases();     // optional
+//
+// A definition states `using Config` and the functions from reference_configs() to reference()
+// with one line, PTXKIT_KERNEL_FUNCTIONS(TheConfig) (below), and defines them in its .cpp files;
+// what is its own (kName, kSummary, kLimits, tolerance(), bench_cases()) it writes out.
 template <class Config>
 concept ReflectedConfig = std::default_initializable<Config> &&
     requires(detail::Describer& d, Config& c) {
@@ -212,6 +216,24 @@ concept KernelDefinition = HasConfig<Def> && HasName<Def> && HasDescription<Def>
     HasReferenceConfigs<Def> && HasValidate<Def> && HasBuild<Def> && HasLaunch<Def> &&
     HasParams<Def> && HasInputs<Def> && HasReference<Def> && HasTolerance<Def> &&
     (!NamesBenchCases<Def> || HasBenchCases<Def>);
+
+// The functions every kernel definition defines: `using Config = ConfigType;` and the
+// declarations of reference_configs(), validate(), build(), launch(), params(), make_inputs() and
+// reference() (KernelDefinition above), each defined in the kernel's builder or reference file.
+// Written inside the definition struct as `PTXKIT_KERNEL_FUNCTIONS(RmsNormConfig);`. tolerance()
+// and the optional bench_cases() are not among them: each kernel states its own.
+#define PTXKIT_KERNEL_FUNCTIONS(ConfigType)                                                        \
+  using Config = ConfigType;                                                                       \
+  static std::vector<::ptxkit::kernels::NamedConfig<Config>> reference_configs();                  \
+  static ::ptxkit::Expected<void> validate(const Config& c);                                       \
+  static ::ptxkit::Expected<::ptxkit::kernels::GeneratedPtx> build(                                \
+      const Config& c, const ::ptxkit::ptxgen::Target& target,                                     \
+      const ::ptxkit::kernels::GenOptions& options);                                               \
+  static ::ptxkit::kernels::LaunchDims launch(const Config& c);                                    \
+  static std::vector<::ptxkit::kernels::ParamSpec> params(const Config& c);                        \
+  static ::ptxkit::kernels::HostTensors make_inputs(const Config& c, std::uint64_t seed);          \
+  static ::ptxkit::Expected<::ptxkit::kernels::HostTensors> reference(                             \
+      const Config& c, const ::ptxkit::kernels::HostTensors& in)
 
 // Turns a definition struct (KernelDefinition) into a Kernel.
 template <KernelDefinition Def>
