@@ -24,6 +24,8 @@
 // (values on a 1/8 grid, so ties are frequent), and pass compute-sanitizer memcheck/racecheck.
 #pragma once
 
+#include "common/config_fields.h"
+
 #include <cstdint>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
@@ -48,12 +50,9 @@ struct ArgmaxPartialConfig {
                       .min = 1.0,
                       .max = 1073741824.0});
     v.field("rows", c.rows,
-            FieldSpec{.doc = "rows per launch (grid.y)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.y = rows and each block reads its "
-                                       "row from %ctaid.y, so no PTX depends on it"});
+            common::launch_shape_field("rows per launch (grid.y)", common::kGridYZMax,
+                                       "launch shape only: grid.y = rows and each block reads its "
+                                       "row from %ctaid.y, so no PTX depends on it"));
   }
 };
 
@@ -68,12 +67,9 @@ struct ArgmaxFinalConfig {
                       .min = 1.0,
                       .max = static_cast<double>(kArgmaxMaxBlocks)});
     v.field("rows", c.rows,
-            FieldSpec{.doc = "rows per launch (grid.x)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 2147483647.0,
-                      .exempt_reason = "launch shape only: grid.x = rows and each block reads its "
-                                       "row from %ctaid.x, so no PTX depends on it"});
+            common::launch_shape_field("rows per launch (grid.x)", common::kGridXMax,
+                                       "launch shape only: grid.x = rows and each block reads its "
+                                       "row from %ctaid.x, so no PTX depends on it"));
   }
 };
 

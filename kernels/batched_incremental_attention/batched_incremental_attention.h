@@ -37,10 +37,8 @@ struct BatchedIncrementalAttentionConfig {
   template <class V, class Self>
   static void visit(V& v, Self& c) {
     v.field("head_dim", c.head_dim,
-            FieldSpec{.doc = "elements per head; one warp holds a head, head_dim/32 per lane",
-                      .min = 32.0,
-                      .max = 128.0,
-                      .multiple_of = 32});
+            common::attention_head_dim_field(
+                "elements per head; one warp holds a head, head_dim/32 per lane"));
     v.field("num_heads", c.num_heads, common::query_heads_field("query heads (grid.x)"));
     v.field("num_kv_heads", c.num_kv_heads, common::kv_heads_field());
     v.field("max_seq_len", c.max_seq_len,

@@ -23,14 +23,21 @@ constexpr FieldSpec eps_field(std::string_view doc) {
   return FieldSpec{.doc = doc, .min = 0.0, .max = 1.0, .min_exclusive = true};
 }
 
+// A field of the launch shape only (a grid dimension each block reads its index from): not baked,
+// in [1, max]; `exempt_reason` says why no PTX depends on it.
+constexpr FieldSpec launch_shape_field(std::string_view doc, double max,
+                                       std::string_view exempt_reason) {
+  return FieldSpec{
+      .doc = doc, .baked = false, .min = 1.0, .max = max, .exempt_reason = exempt_reason};
+}
+inline constexpr double kGridXMax = 2147483647.0; // 2^31 - 1
+inline constexpr double kGridYZMax = 65535.0;
+
 // `rows`, one block per row on grid.x: launch shape only.
 constexpr FieldSpec rows_on_grid_x_field() {
-  return FieldSpec{.doc = "rows per launch (grid.x)",
-                   .baked = false,
-                   .min = 1.0,
-                   .max = 2147483647.0,
-                   .exempt_reason = "launch shape only: grid.x = rows and each block reads its row "
-                                    "index from %ctaid.x, so no PTX depends on it"};
+  return launch_shape_field("rows per launch (grid.x)", kGridXMax,
+                            "launch shape only: grid.x = rows and each block reads its row index "
+                            "from %ctaid.x, so no PTX depends on it");
 }
 
 // The attention family's KV-cache shape fields.
@@ -49,13 +56,18 @@ constexpr FieldSpec attention_scale_field() {
 }
 // `batch_size` on grid.y: each block's slot is %ctaid.y and its length seq_lens[slot].
 constexpr FieldSpec slots_on_grid_y_field() {
-  return FieldSpec{.doc = "slots per launch (grid.y)",
-                   .baked = false,
-                   .min = 1.0,
-                   .max = 65535.0,
-                   .exempt_reason = "launch shape only: grid.y = batch_size and each block reads "
-                                    "its slot from %ctaid.y, its length from seq_lens[slot], so no "
-                                    "PTX depends on it"};
+  return launch_shape_field(
+      "slots per launch (grid.y)", kGridYZMax,
+      "launch shape only: grid.y = batch_size and each block reads its slot "
+      "from %ctaid.y, its length from seq_lens[slot], so no PTX depends on it");
+}
+// `head_dim` of the attention kernels: one warp spans a head, head_dim/32 elements per lane.
+constexpr FieldSpec attention_head_dim_field(std::string_view doc) {
+  return FieldSpec{.doc = doc, .min = 32.0, .max = 128.0, .multiple_of = 32};
+}
+// `chunk_size` of flash decoding (the chunk pass and the reduce): a multiple of 32 in [32, 256].
+constexpr FieldSpec flash_chunk_size_field(std::string_view doc) {
+  return FieldSpec{.doc = doc, .min = 32.0, .max = 256.0, .multiple_of = 32};
 }
 
 // The softmax scale an attention config means: `scale`, or 1/sqrt(head_dim) when it is 0.

@@ -4,6 +4,7 @@
 // the rotation.
 #pragma once
 
+#include "config_fields.h"
 #include "rope_neox_common.h"
 
 #include <cstdint>
@@ -20,27 +21,16 @@ struct RopeNeoxBatchedConfig {
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
-    v.field("head_dim", c.head_dim,
-            FieldSpec{.doc = "elements per head (even: pairs (i, i + head_dim/2)); .v4 when "
-                             "head_dim % 8 == 0",
-                      .min = 2.0,
-                      .max = 1024.0,
-                      .multiple_of = 2});
+    v.field("head_dim", c.head_dim, rope_head_dim_field());
     v.field("num_heads", c.num_heads,
             FieldSpec{.doc = "heads per token", .min = 1.0, .max = 65536.0});
-    v.field("theta", c.theta,
-            FieldSpec{.doc = "RoPE base: inv_freq = theta^(-2i/head_dim) (1e6 Qwen2.5, 1e4 Llama)",
-                      .min = 1.0,
-                      .max = 1e9,
-                      .min_exclusive = true});
+    v.field("theta", c.theta, rope_theta_field());
     v.field("num_tokens", c.num_tokens,
-            FieldSpec{.doc = "tokens per launch (grid.y), one position each",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.y = num_tokens and each block "
+            common::launch_shape_field("tokens per launch (grid.y), one position each",
+                                       common::kGridYZMax,
+                                       "launch shape only: grid.y = num_tokens and each block "
                                        "reads its token from %ctaid.y and its position from "
-                                       "positions[token], so no PTX depends on it"});
+                                       "positions[token], so no PTX depends on it"));
   }
 
   [[nodiscard]] RopeGeometry geometry() const { return {head_dim, num_heads, theta}; }

@@ -39,6 +39,21 @@ struct RopeGeometry {
 
 enum class RopeDirection { kForward, kInverse };
 
+// The geometry fields every RoPE config declares alike (num_heads' doc differs per kernel).
+constexpr FieldSpec rope_head_dim_field() {
+  return FieldSpec{.doc = "elements per head (even: pairs (i, i + head_dim/2)); .v4 when "
+                          "head_dim % 8 == 0",
+                   .min = 2.0,
+                   .max = 1024.0,
+                   .multiple_of = 2};
+}
+constexpr FieldSpec rope_theta_field() {
+  return FieldSpec{.doc = "RoPE base: inv_freq = theta^(-2i/head_dim) (1e6 Qwen2.5, 1e4 Llama)",
+                   .min = 1.0,
+                   .max = 1e9,
+                   .min_exclusive = true};
+}
+
 // Pairs handled by one thread: 4 (two .v4 loads, two .v4 stores) when head_dim/2 is a multiple of
 // 4, else 1 (scalar). Either way every access stays inside its head: no tail can run past a row.
 [[nodiscard]] std::uint32_t rope_pairs_per_thread(const RopeGeometry& g);

@@ -39,12 +39,9 @@ struct EmbeddingGatherConfig {
                       .max = 2147483647.0});
     v.field("hidden", c.hidden, common::hidden_v4_field(16384.0));
     v.field("tokens", c.tokens,
-            FieldSpec{.doc = "ids per launch (grid.x)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 2147483647.0,
-                      .exempt_reason = "launch shape only: grid.x = tokens and each block reads "
-                                       "its id from ids[%ctaid.x], so no PTX depends on it"});
+            common::launch_shape_field("ids per launch (grid.x)", common::kGridXMax,
+                                       "launch shape only: grid.x = tokens and each block reads "
+                                       "its id from ids[%ctaid.x], so no PTX depends on it"));
   }
 };
 

@@ -46,10 +46,7 @@ struct FlashDecodeChunkConfig {
   template <class V, class Self>
   static void visit(V& v, Self& c) {
     v.field("head_dim", c.head_dim,
-            FieldSpec{.doc = "elements per head: 32, 64 or 128 (float4 lanes)",
-                      .min = 32.0,
-                      .max = 128.0,
-                      .multiple_of = 32});
+            common::attention_head_dim_field("elements per head: 32, 64 or 128 (float4 lanes)"));
     v.field("num_heads", c.num_heads, common::query_heads_field("query heads"));
     v.field("num_kv_heads", c.num_kv_heads,
             common::kv_heads_field("KV heads (GQA, grid.y); must divide num_heads"));
@@ -57,19 +54,13 @@ struct FlashDecodeChunkConfig {
             common::max_seq_len_field("positions per KV head in each slot's cache (its stride)"));
     v.field("scale", c.scale, common::attention_scale_field());
     v.field("chunk_size", c.chunk_size,
-            FieldSpec{.doc = "positions per block (split-K chunk); num_chunks = "
-                             "ceil(max_seq_len / chunk_size) is grid.x",
-                      .min = 32.0,
-                      .max = 256.0,
-                      .multiple_of = 32});
+            common::flash_chunk_size_field("positions per block (split-K chunk); num_chunks = "
+                                           "ceil(max_seq_len / chunk_size) is grid.x"));
     v.field("batch_size", c.batch_size,
-            FieldSpec{.doc = "slots per launch (grid.z)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.z = batch_size and each block "
+            common::launch_shape_field("slots per launch (grid.z)", common::kGridYZMax,
+                                       "launch shape only: grid.z = batch_size and each block "
                                        "reads its slot from %ctaid.z, its length from "
-                                       "seq_lens[slot], so no PTX depends on it"});
+                                       "seq_lens[slot], so no PTX depends on it"));
   }
 
   [[nodiscard]] float effective_scale() const; // 0 -> 1/sqrt(head_dim)

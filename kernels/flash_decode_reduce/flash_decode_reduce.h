@@ -36,20 +36,15 @@ struct FlashDecodeReduceConfig {
   template <class V, class Self>
   static void visit(V& v, Self& c) {
     v.field("head_dim", c.head_dim,
-            FieldSpec{.doc = "elements per head: 32, 64 or 128 (float4 lanes)",
-                      .min = 32.0,
-                      .max = 128.0,
-                      .multiple_of = 32});
+            common::attention_head_dim_field("elements per head: 32, 64 or 128 (float4 lanes)"));
     v.field("num_heads", c.num_heads, common::query_heads_field("query heads (grid.x)"));
     v.field("max_seq_len", c.max_seq_len,
             common::max_seq_len_field(
                 "positions per KV head in each slot's cache; seq_lens are clamped "
                 "to it"));
-    v.field("chunk_size", c.chunk_size,
-            FieldSpec{.doc = "positions per chunk of the chunk pass (must match it)",
-                      .min = 32.0,
-                      .max = 256.0,
-                      .multiple_of = 32});
+    v.field(
+        "chunk_size", c.chunk_size,
+        common::flash_chunk_size_field("positions per chunk of the chunk pass (must match it)"));
     v.field("batch_size", c.batch_size, common::slots_on_grid_y_field());
   }
 

@@ -39,10 +39,8 @@ struct IncrementalAttentionConfig {
   template <class V, class Self>
   static void visit(V& v, Self& c) {
     v.field("head_dim", c.head_dim,
-            FieldSpec{.doc = "elements per head: 32, 64 or 128 (head_dim/32 contiguous per lane)",
-                      .min = 32.0,
-                      .max = 128.0,
-                      .multiple_of = 32});
+            common::attention_head_dim_field(
+                "elements per head: 32, 64 or 128 (head_dim/32 contiguous per lane)"));
     v.field("num_heads", c.num_heads, common::query_heads_field("query heads (grid.x)"));
     v.field("num_kv_heads", c.num_kv_heads, common::kv_heads_field());
     v.field("max_seq_len", c.max_seq_len,

@@ -51,13 +51,10 @@ struct KvScatterConfig {
             common::max_seq_len_field(
                 "positions per KV head (the capacity; a position >= it is refused)"));
     v.field("batch_size", c.batch_size,
-            FieldSpec{.doc = "slots per launch (grid.y)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 65535.0,
-                      .exempt_reason = "launch shape only: grid.y = batch_size and each block "
+            common::launch_shape_field("slots per launch (grid.y)", common::kGridYZMax,
+                                       "launch shape only: grid.y = batch_size and each block "
                                        "reads its slot from %ctaid.y and its position from "
-                                       "positions[slot], so no PTX depends on it"});
+                                       "positions[slot], so no PTX depends on it"));
   }
 };
 

@@ -40,12 +40,9 @@ struct QkRmsNormConfig {
     v.field("eps", c.eps,
             common::eps_field("added to mean(x^2) before the reciprocal square root"));
     v.field("tokens", c.tokens,
-            FieldSpec{.doc = "tokens (positions) per launch (grid.x)",
-                      .baked = false,
-                      .min = 1.0,
-                      .max = 2147483647.0,
-                      .exempt_reason = "launch shape only: grid.x = tokens and each block reads "
-                                       "its token from %ctaid.x, so no PTX depends on it"});
+            common::launch_shape_field("tokens (positions) per launch (grid.x)", common::kGridXMax,
+                                       "launch shape only: grid.x = tokens and each block reads "
+                                       "its token from %ctaid.x, so no PTX depends on it"));
   }
 };
 

@@ -26,21 +26,12 @@ struct RopeNeoxConfig {
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
-    v.field("head_dim", c.head_dim,
-            FieldSpec{.doc = "elements per head (even: pairs (i, i + head_dim/2)); .v4 when "
-                             "head_dim % 8 == 0",
-                      .min = 2.0,
-                      .max = 1024.0,
-                      .multiple_of = 2});
+    v.field("head_dim", c.head_dim, rope_head_dim_field());
     v.field("num_heads", c.num_heads,
             FieldSpec{.doc = "heads rotated (14 for Qwen2.5-0.5B's Q, 2 for its K)",
                       .min = 1.0,
                       .max = 65536.0});
-    v.field("theta", c.theta,
-            FieldSpec{.doc = "RoPE base: inv_freq = theta^(-2i/head_dim) (1e6 Qwen2.5, 1e4 Llama)",
-                      .min = 1.0,
-                      .max = 1e9,
-                      .min_exclusive = true});
+    v.field("theta", c.theta, rope_theta_field());
   }
 
   [[nodiscard]] RopeGeometry geometry() const { return {head_dim, num_heads, theta}; }
