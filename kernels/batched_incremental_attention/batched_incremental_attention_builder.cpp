@@ -14,6 +14,7 @@
 // register (the rescale would read `sub.f32 %f27, %f8, %f8`) cannot be written here:
 // a Var<F32> cannot be copied, and its value is only reachable through read().
 #include "batched_incremental_attention.h"
+#include "common/attention_output.h"
 #include "common/warp_reduce.h"
 
 #include <cmath>
@@ -28,13 +29,6 @@ namespace ptxkit::kernels {
 
 namespace {
 using namespace ptxkit::ptxgen;
-
-// One output accumulator. Var<F32> can be neither copied nor moved, so each lives in its own heap
-// slot, constructed in place from the builder's factory.
-struct Accumulator {
-  explicit Accumulator(KernelBuilder& b) : var(b.var<F32>(b.imm<F32>(0.0f), "acc")) {}
-  Var<F32> var;
-};
 
 } // namespace
 
@@ -79,9 +73,7 @@ ptxkit::Expected<GeneratedPtx> BatchedIncrementalAttention::build(const Config& 
   const float neg_inf = -std::numeric_limits<float>::infinity();
   Var<F32> m = b.var<F32>(b.imm<F32>(neg_inf), "running_max");
   Var<F32> sum = b.var<F32>(b.imm<F32>(0.0f), "sum_exp");
-  std::vector<std::unique_ptr<Accumulator>> acc;
-  for (std::uint32_t j = 0; j < per_lane; ++j)
-    acc.push_back(std::make_unique<Accumulator>(b));
+  auto acc = common::make_accumulators(b, per_lane);
   const Imm<F32> scale_log2e = b.baked<F32>(
       "scale", static_cast<float>(static_cast<double>(c.effective_scale()) * 1.4426950408889634));
 

@@ -10,9 +10,14 @@
 // tail code is only emitted when n % 4 != 0. Buffers must be 16-byte aligned (cudaMalloc: 256).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/ptxgen/ptxgen.h>
+#include <string>
+#include <string_view>
 
 namespace ptxkit::kernels::elementwise {
 
@@ -60,6 +65,37 @@ void for_each_group(KernelBuilder& b, std::uint32_t n, const char* field, Vec ve
   }
   b.place(done);
   b.ret();
+}
+
+// A whole elementwise kernel of two f32 inputs (params `x_name`, `y_name`) and one f32 output
+// ("output"): output[i] = op(b, x[i], y[i]) for i < n, n baked from the field "n".
+template <class Op>
+ptxkit::Expected<GeneratedPtx> build_binary(std::string_view name, const ptxgen::Target& target,
+                                            const GenOptions& options, std::uint32_t n,
+                                            const char* x_name, const char* y_name, Op op) {
+  KernelBuilder b(std::string(name), target);
+  b.reqntid(kThreads);
+  auto x = b.param<Ptr<Global, const F32>>(x_name);
+  auto y = b.param<Ptr<Global, const F32>>(y_name);
+  auto out = b.param<Ptr<Global, F32>>("output");
+  for_each_group(
+      b, n, "n",
+      [&](Reg<U32> e) {
+        auto xv = b.ld_v4(x + e);
+        auto yv = b.ld_v4(y + e);
+        std::array<Reg<F32>, 4> r = xv;
+        for (std::size_t j = 0; j < 4; ++j)
+          r[j] = op(b, xv[j], yv[j]);
+        b.st_v4(out + e, r);
+      },
+      [&](Imm<U32> e) {
+        Reg<U32> i = b.mov(e);
+        Reg<F32> xs = b.ld(x + i);
+        Reg<F32> ys = b.ld(y + i);
+        Reg<F32> r = op(b, xs, ys);
+        b.st(out + i, r);
+      });
+  return finish_and_print(b, options);
 }
 
 } // namespace ptxkit::kernels::elementwise

@@ -10,6 +10,7 @@
 //      four chunks' loads in flight per step; a chunk index past n is clamped to n-1 and its
 //      weight forced to 0 (the tail guard: nothing past the slot's chunks is read).
 //   4. The CG chunk groups are summed through shared memory; out = acc / total.
+#include "common/attention_output.h"
 #include "common/block_reduce.h"
 #include "common/strided_loop.h"
 #include "common/warp_reduce.h"
@@ -30,11 +31,6 @@ namespace {
 using namespace ptxkit::ptxgen;
 
 constexpr std::uint32_t kUnroll = 4; // chunks in flight per thread and step
-
-struct Accumulator {
-  explicit Accumulator(KernelBuilder& b) : var(b.var<F32>(b.imm<F32>(0.0f), "acc")) {}
-  Var<F32> var;
-};
 
 } // namespace
 
@@ -105,9 +101,7 @@ FlashDecodeReduce::build(const Config& c, const ptxgen::Target& target, const Ge
   // ---- 3. weighted sum of the chunks' outputs, float4 per thread ----
   Reg<U32> f_elem = b.shl(b.and_(tid, b.imm<U32>(d4 - 1)), b.imm<U32>(2));
   Reg<U32> group = b.shr(tid, b.imm<U32>(d4_shift));
-  std::vector<std::unique_ptr<Accumulator>> acc;
-  for (int j = 0; j < 4; ++j)
-    acc.push_back(std::make_unique<Accumulator>(b));
+  auto acc = common::make_accumulators(b, 4);
   {
     Var<U32> i = b.var<U32>(group, "chunk");
     Label loop = b.new_label("combine_loop");
@@ -138,25 +132,14 @@ FlashDecodeReduce::build(const Config& c, const ptxgen::Target& target, const Ge
   b.st_v4(my_acc, {acc[0]->var.read(), acc[1]->var.read(), acc[2]->var.read(), acc[3]->var.read()});
   b.bar_sync(0);
 
-  // ---- 4. sum the chunk groups; out = acc / total ----
-  Label finished = b.new_label("finished");
-  b.bra_if(!b.setp(cmp::lt, tid, head_dim), finished);
-  auto col = sred + tid;
-  Reg<F32> o = b.ld(col);
-  for (std::uint32_t g = 1; g < groups; ++g)
-    o = b.add(o, b.ld(col + g * D));
-  b.st(out + b.add(out_row, tid), b.div(o, total, rn));
-  b.place(finished);
-  b.ret();
-
-  // An empty slot: zeros.
-  b.place(empty);
-  auto zero_slot = out + b.add(out_row, tid);
-  {
-    auto in_row = b.guard(b.setp(cmp::lt, tid, head_dim));
-    b.st(zero_slot, b.imm<F32>(0.0f));
-  }
-  b.ret();
+  // ---- 4. sum the chunk groups; out = acc / total (an empty slot: zeros) ----
+  common::store_head_row(b, out, out_row, tid, head_dim, empty, [&] {
+    auto col = sred + tid;
+    Reg<F32> o = b.ld(col);
+    for (std::uint32_t g = 1; g < groups; ++g)
+      o = b.add(o, b.ld(col + g * D));
+    return std::pair{o, total};
+  });
   return finish_and_print(b, options);
 }
 

@@ -14,6 +14,7 @@
 //   sum     = sum * corr + w0 + w1;  acc = acc * corr + w0 v[p] + w1 v[p+1]
 // Then each warp parks (m, sum, acc) in shared memory, and thread t < head_dim combines the 32
 // warps for element t: out = sum_w ex2(m_w - M) acc_w / sum_w ex2(m_w - M) sum_w.
+#include "common/attention_output.h"
 #include "common/vector_access.h"
 #include "common/warp_reduce.h"
 #include "incremental_attention.h"
@@ -31,12 +32,6 @@ namespace {
 using namespace ptxkit::ptxgen;
 
 constexpr std::uint32_t kPair = 2; // positions per warp iteration
-
-// Var<F32> can be neither copied nor moved: each accumulator lives in its own heap slot.
-struct Accumulator {
-  explicit Accumulator(KernelBuilder& b) : var(b.var<F32>(b.imm<F32>(0.0f), "acc")) {}
-  Var<F32> var;
-};
 
 } // namespace
 
@@ -85,9 +80,7 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
   const float neg_inf = -std::numeric_limits<float>::infinity();
   Var<F32> m = b.var<F32>(b.imm<F32>(neg_inf), "running_max");
   Var<F32> sum = b.var<F32>(b.imm<F32>(0.0f), "sum_exp");
-  std::vector<std::unique_ptr<Accumulator>> acc;
-  for (std::uint32_t j = 0; j < e; ++j)
-    acc.push_back(std::make_unique<Accumulator>(b));
+  auto acc = common::make_accumulators(b, e);
 
   Var<U32> pos = b.var<U32>(b.mul_lo(warp, b.imm<U32>(kPair)), "pos");
   Label loop = b.new_label("seq_loop");
@@ -158,32 +151,22 @@ ptxkit::Expected<GeneratedPtx> IncrementalAttention::build(const Config& c,
   }
   b.bar_sync(0);
 
-  // Thread t < head_dim combines the warps for element t (rescaled to the common max M).
-  Label finished = b.new_label("finished");
-  b.bra_if(!b.setp(cmp::lt, tid, head_dim), finished);
-  Reg<F32> big = b.ld(sm_max + 0);
-  for (std::uint32_t w = 1; w < kWarps; ++w)
-    big = b.max(big, b.ld(sm_max + w));
-  Reg<F32> total = b.mov(b.imm<F32>(0.0f));
-  Reg<F32> o = b.mov(b.imm<F32>(0.0f));
-  auto acc_col = sm_acc + tid;
-  for (std::uint32_t w = 0; w < kWarps; ++w) {
-    Reg<F32> scale_w = b.ex2(b.sub(b.ld(sm_max + w), big), approx);
-    total = b.fma(b.ld(sm_sum + w), scale_w, total, rn);
-    o = b.fma(b.ld(acc_col + w * c.head_dim), scale_w, o, rn);
-  }
-  b.st(out + b.add(out_row, tid), b.div(o, total, rn));
-  b.place(finished);
-  b.ret();
-
-  // seq_len == 0: a zero output row.
-  b.place(empty);
-  auto zero_slot = out + b.add(out_row, tid);
-  {
-    auto in_row = b.guard(b.setp(cmp::lt, tid, head_dim));
-    b.st(zero_slot, b.imm<F32>(0.0f));
-  }
-  b.ret();
+  // Thread t < head_dim combines the warps for element t (rescaled to the common max M);
+  // seq_len == 0 writes a zero output row.
+  common::store_head_row(b, out, out_row, tid, head_dim, empty, [&] {
+    Reg<F32> big = b.ld(sm_max + 0);
+    for (std::uint32_t w = 1; w < kWarps; ++w)
+      big = b.max(big, b.ld(sm_max + w));
+    Reg<F32> total = b.mov(b.imm<F32>(0.0f));
+    Reg<F32> o = b.mov(b.imm<F32>(0.0f));
+    auto acc_col = sm_acc + tid;
+    for (std::uint32_t w = 0; w < kWarps; ++w) {
+      Reg<F32> scale_w = b.ex2(b.sub(b.ld(sm_max + w), big), approx);
+      total = b.fma(b.ld(sm_sum + w), scale_w, total, rn);
+      o = b.fma(b.ld(acc_col + w * c.head_dim), scale_w, o, rn);
+    }
+    return std::pair{o, total};
+  });
   return finish_and_print(b, options);
 }
 
