@@ -117,6 +117,11 @@ void logic(KernelBuilder& b, Ptr<Global, U32> outu, Ptr<Global, U64> outl, Reg<U
   b.st(outu + 13, b.bitcast<U32>(b.bfe(s, u, b.imm<U32>(3))));
   b.st(outu + 14, b.bitcast<U32>(b.bfi(bits, bits, b.imm<U32>(8), b.imm<U32>(4))));
   b.st(outu + 15, b.prmt(u, u, b.imm<U32>(0x3210)));
+  b.st(outu + 16, b.bitcast<U32>(b.lop3(bits, bits, b.imm<B32>(0xff), 0x6a)));
+  b.st(outu + 17, b.dp4a(u, u, u));
+  b.st(outu + 18, b.bitcast<U32>(b.dp4a(s, u, s)));
+  b.st(outu + 19, b.dp2a_lo(u, u, u));
+  b.st(outu + 20, b.bitcast<U32>(b.dp2a_hi(s, s, s)));
   b.st(outl + 3, b.bfe(wide, u, u));
   // setp: every comparison, then predicate logic and selp
   Reg<Pred> p1 = b.setp(cmp::eq, u, b.imm<U32>(0));

@@ -9,6 +9,7 @@
 #include "ptxkit/ptxgen/isa/modifiers.h"
 
 #include <type_traits>
+#include <vector>
 
 namespace ptxkit::ptxgen {
 
@@ -116,6 +117,43 @@ public:
     return d;
   }
 
+  // lop3.b32 d, a, b, c, lut: any logic function of three inputs, named by its truth table: lut
+  // is the function applied to the masks 0xF0 (a), 0xCC (b) and 0xAA (c), so (a & b) ^ c is
+  // (0xF0 & 0xCC) ^ 0xAA = 0x6A. One instruction for what would take two or three.
+  template <class A, class B2, class C>
+  auto lop3(const A& a, const B2& b, const C& c, std::uint8_t lut, Loc loc = Loc::current()) {
+    detail::check_operand<A>();
+    detail::check_operand<B2>();
+    detail::check_operand<C>();
+    using T = detail::operand_or_void_t<A>;
+    static_assert(std::is_same_v<T, detail::operand_or_void_t<B2>> &&
+                      std::is_same_v<T, detail::operand_or_void_t<C>>,
+                  "PTX: the three lop3 sources have the same type");
+    static_assert(IntegralType<T> && T::bits == 32, "PTX: lop3 takes .b32");
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(Op::kLop3, {}, {TypeId::kB32},
+                   {Emitter::reg_op(d), Emitter::op(a), Emitter::op(b), Emitter::op(c),
+                    Emitter::imm_op(imm<U32>(lut))},
+                   loc);
+    return d;
+  }
+  // dp4a.atype.btype d, a, b, c: d = c + the dot product of the four bytes of a and of b (each
+  // byte signed for .s32, unsigned for .u32); d and c are .s32 when either source is signed.
+  template <class A, class B2, class C>
+  auto dp4a(const A& a, const B2& b, const C& c, Loc loc = Loc::current()) {
+    return dot_product<A, B2, C>(Op::kDp4a, {}, a, b, c, loc);
+  }
+  // dp2a.lo/.hi.atype.btype d, a, b, c: d = c + the dot product of the two 16-bit halves of a and
+  // two bytes of b (its low two bytes for .lo, its high two for .hi).
+  template <class A, class B2, class C>
+  auto dp2a_lo(const A& a, const B2& b, const C& c, Loc loc = Loc::current()) {
+    return dot_product<A, B2, C>(Op::kDp2a, {Mod::kLo}, a, b, c, loc);
+  }
+  template <class A, class B2, class C>
+  auto dp2a_hi(const A& a, const B2& b, const C& c, Loc loc = Loc::current()) {
+    return dot_product<A, B2, C>(Op::kDp2a, {Mod::kHi}, a, b, c, loc);
+  }
+
   // setp.cmp{.ftz}.type p, a, b
   template <Comparison K, class A, class C, ModSet M = NoMods>
   Reg<Pred> setp(K k, const A& a, const C& c, M m = {}, Loc loc = Loc::current()) {
@@ -149,6 +187,28 @@ public:
 
 private:
   B& self() { return static_cast<B&>(*this); }
+
+  // dp4a / dp2a: the sources' types decide the result's (signed when either is).
+  template <class A, class B2, class C>
+  auto dot_product(Op op, std::vector<Mod> mods, const A& a, const B2& b, const C& c,
+                   const Loc& loc) {
+    detail::check_operand<A>();
+    detail::check_operand<B2>();
+    detail::check_operand<C>();
+    using TA = detail::operand_or_void_t<A>;
+    using TB = detail::operand_or_void_t<B2>;
+    constexpr bool kIntSources = (std::is_same_v<TA, U32> || std::is_same_v<TA, S32>)&&(
+        std::is_same_v<TB, U32> || std::is_same_v<TB, S32>);
+    static_assert(kIntSources, "PTX: dp4a/dp2a take .u32 or .s32 sources");
+    using D = std::conditional_t<std::is_same_v<TA, S32> || std::is_same_v<TB, S32>, S32, U32>;
+    static_assert(std::is_same_v<detail::operand_or_void_t<C>, D>,
+                  "PTX: the dp4a/dp2a addend and result are .s32 when either source is signed, "
+                  ".u32 otherwise");
+    Reg<D> d = self().template new_reg<D>();
+    self().emit_op(op, std::move(mods), {TA::id, TB::id},
+                   {Emitter::reg_op(d), Emitter::op(a), Emitter::op(b), Emitter::op(c)}, loc);
+    return d;
+  }
 
   template <class T>
   static constexpr TypeId bit_type() {
