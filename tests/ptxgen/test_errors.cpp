@@ -1,6 +1,7 @@
 // test_errors.cpp: build-time errors reported by KernelBuilder::finish(): labels used but never
 // placed or placed twice, names, target features, guards. Each error case sits beside the
 // control that must build cleanly.
+#include "ptxgen_test_util.h"
 #include "ptxkit/ptxgen/ptxgen.h"
 
 #include <gtest/gtest.h>
@@ -9,16 +10,12 @@
 namespace ptxkit::ptxgen {
 namespace {
 
-Target sm(const char* name) {
-  return Target::parse(name).value();
-}
-
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
 TEST(Errors, LabelUsedButNeverPlaced) {
-  KernelBuilder b("k", sm("sm_90"));
+  KernelBuilder b("k", target("sm_90"));
   Label loop = b.new_label("loop");
   const unsigned line = __LINE__ + 1;
   b.bra(loop);
@@ -33,7 +30,7 @@ TEST(Errors, LabelUsedButNeverPlaced) {
 }
 
 TEST(Errors, LabelPlacedTwice) {
-  KernelBuilder b("k", sm("sm_90"));
+  KernelBuilder b("k", target("sm_90"));
   Label again = b.new_label("again");
   const unsigned first = __LINE__ + 1;
   b.place(again);
@@ -49,7 +46,7 @@ TEST(Errors, LabelPlacedTwice) {
 }
 
 TEST(Errors, PlacedOnceAndUsedIsFine) {
-  KernelBuilder b("k", sm("sm_90"));
+  KernelBuilder b("k", target("sm_90"));
   Label top = b.new_label("loop");
   Label unused = b.new_label("unused"); // placed, never branched to: harmless
   b.place(top);
@@ -60,7 +57,7 @@ TEST(Errors, PlacedOnceAndUsedIsFine) {
 }
 
 TEST(Errors, SameLabelNameTwiceGetsDistinctPtxNames) {
-  KernelBuilder b("k", sm("sm_90"));
+  KernelBuilder b("k", target("sm_90"));
   Label a = b.new_label("body");
   Label c = b.new_label("body");
   b.place(a);
@@ -76,7 +73,7 @@ TEST(Errors, SameLabelNameTwiceGetsDistinctPtxNames) {
 
 TEST(Errors, BadAndDuplicateNames) {
   {
-    KernelBuilder b("k", sm("sm_90"));
+    KernelBuilder b("k", target("sm_90"));
     (void)b.param<U32>("n");
     (void)b.param<U32>("n");
     b.ret();
@@ -85,7 +82,7 @@ TEST(Errors, BadAndDuplicateNames) {
     EXPECT_TRUE(contains(k.error().message, "duplicate parameter name 'n'"));
   }
   {
-    KernelBuilder b("k", sm("sm_90"));
+    KernelBuilder b("k", target("sm_90"));
     (void)b.shared_array<F32>("has space", 4);
     b.ret();
     Expected<Kernel> k = b.finish();
@@ -93,7 +90,7 @@ TEST(Errors, BadAndDuplicateNames) {
     EXPECT_TRUE(contains(k.error().message, "invalid array name 'has space'"));
   }
   {
-    KernelBuilder b("1bad", sm("sm_90"));
+    KernelBuilder b("1bad", target("sm_90"));
     b.ret();
     EXPECT_FALSE(b.finish());
   }
@@ -102,7 +99,7 @@ TEST(Errors, BadAndDuplicateNames) {
 TEST(Errors, FeatureNeedsNewerTarget) {
   // add.bf16 needs sm_90: an error on sm_80, fine on sm_90.
   for (const char* t : {"sm_80", "sm_90"}) {
-    KernelBuilder b("k", sm(t));
+    KernelBuilder b("k", target(t));
     Reg<BF16> h = b.cvt<BF16>(b.param<F32>("x"), rn);
     const unsigned line = __LINE__ + 1;
     Reg<BF16> s = b.add(h, h);
@@ -121,12 +118,12 @@ TEST(Errors, FeatureNeedsNewerTarget) {
 
 TEST(Errors, Bf16ConversionsBySm) {
   // f32 <-> bf16 exist on sm_80 (PTX 7.8+); bf16 <-> integers only from sm_90.
-  KernelBuilder ok("k", sm("sm_80"));
+  KernelBuilder ok("k", target("sm_80"));
   Reg<BF16> h = ok.cvt<BF16>(ok.param<F32>("x"), rn);
   (void)ok.cvt<F32>(h);
   ok.ret();
   EXPECT_TRUE(ok.finish());
-  KernelBuilder bad("k", sm("sm_80"));
+  KernelBuilder bad("k", target("sm_80"));
   Reg<BF16> h2 = bad.cvt<BF16>(bad.param<F32>("x"), rn);
   (void)bad.cvt<S32>(h2, rzi);
   bad.ret();
@@ -136,7 +133,7 @@ TEST(Errors, Bf16ConversionsBySm) {
 }
 
 TEST(Errors, NestedGuardsAreRejected) {
-  KernelBuilder b("k", sm("sm_90"));
+  KernelBuilder b("k", target("sm_90"));
   Reg<Pred> p = b.setp(cmp::eq, b.tid_x(), b.imm<U32>(0));
   Label l = b.new_label("l");
   {

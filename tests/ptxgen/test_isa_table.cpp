@@ -2,6 +2,7 @@
 // every record is found by its spelling and only by it, traits are consistent with each other,
 // and an instruction or form newer than the target is an error naming the table's minimum (with
 // the control that the same call on a target that has it builds).
+#include "ptxgen_test_util.h"
 #include "ptxkit/isa/isa.h"
 #include "ptxkit/ptxgen/ptxgen.h"
 
@@ -11,10 +12,6 @@
 
 namespace ptxkit::ptxgen {
 namespace {
-
-Target sm(const char* name) {
-  return Target::parse(name).value();
-}
 
 TEST(IsaTable, EveryInstructionIsFoundByItsSpellingOnly) {
   std::set<std::string_view> spellings;
@@ -71,7 +68,7 @@ TEST(IsaTable, TypesAndForms) {
 // An instruction the target lacks is an error at the emitting line, with the table's minimum.
 TEST(IsaTable, InstructionNewerThanTheTargetIsAnError) {
   for (const char* t : {"sm_80", "sm_90"}) {
-    KernelBuilder b("k", sm(t));
+    KernelBuilder b("k", target(t));
     const Loc here = Loc::current();
     b.emit_op(Op::kGriddepcontrol, {}, {}, {}, here); // PTX 7.8, sm_90
     b.ret();
@@ -90,7 +87,7 @@ TEST(IsaTable, InstructionNewerThanTheTargetIsAnError) {
 // An architecture-specific instruction needs the `a` target even on its SM.
 TEST(IsaTable, ArchSpecificInstructionNeedsTheATarget) {
   for (const char* t : {"sm_90", "sm_90a"}) {
-    KernelBuilder b("k", sm(t));
+    KernelBuilder b("k", target(t));
     b.emit_op(Op::kSetmaxnreg, {}, {}, {Emitter::imm_op(imm<U32>(232))}, Loc::current());
     b.ret();
     Expected<Kernel> k = b.finish();

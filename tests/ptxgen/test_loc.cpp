@@ -4,6 +4,7 @@
 // has no trailing `Loc loc = Loc::current()`, so a location taken inside the operator's body
 // would name builder.h. These tests pin the user's line for every index type and state space.
 #include "every_instruction.h"
+#include "ptxgen_test_util.h"
 #include "ptxkit/ptxgen/ptxgen.h"
 
 #include <cstdio>
@@ -14,10 +15,6 @@
 
 namespace ptxkit::ptxgen {
 namespace {
-
-Target sm90() {
-  return Target::parse("sm_90").value();
-}
 
 // The `.file` entries of a printed module, as printed ("N \"path\"" without the directive).
 std::set<std::string> file_entries(const std::string& ptx) {
@@ -42,7 +39,7 @@ std::set<unsigned> loc_lines(const std::string& ptx) {
 }
 
 TEST(Loc, RegisterIndexIsAttributedToTheIndexingLine) {
-  KernelBuilder b("index_loc", sm90());
+  KernelBuilder b("index_loc", target("sm_90"));
   auto out = b.param<Ptr<Global, F32>>("out");
   Ptr<Shared, F32> tile = b.shared_array<F32>("tile", 64);
   Reg<U32> i = b.tid_x();
@@ -72,7 +69,7 @@ TEST(Loc, RegisterIndexIsAttributedToTheIndexingLine) {
 
 // A kernel that uses every instruction family: its provenance names only the test's own source.
 TEST(Loc, EveryInstructionIsAttributedToTheBuilderSource) {
-  Expected<Kernel> k = testing::build_every_instruction_kernel(sm90());
+  Expected<Kernel> k = testing::build_every_instruction_kernel(target("sm_90"));
   ASSERT_TRUE(k);
   const std::string ptx = print(*k, PrintOptions{true, ""}).text;
   EXPECT_EQ(file_entries(ptx), std::set<std::string>{"1 \"tests/ptxgen/every_instruction.cpp\""})

@@ -4,6 +4,7 @@
 // The expected texts are the contract other tools (lit tests, golden files, the verifier's
 // corpus) rely on, so they are compared whole, not grepped.
 #include "every_instruction.h"
+#include "ptxgen_test_util.h"
 #include "ptxkit/ptxgen/ptxgen.h"
 
 #include <fstream>
@@ -17,10 +18,6 @@
 
 namespace ptxkit::ptxgen {
 namespace {
-
-Target sm90() {
-  return Target::parse("sm_90").value();
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -37,7 +34,7 @@ Kernel axpy_kernel(Target t, float alpha) {
 
 // The example compiles as the document shows it, and prints the PTX the document shows after it.
 TEST(DocExample, AxpyPrintsThePtxTheBuilderGuideShows) {
-  const std::string text = print(axpy_kernel(sm90(), 1e-6f)).text;
+  const std::string text = print(axpy_kernel(target("sm_90"), 1e-6f)).text;
   std::ifstream doc(PTXKIT_SOURCE_DIR "/docs/builder.md");
   std::stringstream ss;
   ss << doc.rdbuf();
@@ -95,7 +92,7 @@ $L__done:
 	ret;
 }
 )";
-  EXPECT_EQ(print(axpy_kernel(sm90(), 1e-6f)).text, expected);
+  EXPECT_EQ(print(axpy_kernel(target("sm_90"), 1e-6f)).text, expected);
 }
 
 TEST(Printer, HeaderFollowsTarget) {
@@ -104,7 +101,7 @@ TEST(Printer, HeaderFollowsTarget) {
 }
 
 TEST(Printer, SameBuilderCallsGiveSameBytes) {
-  for (const Target& t : {sm90(), Target::parse("sm_80").value()}) {
+  for (const Target& t : {target("sm_90"), Target::parse("sm_80").value()}) {
     Expected<Kernel> a = testing::build_every_instruction_kernel(t);
     Expected<Kernel> b = testing::build_every_instruction_kernel(t);
     ASSERT_TRUE(a && b);
@@ -116,7 +113,7 @@ TEST(Printer, SameBuilderCallsGiveSameBytes) {
 }
 
 TEST(Printer, BakedImmediatesReportTheirLine) {
-  PrintedPtx p = print(axpy_kernel(sm90(), 1e-6f));
+  PrintedPtx p = print(axpy_kernel(target("sm_90"), 1e-6f));
   ASSERT_EQ(p.baked.size(), 1u);
   const BakedLine& b = p.baked[0];
   EXPECT_EQ(b.field, "alpha");
@@ -129,8 +126,8 @@ TEST(Printer, BakedImmediatesReportTheirLine) {
 }
 
 TEST(Printer, BakedValueChangesOnlyItsLine) {
-  std::vector<std::string> a = lines_of(print(axpy_kernel(sm90(), 1e-6f)).text);
-  std::vector<std::string> b = lines_of(print(axpy_kernel(sm90(), 1e-5f)).text);
+  std::vector<std::string> a = lines_of(print(axpy_kernel(target("sm_90"), 1e-6f)).text);
+  std::vector<std::string> b = lines_of(print(axpy_kernel(target("sm_90"), 1e-5f)).text);
   ASSERT_EQ(a.size(), b.size());
   std::vector<std::size_t> differing;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -140,7 +137,7 @@ TEST(Printer, BakedValueChangesOnlyItsLine) {
 }
 
 TEST(Printer, LocLinesPointAtTheEmittingCxxLine) {
-  KernelBuilder b("loc", sm90());
+  KernelBuilder b("loc", target("sm_90"));
   const unsigned line = __LINE__ + 1;
   Reg<U32> t = b.tid_x();
   Reg<U32> t2 = b.add(t, t);
@@ -156,7 +153,7 @@ TEST(Printer, LocLinesPointAtTheEmittingCxxLine) {
   EXPECT_NE(p.text.find(std::string("\t.loc 1 ").append(std::to_string(line + 1)).append(" ")),
             std::string::npos);
   // Without the option: no provenance at all.
-  KernelBuilder c("loc", sm90());
+  KernelBuilder c("loc", target("sm_90"));
   c.ret();
   std::string plain = print(c.finish().value()).text;
   EXPECT_EQ(plain.find(".loc"), std::string::npos);
@@ -164,9 +161,9 @@ TEST(Printer, LocLinesPointAtTheEmittingCxxLine) {
 }
 
 TEST(Printer, ModuleWithTwoKernels) {
-  Module m(sm90());
-  ASSERT_TRUE(m.add(axpy_kernel(sm90(), 1.0f)));
-  KernelBuilder b("second", sm90());
+  Module m(target("sm_90"));
+  ASSERT_TRUE(m.add(axpy_kernel(target("sm_90"), 1.0f)));
+  KernelBuilder b("second", target("sm_90"));
   b.ret();
   ASSERT_TRUE(m.add(b.finish().value()));
   std::string text = print(m).text;
@@ -177,19 +174,19 @@ TEST(Printer, ModuleWithTwoKernels) {
 }
 
 TEST(Printer, ModuleRejectsDuplicateNamesAndOtherTargets) {
-  Module m(sm90());
-  ASSERT_TRUE(m.add(axpy_kernel(sm90(), 1.0f)));
-  Expected<void> dup = m.add(axpy_kernel(sm90(), 2.0f));
+  Module m(target("sm_90"));
+  ASSERT_TRUE(m.add(axpy_kernel(target("sm_90"), 1.0f)));
+  Expected<void> dup = m.add(axpy_kernel(target("sm_90"), 2.0f));
   ASSERT_FALSE(dup);
   EXPECT_NE(dup.error().message.find("duplicate kernel name 'axpy'"), std::string::npos);
   Module m80(Target::parse("sm_80").value());
-  Expected<void> other = m80.add(axpy_kernel(sm90(), 1.0f));
+  Expected<void> other = m80.add(axpy_kernel(target("sm_90"), 1.0f));
   ASSERT_FALSE(other);
   EXPECT_NE(other.error().message.find("sm_90"), std::string::npos);
 }
 
 TEST(Printer, PredicatedAndVectorForms) {
-  KernelBuilder b("forms", sm90());
+  KernelBuilder b("forms", target("sm_90"));
   auto p = b.param<Ptr<Global, F32>>("p");
   Reg<U32> t = b.tid_x();
   Reg<Pred> z = b.setp(cmp::eq, t, b.imm<U32>(0));
@@ -209,7 +206,7 @@ TEST(Printer, PredicatedAndVectorForms) {
   EXPECT_NE(text.find("\tmov.f32 %f5, 0fBF800000;\n\t@%p1 ld.global.f32 %f5, [%rd2+32];\n"),
             std::string::npos);
   EXPECT_NE(text.find("\tst.global.cs.f32 [%rd2+36], %f5;\n"), std::string::npos);
-  KernelBuilder c("combine", sm90());
+  KernelBuilder c("combine", target("sm_90"));
   Reg<F32> y = c.param<F32>("x");
   Reg<Pred> q = c.setp(cmp::gt, y, c.imm<F32>(0.0f));
   (void)c.setp_and(cmp::lt, y, c.imm<F32>(1.0f), !q);
@@ -222,7 +219,7 @@ TEST(Printer, PredicatedAndVectorForms) {
 }
 
 TEST(Printer, PointerArithmeticForms) {
-  KernelBuilder b("ptrs", sm90());
+  KernelBuilder b("ptrs", target("sm_90"));
   auto g = b.param<Ptr<Global, F64>>("g");
   Ptr<Shared, F32> s = b.shared_array<F32>("s", 32);
   Reg<U32> u = b.tid_x();
@@ -249,7 +246,7 @@ TEST(Printer, PointerArithmeticForms) {
 }
 
 TEST(Printer, ArraysAndTheirScopes) {
-  KernelBuilder b("arrays", sm90());
+  KernelBuilder b("arrays", target("sm_90"));
   Ptr<Shared, F32> tile = b.shared_array<F32>("tile", 64, 16);
   Ptr<Shared, F32> dyn = b.dynamic_shared<F32>("dyn");
   Ptr<Const, const F32> table = b.const_array<F32>("table", {imm<F32>(0.5f), imm<F32>(2.0f)});
