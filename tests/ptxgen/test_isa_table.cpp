@@ -60,9 +60,20 @@ TEST(IsaTable, TypesAndForms) {
   EXPECT_EQ(isa::type_from_spelling("global"), isa::Type::kUnknown);
   EXPECT_EQ(isa::size_bytes(isa::Type::kF16x2), 4u);
   EXPECT_EQ(isa::size_bits(isa::Type::kPred), 1u);
-  // Each form is newer than its instruction, or it would not need a record.
+  // Each form is newer than its instruction (target or PTX ISA), or it would not need a record.
   const isa::FormInfo& f = isa::info(isa::Form::kBf16Arithmetic);
   EXPECT_GT(f.min_sm, isa::info(f.opcode).min_sm);
+  for (std::size_t i = 1; i < std::size(isa::detail::kForms); ++i) {
+    const isa::FormInfo& form = isa::detail::kForms[i];
+    const isa::InstructionInfo& base = isa::info(form.opcode);
+    EXPECT_TRUE(form.min_sm > base.min_sm || form.min_ptx > base.min_ptx) << form.description;
+  }
+  // The tensor-core and async-copy forms, as the PTX ISA's target notes give them.
+  EXPECT_EQ(isa::info(isa::Form::kMmaBf16).min_sm, 80u);
+  EXPECT_EQ(isa::info(isa::Form::kMmaM16n8k32Int8).min_sm, 80u);
+  EXPECT_EQ(isa::info(isa::Form::kCpAsyncBulk).min_sm, 90u);
+  EXPECT_EQ(isa::info(isa::Form::kCpAsyncBulk).min_ptx, 80u);
+  EXPECT_EQ(isa::info(isa::Opcode::kLdmatrix).min_sm, 75u);
 }
 
 // An instruction the target lacks is an error at the emitting line, with the table's minimum.
