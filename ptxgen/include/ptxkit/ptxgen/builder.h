@@ -1,5 +1,5 @@
 // builder.h: KernelBuilder, the typed PTX builder: the arch-neutral Emitter plus the instruction
-// families of isa/ (arithmetic, logic, conversion, memory, control).
+// families of isa/ (arithmetic, logic, conversion, memory, control, matrix).
 //
 // Usage:
 //   KernelBuilder b("axpy", target);
@@ -19,6 +19,7 @@
 #include "ptxkit/ptxgen/isa/control.h"
 #include "ptxkit/ptxgen/isa/convert.h"
 #include "ptxkit/ptxgen/isa/logic.h"
+#include "ptxkit/ptxgen/isa/matrix.h"
 #include "ptxkit/ptxgen/isa/memory.h"
 #include "ptxkit/ptxgen/var.h"
 
@@ -32,7 +33,8 @@ class KernelBuilder : public Emitter,
                       public LogicOps<KernelBuilder>,
                       public ConvertOps<KernelBuilder>,
                       public MemoryOps<KernelBuilder>,
-                      public ControlOps<KernelBuilder> {
+                      public ControlOps<KernelBuilder>,
+                      public MatrixOps<KernelBuilder> {
 public:
   KernelBuilder(std::string kernel_name, Target target) : Emitter(std::move(kernel_name), target) {}
 
