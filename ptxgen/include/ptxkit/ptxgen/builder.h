@@ -1,5 +1,5 @@
 // builder.h: KernelBuilder, the typed PTX builder: the arch-neutral Emitter plus the instruction
-// families of isa/ (arithmetic, logic, conversion, memory, control, matrix).
+// families of isa/ (arithmetic, logic, conversion, memory, control, matrix, async copies).
 //
 // Usage:
 //   KernelBuilder b("axpy", target);
@@ -16,6 +16,7 @@
 
 #include "ptxkit/ptxgen/emitter.h"
 #include "ptxkit/ptxgen/isa/arith.h"
+#include "ptxkit/ptxgen/isa/async_copy.h"
 #include "ptxkit/ptxgen/isa/control.h"
 #include "ptxkit/ptxgen/isa/convert.h"
 #include "ptxkit/ptxgen/isa/logic.h"
@@ -34,7 +35,8 @@ class KernelBuilder : public Emitter,
                       public ConvertOps<KernelBuilder>,
                       public MemoryOps<KernelBuilder>,
                       public ControlOps<KernelBuilder>,
-                      public MatrixOps<KernelBuilder> {
+                      public MatrixOps<KernelBuilder>,
+                      public AsyncCopyOps<KernelBuilder> {
 public:
   KernelBuilder(std::string kernel_name, Target target) : Emitter(std::move(kernel_name), target) {}
 
