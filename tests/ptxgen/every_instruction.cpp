@@ -4,6 +4,7 @@
 // stored to global memory so nothing is dead code that ptxas could reject or remove unchecked.
 #include "every_instruction.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -170,7 +171,7 @@ void memory(KernelBuilder& b, Ptr<Global, F32> out, Ptr<Global, const F32> in,
             Ptr<Global, U32> counters, Ptr<Global, U64> counters64, Ptr<Global, F64> outd,
             Reg<U32> tid) {
   Ptr<Shared, F32> sm = b.shared_array<F32>("smem", 128, 16);
-  Ptr<Shared, U32> smu = b.shared_array<U32>("smem_u", 32);
+  Ptr<Shared, U32> smu = b.shared_array<U32>("smem_u", 128); // indexed by tid (reqntid 128)
   Ptr<Local, F32> scratch = b.local_array<F32>("scratch", 4, 16);
   Ptr<Const, const F32> table = b.const_array<F32>("table", {imm<F32>(1.0f), imm<F32>(2.0f)});
   Ptr<Shared, F32> dyn = b.dynamic_shared<F32>("dyn");
@@ -242,6 +243,73 @@ void memory(KernelBuilder& b, Ptr<Global, F32> out, Ptr<Global, const F32> in,
   b.red_add(smu + 1, tid);
 }
 
+// cp.async into shared memory, ldmatrix fragments into mma.sync, and the mbarrier operations;
+// on sm_90 the bulk copy an mbarrier completes. The data is whatever shared memory holds: only
+// the forms matter here, and every result is stored so that none is dead.
+void matrix_and_async(KernelBuilder& b, Ptr<Global, F32> out, Ptr<Global, S32> outs,
+                      Ptr<Global, B32> out32, Ptr<Global, U64> outl, Ptr<Global, const F32> in,
+                      Reg<U32> tid) {
+  // cp.async: 16 bytes (.cg, and .ca with 12 read and 4 zero-filled), 8 and 4 bytes per thread
+  Ptr<Shared, F32> staged = b.shared_array<F32>("staged", 1408, 16);
+  Reg<U32> quad = b.shl(tid, b.imm<U32>(2));
+  Reg<U32> pair = b.shl(tid, b.imm<U32>(1));
+  b.cp_async<16>(staged + quad, in + quad, cache::cg);
+  b.cp_async<16>((staged + 512) + quad, in + quad, b.imm<U32>(12));
+  b.cp_async<8>((staged + 1024) + pair, in + pair, cache::ca);
+  b.cp_async<4>((staged + 1280) + tid, in + tid, tid);
+  b.cp_async_commit_group();
+  b.cp_async_wait_group(0);
+  b.cp_async_wait_all();
+  b.bar_sync();
+  b.st(out, b.ld(staged + tid));
+  // ldmatrix (x1/x2/x4, .trans) of f16, bf16 and 16-bit integer tiles: one 16-byte row per lane
+  Ptr<Shared, F16> htile = b.shared_array<F16>("tile_f16", 1024, 16);
+  Ptr<Shared, BF16> btile = b.shared_array<BF16>("tile_bf16", 1024, 16);
+  Ptr<Shared, B16> itile = b.shared_array<B16>("tile_b16", 1024, 16);
+  Reg<U32> row = b.shl(tid, b.imm<U32>(3));
+  std::array<Reg<F16x2>, 4> ha = b.ldmatrix<4>(htile + row);
+  std::array<Reg<F16x2>, 2> hb = b.ldmatrix_trans<2>(htile + row);
+  std::array<Reg<BF16x2>, 4> ba = b.ldmatrix<4>(btile + row);
+  std::array<Reg<BF16x2>, 2> bb = b.ldmatrix<2>(btile + row);
+  std::array<Reg<B32>, 4> ia = b.ldmatrix_trans<4>(itile + row);
+  std::array<Reg<B32>, 1> ib = b.ldmatrix<1>(itile + row);
+  // mma.sync: f16 and bf16 m16n8k16 chained through their f32 accumulators, s8/u8 m16n8k32
+  Reg<F32> zero = b.mov(b.imm<F32>(0.0f));
+  std::array<Reg<F32>, 4> acc = b.mma_m16n8k16(ha, hb, {zero, zero, zero, zero});
+  acc = b.mma_m16n8k16(ba, bb, acc);
+  b.st_v4(out + 4, acc);
+  std::array<Reg<S32>, 4> sa = {b.bitcast<S32>(ia[0]), b.bitcast<S32>(ia[1]), b.bitcast<S32>(ia[2]),
+                                b.bitcast<S32>(ia[3])};
+  std::array<Reg<U32>, 4> ua = {b.bitcast<U32>(ia[0]), b.bitcast<U32>(ia[1]), b.bitcast<U32>(ia[2]),
+                                b.bitcast<U32>(ia[3])};
+  std::array<Reg<S32>, 2> sb = {b.bitcast<S32>(ib[0]), b.bitcast<S32>(ia[1])};
+  Reg<S32> izero = b.mov(b.imm<S32>(0));
+  std::array<Reg<S32>, 4> iacc = b.mma_m16n8k32(sa, sb, {izero, izero, izero, izero});
+  iacc = b.mma_m16n8k32(ua, sb, iacc);
+  b.st_v4(outs, iacc);
+  // mbarrier: init, arrive (state and sink), test_wait.parity
+  Ptr<Shared, B64> bar = b.shared_array<B64>("bar", 1, 8);
+  b.mbarrier_init(bar, b.imm<U32>(128));
+  Reg<B64> state = b.mbarrier_arrive(bar);
+  b.st(outl, b.bitcast<U64>(state));
+  b.mbarrier_arrive(bar, sink);
+  Reg<Pred> done = b.mbarrier_test_wait_parity(bar, b.imm<U32>(0));
+  b.st(out32 + 1, b.selp(b.imm<B32>(1), b.imm<B32>(0), done));
+  if (b.target().sm() >= 90) {
+    // the bulk copy: expect its bytes, copy, wait for the phase (also by hand with try_wait)
+    Ptr<Shared, F32> bulk = b.shared_array<F32>("bulk", 128, 16);
+    b.fence_proxy_async_shared();
+    b.mbarrier_arrive_expect_tx(bar, b.imm<U32>(512), sink);
+    Reg<B64> tx_state = b.mbarrier_arrive_expect_tx(bar, b.imm<U32>(0));
+    b.st(outl + 1, b.bitcast<U64>(tx_state));
+    b.cp_async_bulk(bulk, in, b.imm<U32>(512), bar);
+    b.mbarrier_wait_parity(bar, b.imm<U32>(0));
+    Reg<Pred> next = b.mbarrier_try_wait_parity(bar, b.and_(tid, b.imm<U32>(1)));
+    b.st(out32 + 3, b.selp(b.imm<B32>(1), b.imm<B32>(0), next));
+    b.st(out + 8, b.ld(bulk + tid));
+  }
+}
+
 void warp_and_control(KernelBuilder& b, Ptr<Global, F32> out, Ptr<Global, U32> outu, Reg<F32> f) {
   Reg<U32> lane = b.laneid();
   Reg<F32> down = b.shfl_down(f, b.imm<U32>(16));
@@ -306,6 +374,7 @@ Expected<Kernel> build_every_instruction_kernel(Target target) {
   Reg<F64> dscale = b.param<F64>("dscale");
   Reg<S32> sparam = b.param<S32>("offset");
   auto rows = b.param<Ptr<Global, const U64>>("rows");
+  auto outs = b.param<Ptr<Global, S32>>("out_s32");
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> gid = b.mad_lo(b.ctaid_x(), b.ntid_x(), tid);
@@ -320,6 +389,8 @@ Expected<Kernel> build_every_instruction_kernel(Target target) {
   // a pointer loaded from a pointer array, indexed with the caller's line recorded
   Ptr<Global, const F32> row = b.global_ptr<const F32>(b.ld(rows + 1));
   b.st(b.element(outf + 320, tid), b.ld(b.element(row, b.bitcast<S32>(tid))));
+  // before warp_and_control: its lane-varying exit would leave the warp collectives partial
+  matrix_and_async(b, outf + 512, outs, out32 + 64, outl + 128, in, tid);
   warp_and_control(b, outf + 256, outu + 256, f);
   b.ret();
   return b.finish();

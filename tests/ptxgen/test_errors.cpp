@@ -4,8 +4,10 @@
 #include "ptxgen_test_util.h"
 #include "ptxkit/ptxgen/ptxgen.h"
 
+#include <array>
 #include <gtest/gtest.h>
 #include <string>
+#include <vector>
 
 namespace ptxkit::ptxgen {
 namespace {
@@ -130,6 +132,81 @@ TEST(Errors, Bf16ConversionsBySm) {
   Expected<Kernel> k = bad.finish();
   ASSERT_FALSE(k);
   EXPECT_TRUE(contains(k.error().message, "needs sm_90")) << k.error().message;
+}
+
+TEST(Errors, BulkCopyAndTransactionBarrierNeedSm90) {
+  // cp.async.bulk, mbarrier.arrive.expect_tx, mbarrier.try_wait and fence.proxy.async are sm_90
+  // forms of instructions sm_80 has (cp, mbarrier, fence): each is an error at its own line on
+  // sm_80, and the same kernel builds on sm_90. mbarrier.init is fine on both.
+  for (const char* t : {"sm_80", "sm_90"}) {
+    KernelBuilder b("k", target(t));
+    auto src = b.param<Ptr<Global, const F32>>("src");
+    Ptr<Shared, F32> dst = b.shared_array<F32>("dst", 64, 16);
+    Ptr<Shared, B64> bar = b.shared_array<B64>("bar", 1, 8);
+    b.mbarrier_init(bar, b.imm<U32>(1));
+    const unsigned first = __LINE__ + 1;
+    b.fence_proxy_async_shared();
+    b.mbarrier_arrive_expect_tx(bar, b.imm<U32>(256), sink);
+    b.cp_async_bulk(dst, src, b.imm<U32>(256), bar);
+    (void)b.mbarrier_try_wait_parity(bar, b.imm<U32>(0));
+    b.ret();
+    Expected<Kernel> k = b.finish();
+    if (std::string(t) == "sm_90") {
+      EXPECT_TRUE(k) << k.error().to_string();
+      continue;
+    }
+    ASSERT_FALSE(k);
+    const std::vector<Error>& errors = b.errors();
+    ASSERT_EQ(errors.size(), 4u);
+    const char* forms[] = {"fence.proxy.async", "mbarrier.arrive.expect_tx", "cp.async.bulk",
+                           "mbarrier.try_wait"};
+    for (unsigned i = 0; i < 4; ++i) {
+      EXPECT_TRUE(contains(errors[i].message, std::string(forms[i]) + " needs sm_90"))
+          << errors[i].message;
+      EXPECT_EQ(errors[i].line, first + i);
+    }
+  }
+}
+
+TEST(Errors, AsyncCopiesAndMmaBuildOnSm80) {
+  // cp.async, ldmatrix, mma.sync m16n8k16 (f16, bf16), m16n8k32 (s8) and the sm_80 mbarrier
+  // operations: no error on the oldest supported target.
+  KernelBuilder b("k", target("sm_80"));
+  auto src = b.param<Ptr<Global, const F16>>("src");
+  Ptr<Shared, F16> tile = b.shared_array<F16>("tile", 256, 16);
+  Ptr<Shared, BF16> btile = b.shared_array<BF16>("btile", 256, 16);
+  Ptr<Shared, B64> bar = b.shared_array<B64>("bar", 1, 8);
+  b.cp_async<16>(tile, src, cache::cg);
+  b.cp_async_wait_all();
+  auto a = b.ldmatrix<4>(tile);
+  auto bf = b.ldmatrix_trans<2>(tile);
+  Reg<F32> z = b.mov(b.imm<F32>(0.0f));
+  (void)b.mma_m16n8k16(a, bf, {z, z, z, z});
+  (void)b.mma_m16n8k16(b.ldmatrix<4>(btile), b.ldmatrix<2>(btile), {z, z, z, z});
+  Reg<S32> zi = b.mov(b.imm<S32>(0));
+  std::array<Reg<S32>, 4> ia = {zi, zi, zi, zi};
+  (void)b.mma_m16n8k32(ia, std::array<Reg<S32>, 2>{zi, zi}, ia);
+  b.mbarrier_init(bar, b.imm<U32>(32));
+  b.mbarrier_arrive(bar, sink);
+  (void)b.mbarrier_test_wait_parity(bar, b.imm<U32>(0));
+  b.ret();
+  Expected<Kernel> k = b.finish();
+  EXPECT_TRUE(k) << k.error().to_string();
+}
+
+TEST(Errors, BulkCopySizeIsAMultipleOf16) {
+  KernelBuilder b("k", target("sm_90"));
+  auto src = b.param<Ptr<Global, const F32>>("src");
+  Ptr<Shared, F32> dst = b.shared_array<F32>("dst", 64, 16);
+  Ptr<Shared, B64> bar = b.shared_array<B64>("bar", 1, 8);
+  const unsigned line = __LINE__ + 1;
+  b.cp_async_bulk(dst, src, b.imm<U32>(100), bar);
+  b.ret();
+  Expected<Kernel> k = b.finish();
+  ASSERT_FALSE(k);
+  EXPECT_TRUE(contains(k.error().message, "positive multiple of 16 bytes (size 100)"))
+      << k.error().message;
+  EXPECT_EQ(k.error().line, line);
 }
 
 TEST(Errors, NestedGuardsAreRejected) {

@@ -1,15 +1,13 @@
 // test_targets.cpp: the target table, and the every-instruction kernel assembled by ptxas for
-// every supported target (one test per target; skipped, saying so, only when ptxas is absent).
+// every supported target (one test per target; skipped, saying so, only when ptxas is absent)
+// and checked by the verifier, which must find no error in it.
 #include "every_instruction.h"
+#include "ptxgen_test_util.h"
 #include "ptxkit/ptxgen/ptxgen.h"
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <memory>
 #include <string>
+#include <vector>
 
 namespace ptxkit::ptxgen {
 namespace {
@@ -41,28 +39,6 @@ TEST(Targets, RequiredTargetsAreSupported) {
   EXPECT_EQ(Target::parse("sm_120").value().ptx_version(), "8.7");
 }
 
-struct PtxasResult {
-  int status;
-  std::string output;
-};
-
-PtxasResult run_ptxas(const std::string& arch, const std::string& ptx) {
-  std::filesystem::path dir = std::filesystem::path(PTXKIT_BINARY_DIR) / "tests" / "ptxgen-tmp";
-  std::filesystem::create_directories(dir);
-  std::filesystem::path file = dir / std::string("every_instruction_").append(arch).append(".ptx");
-  std::ofstream(file) << ptx;
-  std::string cmd = std::string(PTXKIT_PTXAS);
-  cmd.append(" -arch=").append(arch).append(" ").append(file.string()).append(" -o /dev/null 2>&1");
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  PtxasResult r{-1, ""};
-  if (!pipe) return r;
-  std::array<char, 512> buf{};
-  while (fgets(buf.data(), buf.size(), pipe.get()))
-    r.output += buf.data();
-  r.status = pclose(pipe.release());
-  return r;
-}
-
 class EveryInstruction : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryInstruction, AssemblesWithPtxas) {
@@ -72,14 +48,20 @@ TEST_P(EveryInstruction, AssemblesWithPtxas) {
   PrintedPtx p = print(*k, PrintOptions{true, ""});
   ASSERT_EQ(p.baked.size(), 1u);
   EXPECT_EQ(p.baked[0].field, "scale");
-  std::string ptxas = PTXKIT_PTXAS;
-  if (ptxas.empty() || !std::filesystem::exists(ptxas)) {
+  if (!have_ptxas()) {
     GTEST_SKIP() << "SKIPPED: ptxas not found (PTXKIT_PTXAS empty): PTX for " << GetParam()
                  << " was built but not assembled";
   }
-  PtxasResult r = run_ptxas(GetParam(), p.text);
+  PtxasResult r = run_ptxas(GetParam(), p.text, "every_instruction");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("error"), std::string::npos) << r.output;
+}
+
+// The verifier accepts what the builder prints: no error finding at any target.
+TEST_P(EveryInstruction, VerifierFindsNoErrors) {
+  Expected<Kernel> k = testing::build_every_instruction_kernel(target(GetParam().c_str()));
+  ASSERT_TRUE(k) << k.error().to_string();
+  EXPECT_EQ(verifier_errors(print(*k).text, "every_instruction_" + GetParam() + ".ptx"), "");
 }
 
 std::vector<std::string> target_names() {
@@ -96,12 +78,13 @@ INSTANTIATE_TEST_SUITE_P(AllTargets, EveryInstruction, ::testing::ValuesIn(targe
 
 TEST(EveryInstructionNegative, PtxasRejectsBrokenPtx) {
   // The harness itself must be able to fail: a deliberately broken module is rejected.
-  std::string ptxas = PTXKIT_PTXAS;
-  if (ptxas.empty() || !std::filesystem::exists(ptxas)) {
+  if (!have_ptxas()) {
     GTEST_SKIP() << "SKIPPED: ptxas not found";
   }
-  PtxasResult r = run_ptxas("sm_90", ".version 8.0\n.target sm_90\n.address_size 64\n"
-                                     ".visible .entry k() { add.f32 %f1, %f2; }\n");
+  PtxasResult r = run_ptxas("sm_90",
+                            ".version 8.0\n.target sm_90\n.address_size 64\n"
+                            ".visible .entry k() { add.f32 %f1, %f2; }\n",
+                            "broken");
   EXPECT_NE(r.status, 0);
 }
 
