@@ -31,6 +31,18 @@ find_program(PTXKIT_FILECHECK NAMES FileCheck-14 FileCheck HINTS /usr/lib/llvm-1
 find_file(PTXKIT_LIT_PY lit.py HINTS /usr/lib/llvm-14/build/utils/lit)
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
 
+# Source paths compile in relative to the source root (__FILE__, std::source_location, debug
+# info), so no object depends on where the tree is checked out: the .file lines of generated PTX
+# read the same from every checkout, and ccache (CCACHE_BASEDIR, set by scripts/env.sh) reuses
+# the objects of one clone in another.
+# ccache hands the compiler paths relative to the build directory (`../kernels/x.cpp`) when its
+# base directory is set, so that spelling is mapped too.
+add_compile_options("-ffile-prefix-map=${PROJECT_SOURCE_DIR}/=")
+file(RELATIVE_PATH PTXKIT_SOURCE_FROM_BUILD ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+if(PTXKIT_SOURCE_FROM_BUILD)
+  add_compile_options("-ffile-prefix-map=${PTXKIT_SOURCE_FROM_BUILD}/=")
+endif()
+
 # ccache, when installed, makes rebuilds (and the second build tree of ./test.sh) cheap.
 find_program(PTXKIT_CCACHE ccache)
 if(PTXKIT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)

@@ -9,3 +9,7 @@ else
   export PTXKIT_HAVE_PTXAS=0
   echo "NOTE: ptxas not found: every ptxas check is SKIPPED in this run (set PTXAS or install CUDA)"
 fi
+# ccache keys objects by paths relative to the checkout (the build passes -ffile-prefix-map), so a
+# fresh clone reuses what another clone compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
