@@ -158,8 +158,8 @@ ptxkit::Expected<std::string> header(const std::vector<Item>& items, const std::
     h << "\ninline constexpr ptxkit::runtime::EmbeddedParam " << item.symbol << "_params[] = {\n";
     for (const kernels::ParamSpec& p : item.kernel->params(item.values))
       h << "    {" << quoted(p.name) << ", " << quoted(kind_name(p.kind)) << ", "
-        << quoted(p.buffer) << ", " << quoted(p.elem == kernels::ElemType::kF32 ? "f32" : "u32")
-        << ", " << p.elems << ", " << p.count << ", " << p.stride_elems << "},\n";
+        << quoted(p.buffer) << ", " << quoted(kernels::elem_type_name(p.elem)) << ", " << p.elems
+        << ", " << p.count << ", " << p.stride_elems << "},\n";
     h << "};\n"
       << "inline constexpr ptxkit::runtime::EmbeddedKernel " << item.symbol << " = {\n"
       << "    .kernel = " << quoted(item.kernel->name()) << ",\n"

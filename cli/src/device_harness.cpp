@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <ptxkit/kernels/dtype.h>
 #include <ptxkit/kernels/key.h>
 #include <ptxkit/runtime/embedded.h>
 #include <ptxkit/verifier/verified_ptx.h>
@@ -89,24 +90,61 @@ std::size_t host_size(const kernels::HostTensors& t, const std::string& name) {
   return 0;
 }
 
+// 32-bit words that hold `elems` elements of `e` (device buffers are word arrays).
+std::size_t device_words(kernels::ElemType e, std::size_t elems) {
+  return (elems * kernels::elem_bytes(e) + 3) / 4;
+}
+
+// Host floats into the device representation of `e` (words, little-endian halves). Half values
+// are expected exactly representable; they are rounded to nearest even regardless.
+void encode(kernels::ElemType e, const std::vector<float>& v, std::vector<std::uint32_t>& words) {
+  if (e == kernels::ElemType::kF32) {
+    std::memcpy(words.data(), v.data(), v.size() * sizeof(float));
+    return;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::uint32_t bits =
+        e == kernels::ElemType::kF16 ? kernels::f16_bits(v[i]) : kernels::bf16_bits(v[i]);
+    std::uint32_t& w = words[i / 2];
+    w = (i % 2 == 0) ? ((w & 0xffff0000u) | bits) : ((w & 0x0000ffffu) | (bits << 16));
+  }
+}
+
+std::vector<float> decode(kernels::ElemType e, const std::vector<std::uint32_t>& words,
+                          std::size_t elems) {
+  std::vector<float> v(elems);
+  if (e == kernels::ElemType::kF32) {
+    std::memcpy(v.data(), words.data(), elems * sizeof(float));
+    return v;
+  }
+  for (std::size_t i = 0; i < elems; ++i) {
+    const auto bits = static_cast<std::uint16_t>(words[i / 2] >> (16 * (i % 2)));
+    v[i] = e == kernels::ElemType::kF16 ? kernels::f16_value(bits) : kernels::bf16_value(bits);
+  }
+  return v;
+}
+
 } // namespace
 
 rt::Expected<void> Instance::fill(const std::string& name, Buffer& b,
                                   const kernels::HostTensors& in) {
-  std::vector<std::uint32_t> host(b.elems + guard_, kGuardWord);
+  const std::size_t words = device_words(b.elem, b.elems);
+  std::vector<std::uint32_t> host(words + guard_, kGuardWord);
   const bool have_input = host_size(in, name) > 0;
   if (have_input) {
-    if (b.elem == kernels::ElemType::kF32) {
+    if (kernels::held_as_f32(b.elem)) {
       const auto* v = find_in(in.f32, name);
-      if (v == nullptr) return bad_argument("input '" + name + "' must be f32");
-      std::memcpy(host.data(), v->data(), v->size() * sizeof(float));
+      if (v == nullptr)
+        return bad_argument("input '" + name + "' must be " +
+                            std::string(kernels::elem_type_name(b.elem)));
+      encode(b.elem, *v, host);
     } else {
       const auto* v = find_in(in.u32, name);
       if (v == nullptr) return bad_argument("input '" + name + "' must be u32");
       std::memcpy(host.data(), v->data(), v->size() * sizeof(std::uint32_t));
     }
   } else if (b.output) {
-    std::fill(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(b.elems), 0xffffffffu);
+    std::fill(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(words), 0xffffffffu);
   } else {
     return bad_argument("no host data for input buffer '" + name + "'");
   }
@@ -130,7 +168,8 @@ rt::Expected<Instance> Instance::create(const Session& session, const Prepared& 
     b.output = b.output || p.kind == kernels::ParamKind::kOutput;
   }
   for (auto& [name, b] : inst.buffers_) {
-    auto storage = rt::DeviceBuffer<std::uint32_t>::allocate(session.ctx, b.elems + inst.guard_);
+    auto storage = rt::DeviceBuffer<std::uint32_t>::allocate(
+        session.ctx, device_words(b.elem, b.elems) + inst.guard_);
     if (!storage) return rt::fail(std::move(storage).error());
     b.storage = std::make_unique<rt::DeviceBuffer<std::uint32_t>>(std::move(*storage));
     PTXKIT_RT_TRY(inst.fill(name, b, inputs));
@@ -141,7 +180,7 @@ rt::Expected<Instance> Instance::create(const Session& session, const Prepared& 
     const auto& base = inst.buffers_.at(p.buffer);
     std::vector<std::uint64_t> ptrs(p.count);
     for (std::size_t i = 0; i < p.count; ++i)
-      ptrs[i] = base.storage->device_ptr() + i * p.stride_elems * sizeof(std::uint32_t);
+      ptrs[i] = base.storage->device_ptr() + i * p.stride_elems * kernels::elem_bytes(base.elem);
     auto arr = rt::DeviceBuffer<std::uint64_t>::from_host(session.ctx, ptrs);
     if (!arr) return rt::fail(std::move(arr).error());
     inst.pointer_arrays_.push_back(
@@ -173,7 +212,7 @@ Instance::args(const std::map<std::string, std::size_t>& offsets,
     if (offset + p.elems > b.elems)
       return bad_argument("offset " + std::to_string(offset) + " into '" + p.buffer +
                           "' leaves fewer than " + std::to_string(p.elems) + " elements");
-    pack->pointer(b.storage->device_ptr() + offset * sizeof(std::uint32_t));
+    pack->pointer(b.storage->device_ptr() + offset * kernels::elem_bytes(b.elem));
   }
   return pack;
 }
@@ -201,14 +240,13 @@ rt::Expected<kernels::HostTensors> Instance::download(const std::vector<std::str
     auto it = buffers_.find(name);
     if (it == buffers_.end()) return bad_argument("no device buffer '" + name + "'");
     const Buffer& b = it->second;
-    std::vector<std::uint32_t> host(b.elems + guard_);
+    const std::size_t words = device_words(b.elem, b.elems);
+    std::vector<std::uint32_t> host(words + guard_);
     PTXKIT_RT_TRY(b.storage->download(host));
-    host.resize(b.elems);
-    if (b.elem == kernels::ElemType::kF32) {
-      auto& v = out.f32[name];
-      v.resize(b.elems);
-      std::memcpy(v.data(), host.data(), b.elems * sizeof(float));
+    if (kernels::held_as_f32(b.elem)) {
+      out.f32[name] = decode(b.elem, host, b.elems);
     } else {
+      host.resize(b.elems);
       out.u32[name] = std::move(host);
     }
   }
@@ -235,9 +273,12 @@ rt::Expected<std::vector<std::string>> Instance::changed_guards() const {
   if (guard_ == 0) return changed;
   PTXKIT_RT_TRY(session_->stream.synchronize());
   for (const auto& [name, b] : buffers_) {
-    std::vector<std::uint32_t> host(b.elems + guard_);
+    const std::size_t words = device_words(b.elem, b.elems);
+    std::vector<std::uint32_t> host(words + guard_);
     PTXKIT_RT_TRY(b.storage->download(host));
-    for (std::size_t i = b.elems; i < host.size(); ++i)
+    // The word holding an odd count of halves has a pad half: it is part of the allocation, not
+    // the guard band.
+    for (std::size_t i = words; i < host.size(); ++i)
       if (host[i] != kGuardWord) {
         changed.push_back(name);
         break;
@@ -259,7 +300,7 @@ rt::Expected<std::vector<OutputCheck>> compare_outputs(const Prepared& prepared,
     OutputCheck c;
     c.buffer = p.buffer;
     c.tolerance = tolerance;
-    if (p.elem == kernels::ElemType::kF32) {
+    if (kernels::held_as_f32(p.elem)) {
       const auto* g = find_in(got.f32, p.buffer);
       const auto* w = find_in(want->f32, p.buffer);
       if (g == nullptr || w == nullptr)

@@ -65,7 +65,7 @@ rt::LaunchDims to_runtime(const kernels::LaunchDims& dims);
 rt::Tolerance to_runtime(const kernels::Tolerance& tolerance);
 
 struct InstanceOptions {
-  std::size_t guard_elems = 0; // elements after every buffer, filled with kGuardWord
+  std::size_t guard_elems = 0; // 32-bit words after every buffer, filled with kGuardWord
   // Buffers made larger than their parameters say (e.g. one launch over half the rows).
   std::map<std::string, std::size_t> min_elems;
 };
@@ -97,7 +97,7 @@ public:
 
   // The output buffers (the kOutput params), at their logical sizes.
   rt::Expected<kernels::HostTensors> outputs() const;
-  // Any buffer by name, logical size (f32 or u32 map, as its parameter's element type).
+  // Any buffer by name, logical size (the u32 map for u32 elements, f32 for every other type).
   rt::Expected<kernels::HostTensors> download(const std::vector<std::string>& names) const;
   // Names of buffers whose guard band no longer holds kGuardWord.
   rt::Expected<std::vector<std::string>> changed_guards() const;
@@ -109,7 +109,7 @@ private:
     kernels::ElemType elem = kernels::ElemType::kF32;
     std::size_t elems = 0; // logical
     bool output = false;
-    std::unique_ptr<rt::DeviceBuffer<std::uint32_t>> storage; // f32 stored as bits
+    std::unique_ptr<rt::DeviceBuffer<std::uint32_t>> storage; // words; halves two to a word
   };
   Instance() = default;
   rt::Expected<void> fill(const std::string& name, Buffer& b, const kernels::HostTensors& in);

@@ -11,17 +11,43 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxkit::kernels {
 
-// Named host buffers. A name lives in exactly one of the two maps.
+// Named host buffers. A name lives in exactly one of the two maps. Buffers of f16 and bf16
+// elements live in `f32`, one float per element, each exactly representable in its format
+// (dtype.h: round_to); the device side stores them in 2 bytes.
 struct HostTensors {
   std::map<std::string, std::vector<float>> f32;
   std::map<std::string, std::vector<std::uint32_t>> u32;
 };
 
-enum class ElemType { kF32, kU32 };
+enum class ElemType { kF32, kU32, kF16, kBF16 };
+
+// Bytes per element on the device.
+[[nodiscard]] constexpr std::size_t elem_bytes(ElemType e) {
+  return e == ElemType::kF16 || e == ElemType::kBF16 ? 2 : 4;
+}
+// "f32", "u32", "f16", "bf16".
+[[nodiscard]] constexpr std::string_view elem_type_name(ElemType e) {
+  switch (e) {
+  case ElemType::kU32:
+    return "u32";
+  case ElemType::kF16:
+    return "f16";
+  case ElemType::kBF16:
+    return "bf16";
+  case ElemType::kF32:
+    break;
+  }
+  return "f32";
+}
+// Whether the host holds the buffer in HostTensors::f32 (every type but u32).
+[[nodiscard]] constexpr bool held_as_f32(ElemType e) {
+  return e != ElemType::kU32;
+}
 
 // How one `.param` of the entry is filled.
 enum class ParamKind {

@@ -104,6 +104,14 @@ private:
 static_assert(std::is_trivially_copyable_v<Ptr<Global, const F32>>);
 static_assert(sizeof(Ptr<Global, F32>) <= 24);
 
+// The same address seen as elements of U, const as p is: e.g. a bf16 row read four elements at a
+// time as .v2.b32 words. The caller answers for the alignment of what it then loads or stores.
+template <PointeeType U, StateSpace S, PointeeType T>
+constexpr auto reinterpret_ptr(Ptr<S, T> p) {
+  using Out = std::conditional_t<std::is_const_v<T>, const std::remove_const_t<U>, U>;
+  return Ptr<S, Out>(p.owner(), p.base(), p.offset());
+}
+
 template <class X>
 struct IsPtr : std::false_type {};
 template <class S, class T>

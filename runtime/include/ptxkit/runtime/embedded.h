@@ -26,7 +26,7 @@ struct EmbeddedParam {
   std::string_view name;   // the PTX parameter name
   std::string_view kind;   // "input", "output" or "pointer_array"
   std::string_view buffer; // the buffer it refers to
-  std::string_view elem;   // "f32" or "u32"
+  std::string_view elem;   // "f32", "u32", "f16" or "bf16"
   std::size_t elems = 0;   // the buffer's logical element count
   std::size_t count = 0;   // pointer_array: number of pointers
   std::size_t stride_elems = 0;
