@@ -7,10 +7,12 @@ ParamSpec query_param(const KvCacheSlots& s) {
   return {.name = "q", .kind = ParamKind::kInput, .buffer = "q", .elems = s.query_elems()};
 }
 
-ParamSpec cache_pointers_param(const KvCacheSlots& s, const char* name, const char* buffer) {
+ParamSpec cache_pointers_param(const KvCacheSlots& s, const char* name, const char* buffer,
+                               ElemType elem) {
   return {.name = name,
           .kind = ParamKind::kPointerArray,
           .buffer = buffer,
+          .elem = elem,
           .elems = s.slot_elems() * s.batch_size,
           .count = s.batch_size,
           .stride_elems = s.slot_elems()};

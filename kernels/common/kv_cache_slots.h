@@ -29,8 +29,10 @@ struct KvCacheSlots {
 
 // The "q" input.
 ParamSpec query_param(const KvCacheSlots& s);
-// The "k_ptrs" (or "v_ptrs") pointer array: batch_size pointers into "k_cache" ("v_cache").
-ParamSpec cache_pointers_param(const KvCacheSlots& s, const char* name, const char* buffer);
+// The "k_ptrs" (or "v_ptrs") pointer array: batch_size pointers into "k_cache" ("v_cache"), a
+// buffer of `elem` (f32, or a half type for a half KV cache).
+ParamSpec cache_pointers_param(const KvCacheSlots& s, const char* name, const char* buffer,
+                               ElemType elem = ElemType::kF32);
 // The "seq_lens" input (u32, one per slot).
 ParamSpec seq_lens_param(const KvCacheSlots& s);
 
