@@ -18,6 +18,12 @@ constexpr FieldSpec hidden_v4_field(double max_hidden) {
                    .multiple_of = 4};
 }
 
+// The element type (f32, f16 or bf16) of a kernel's activations and weights; `doc` names the
+// buffers it applies to. Baked: it changes every load and store of the PTX.
+constexpr FieldSpec dtype_field(std::string_view doc) {
+  return FieldSpec{.doc = doc};
+}
+
 // The epsilon of a normalization, in (0, 1]; `doc` says what it is added to.
 constexpr FieldSpec eps_field(std::string_view doc) {
   return FieldSpec{.doc = doc, .min = 0.0, .max = 1.0, .min_exclusive = true};
