@@ -8,10 +8,11 @@ its kernels (warm-up, median of many samples, L2 made cold and clean before each
 `ptxkit bench --json` from the same machine, and prints one Markdown table: every performance target,
 ptxkit's figure, PyTorch's where there is one, and met or not.
 
-usage: compare-pytorch.py BENCH_JSON [--out TABLE.md] [--json PYTORCH.json]
+usage: compare-pytorch.py BENCH_JSON [--out TABLE.md] [--json PYTORCH.json] [--ggml GGML_PERF.log]
 """
 import argparse
 import json
+import re
 import statistics
 import sys
 
@@ -36,23 +37,103 @@ def time_cuda(torch, fn, warmup=10, iters=100, flush_bytes=256 << 20):
     return statistics.median(samples)
 
 
-def pytorch_figures():
+# Which peer figure a ptxkit benchmark case is compared with, from the case's name, and the speed
+# ratio over the peer that its target asks for (None: faster is enough; 0: informative only).
+# (pattern, peer key template, required ratio)
+PEERS = [
+    (r"^rmsnorm_65536x896$", "rms_norm_f32_65536x896", 1.1),
+    (r"^rmsnorm_65536x896_bf16$", "rms_norm_bf16_65536x896", 1.2),
+    (r"^flash_decode(?:_fused)?_(\d+)x12_2x(\d+)$", "sdpa_f32_{0}x{1}", 0),
+    (r"^flash_decode(?:_fused)?_(bf16|f16)_(\d+)x12_2x(\d+)$", "sdpa_{0}_{1}x{2}", 0),
+    (r"^batched_incremental_attention_(\d+)x(\d+)$", "sdpa_f32_{0}x{1}", 5.0),
+    (r"^gemv_f32_(\d+)x(\d+)$", "mv_f32_{0}x{1}", None),
+    (r"^gemv_half_(\d+)x(\d+)_bf16$", "mv_bf16_{0}x{1}", 1.1),
+    (r"^softmax_rows_(\d+)x(\d+)$", "softmax_f32_{0}x{1}", 0),
+    (r"^softmax_rows_(\d+)x(\d+)_bf16$", "softmax_bf16_{0}x{1}", 0),
+    (r"^argmax_partial_(\d+)x(\d+)$", "argmax_f32_{0}x{1}", 0),
+    (r"^argmax_partial_(\d+)x(\d+)_bf16$", "argmax_bf16_{0}x{1}", 0),
+    (r"^q4k_gemv_(\d+)x(\d+)(?:_q8_1)?$", "ggml_q4_K_{0}x{1}", 1.25),
+]
+
+
+def peer_key(case_name):
+    for pattern, key, ratio in PEERS:
+        m = re.match(pattern, case_name)
+        if m:
+            return key.format(*m.groups()), ratio
+    return None, 0
+
+
+def torch_figure(torch, F, key):
+    """Times the PyTorch operation a peer key names; None for keys PyTorch does not provide."""
+    if key.startswith("ggml_"):
+        return None
+    kind, dtype_name, shape = key.replace("rms_norm", "rmsnorm", 1).split("_", 2)
+    dims = [int(d) for d in shape.split("x")]
+    dt = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[dtype_name]
+    if kind == "rmsnorm":
+        rows, hidden = dims
+        x = torch.randn(rows, hidden, device="cuda", dtype=dt)
+        w = torch.randn(hidden, device="cuda", dtype=dt)
+        return time_cuda(torch, lambda: F.rms_norm(x, (hidden,), w, 1e-6))
+    if kind == "sdpa":
+        slots, seq = dims
+        q = torch.randn(slots, 12, 1, 128, device="cuda", dtype=dt)
+        k = torch.randn(slots, 2, seq, 128, device="cuda", dtype=dt)
+        v = torch.randn(slots, 2, seq, 128, device="cuda", dtype=dt)
+        return time_cuda(torch, lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
+    if kind == "mv":
+        n, k = dims
+        w = torch.randn(n, k, device="cuda", dtype=dt)
+        x = torch.randn(k, device="cuda", dtype=dt)
+        return time_cuda(torch, lambda: torch.mv(w, x))
+    if kind == "softmax":
+        rows, cols = dims
+        x = torch.randn(rows, cols, device="cuda", dtype=dt)
+        return time_cuda(torch, lambda: torch.softmax(x, dim=-1))
+    if kind == "argmax":
+        rows, cols = dims
+        x = torch.randn(rows, cols, device="cuda", dtype=dt)
+        return time_cuda(torch, lambda: torch.argmax(x, dim=-1))
+    return None
+
+
+def ggml_figures(log_path):
+    """ggml's us/run per Q4_K shape from `test-backend-ops perf` (scripts/ggml-peer.sh)."""
+    out = {}
+    if not log_path:
+        return out
+    try:
+        text = open(log_path).read()
+    except OSError as e:
+        print(f"compare-pytorch: cannot read {log_path}: {e}", file=sys.stderr)
+        return out
+    for m in re.finditer(r"MUL_MAT\(type_a=(\w+),type_b=f32,m=(\d+),n=1,k=(\d+).*?([\d.]+) us/run",
+                         text):
+        out.setdefault(f"ggml_{m.group(1)}_{m.group(2)}x{m.group(3)}_us", float(m.group(4)))
+    return out
+
+
+def pytorch_figures(bench):
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(0)
     out = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0)}
-    x = torch.randn(65536, 896, device="cuda")
-    w = torch.randn(896, device="cuda")
-    out["rms_norm_65536x896_us"] = time_cuda(torch, lambda: F.rms_norm(x, (896,), w, 1e-6))
-    del x
-    for slots, seq in ((4, 2048), (64, 4096)):
-        q = torch.randn(slots, 12, 1, 128, device="cuda")
-        k = torch.randn(slots, 2, seq, 128, device="cuda")
-        v = torch.randn(slots, 2, seq, 128, device="cuda")
-        fn = lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)  # noqa: E731
-        out[f"sdpa_decode_{slots}x{seq}_us"] = time_cuda(torch, fn)
-        del q, k, v
+    keys = {"rms_norm_f32_65536x896", "sdpa_f32_4x2048", "sdpa_f32_64x4096"}
+    for c in bench.get("cases", []):
+        key, _ = peer_key(c["name"])
+        if key:
+            keys.add(key)
+    for key in sorted(keys):
+        try:
+            us = torch_figure(torch, F, key)
+        except Exception as e:  # one peer failing (memory, an op missing) leaves the others
+            print(f"compare-pytorch: {key}: {e}", file=sys.stderr)
+            us = None
+        if us is not None:
+            out[key + "_us"] = us
+        torch.cuda.empty_cache()
     n = 1 << 30
     a = torch.empty(n // 4, device="cuda")
     b = torch.empty_like(a)
@@ -65,49 +146,45 @@ def fmt(v, spec=".1f"):
     return "-" if v is None else format(v, spec)
 
 
-def table(bench, torch_fig):
-    cases = {c["name"]: c for c in bench.get("cases", [])}
+def table(bench, peers):
     rows = []
-    head = ("| target | case | ptxkit median µs | GB/s | % of copy | PyTorch µs | "
-            "vs PyTorch | met |")
-    rows.append(head)
-    rows.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    rows.append("| target | case | ptxkit median µs | GB/s | % of copy | peer | peer µs | "
+                "vs peer | met |")
+    rows.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
     def verdict(m):
         return "-" if m is None else ("met" if m else "**missed**")
 
-    pt = {
-        "rmsnorm_65536x896": torch_fig.get("rms_norm_65536x896_us"),
-        "flash_decode_4x12_2x2048": torch_fig.get("sdpa_decode_4x2048_us"),
-        "flash_decode_64x12_2x4096": torch_fig.get("sdpa_decode_64x4096_us"),
-        "batched_incremental_attention_4x2048": torch_fig.get("sdpa_decode_4x2048_us"),
-    }
-    for name, c in cases.items():
-        t = pt.get(name)
+    for c in bench.get("cases", []):
+        name = c["name"]
+        key, ratio = peer_key(name)
+        t = peers.get(key + "_us") if key else None
         speed = None if (t is None or not c.get("median_us")) else t / c["median_us"]
         met = c.get("met")
         target = c.get("target") or "(informative)"
-        if name == "flash_decode_4x12_2x2048" and speed is not None:
-            target += "; >= 10x PyTorch"
-            met = bool(met) and speed >= 10
-        if name == "rmsnorm_65536x896" and speed is not None:
-            target += "; faster than PyTorch"
-            met = bool(met) and speed > 1
+        if speed is not None and ratio is not None and ratio > 0:
+            target += f"; >= {ratio:g}x the peer"
+            met = (True if met is None else bool(met)) and speed >= ratio
+        elif speed is not None and ratio is None:
+            target += "; faster than the peer"
+            met = (True if met is None else bool(met)) and speed > 1
+        peer = "-" if key is None else ("ggml (warm L2)" if key.startswith("ggml") else "PyTorch")
         rows.append(
             f"| {target} | {name} | {fmt(c.get('median_us'), '.2f')} | {fmt(c.get('gbps'))} | "
-            f"{fmt(c.get('pct_of_copy'))}% | {fmt(t, '.2f')} | "
+            f"{fmt(c.get('pct_of_copy'))}% | {peer} | {fmt(t, '.2f')} | "
             f"{'-' if speed is None else format(speed, '.2f') + 'x'} | {verdict(met)} |")
     o = bench.get("launch_overhead")
     if o:
         rows.append(
             f"| checked launch within 10% of raw cuLaunchKernel ({o['launches']} launches x "
             f"{o['rounds']}) | launch_overhead | {o['checked_us']:.3f} (raw {o['raw_us']:.3f}) | "
-            f"- | {o['diff_pct']:+.1f}% | - | - | {verdict(o['met'])} |")
+            f"- | {o['diff_pct']:+.1f}% | - | - | - | {verdict(o['met'])} |")
     copy = bench.get("copy", {}).get("gbps")
     notes = [f"device: {bench.get('device', '?')}",
              f"D2D copy (ptxkit, read + written): {fmt(copy)} GB/s; "
-             f"PyTorch copy_ in the same run: {fmt(torch_fig.get('copy_gbps'))} GB/s",
-             f"PyTorch {torch_fig.get('torch', '?')}"]
+             f"PyTorch copy_ in the same run: {fmt(peers.get('copy_gbps'))} GB/s",
+             f"PyTorch {peers.get('torch', '?')}, timed with a cold L2 as ptxkit is; ggml by its "
+             "own perf loop (one weight tensor reused, so its L2 stays warm where the weights fit)"]
     return "\n".join(rows) + "\n\n" + "\n".join("- " + n for n in notes) + "\n"
 
 
@@ -116,6 +193,7 @@ def main():
     ap.add_argument("bench_json")
     ap.add_argument("--out")
     ap.add_argument("--json")
+    ap.add_argument("--ggml", help="ggml_perf.log from scripts/ggml-peer.sh (Q4_K peer)")
     args = ap.parse_args()
     try:
         with open(args.bench_json) as f:
@@ -124,10 +202,11 @@ def main():
         print(f"compare-pytorch: cannot read {args.bench_json}: {e}", file=sys.stderr)
         bench = {}
     try:
-        torch_fig = pytorch_figures()
+        torch_fig = pytorch_figures(bench)
     except Exception as e:  # no torch or no GPU: still print ptxkit's table
         print(f"compare-pytorch: PyTorch figures unavailable: {e}", file=sys.stderr)
         torch_fig = {}
+    torch_fig.update(ggml_figures(args.ggml))
     print(json.dumps(torch_fig, indent=2))
     t = table(bench, torch_fig)
     print(t)

@@ -153,8 +153,13 @@ fi
 # --- benchmarks and PyTorch ------------------------------------------------------------------
 step "ptxkit bench --json ${BENCH_CASES:-}" $T_BENCH "$OUT/bench.log" \
   sh -c "'$PTXKIT' bench ${BENCH_CASES:-} --json >'$OUT/bench.json'"
+# The ggml peer (scripts/ggml-peer.sh, built from source on this machine: about 6 minutes, so it
+# runs on its own and its log is handed in as GGML_LOG).
+GGML_LOG=${GGML_LOG:-.peers/ggml_perf.log}
+ggml_arg=()
+[ -s "$GGML_LOG" ] && ggml_arg=(--ggml "$GGML_LOG")
 step "compare-pytorch.py" $T_TORCH "$OUT/pytorch.log" env PYTHONUNBUFFERED=1 python3 \
-  scripts/compare-pytorch.py "$OUT/bench.json" --out "$OUT/table.md.tmp"
+  scripts/compare-pytorch.py "$OUT/bench.json" --out "$OUT/table.md.tmp" "${ggml_arg[@]}"
 
 # --- compute-sanitizer -----------------------------------------------------------------------
 # memcheck over the whole device suite; racecheck (much slower) on the kernels with shared memory.
