@@ -4,7 +4,9 @@
 //   k_cache[s, kv, positions[s], :] = k_new[s, kv, :]     for every slot s < batch_size
 //   v_cache[s, kv, positions[s], :] = v_new[s, kv, :]     and KV head kv < num_kv_heads
 //
-// The caches are [batch_size, num_kv_heads, max_seq_len, head_dim] f32: slot s's cache is the
+// The caches are [batch_size, num_kv_heads, max_seq_len, head_dim] in `dtype` (f32, f16 or bf16,
+// the new rows in the same type; a half cache is what the flash-decoding kernels read): slot s's
+// cache is the
 // [num_kv_heads, max_seq_len, head_dim] block batched_incremental_attention reads through its
 // K/V pointer arrays (pointer s = cache base + s * num_kv_heads * max_seq_len * head_dim).
 //
@@ -16,15 +18,17 @@
 // The reference models the device guard (an out-of-range slot leaves its caches unchanged), so a
 // device test can check the guard itself.
 //
-// Grid (ceil(chunks / T), batch_size) with chunks = num_kv_heads * head_dim / 4 float4 chunks per
-// slot and T = min(256, chunks rounded up to a warp): each thread moves one .v4 chunk of K and one
-// of V. The caches are read-modify-write buffers: their kOutput params name buffers that are also
-// in make_inputs, and only the rows at the positions change.
+// Grid (ceil(chunks / T), batch_size) with chunks = num_kv_heads * head_dim / 4 chunks of 4
+// elements per slot and T = min(256, chunks rounded up to a warp): each thread moves one chunk of K
+// and one of V (.v4.f32, or .v2.b32 for halves: a bit copy, so the half scatter is exact and
+// NaN payloads survive). The caches are read-modify-write buffers: their kOutput params name
+// buffers that are also in make_inputs, and only the rows at the positions change.
 #pragma once
 
 #include "common/config_fields.h"
 
 #include <cstdint>
+#include <ptxkit/kernels/dtype.h>
 #include <ptxkit/kernels/kernel.h>
 #include <span>
 #include <string_view>
@@ -37,6 +41,7 @@ struct KvScatterConfig {
   std::uint32_t num_kv_heads = 2;
   std::uint32_t max_seq_len = 2048;
   std::uint32_t batch_size = 4;
+  DType dtype = DType::kF32;
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
@@ -55,6 +60,8 @@ struct KvScatterConfig {
                                        "launch shape only: grid.y = batch_size and each block "
                                        "reads its slot from %ctaid.y and its position from "
                                        "positions[slot], so no PTX depends on it"));
+    v.field("dtype", c.dtype,
+            common::dtype_field("element type of k_new, v_new and the caches (f32, f16, bf16)"));
   }
 };
 
@@ -62,15 +69,18 @@ struct KvScatter {
   PTXKIT_KERNEL_FUNCTIONS(KvScatterConfig);
   static constexpr std::string_view kName = "kv_scatter";
   static constexpr std::string_view kSummary =
-      "KV-cache scatter: write each slot's new K and V rows at positions[slot] (.v4); a position "
-      ">= max_seq_len is refused on the host (check_positions) and skipped on the device";
+      "KV-cache scatter: write each slot's new K and V rows at positions[slot] (f32, f16 or bf16, "
+      "4 elements per access); a position >= max_seq_len is refused on the host (check_positions) "
+      "and skipped on the device";
   static constexpr std::string_view kLimits =
       "head_dim a multiple of 4; num_kv_heads * max_seq_len * head_dim < 2^31 (32-bit offsets "
       "inside a slot's cache); batch_size in [1, 65535] (grid.y); positions[s] < max_seq_len "
       "(check_positions; the device skips a slot that breaks it)";
 
   static Tolerance tolerance(const Config&, const HostTensors&) {
-    return {0, 0, "a copy into the caches: bit-exact, whole caches compared"};
+    return {0, 0,
+            "a copy into the caches (f32, f16 or bf16 bits moved unchanged): bit-exact, whole "
+            "caches compared"};
   }
 
   // Host-side half of the launch contract: one position per slot, each < max_seq_len; the error

@@ -13,6 +13,19 @@ std::vector<NamedConfig<KvScatterConfig>> KvScatter::reference_configs() {
        Config{.head_dim = 128, .num_kv_heads = 2, .max_seq_len = 2048, .batch_size = 4}},
       {"qwen05b", "Qwen2.5-0.5B: head_dim 64, 2 KV heads, 2048 context, 4 slots",
        Config{.head_dim = 64, .num_kv_heads = 2, .max_seq_len = 2048, .batch_size = 4}},
+      {"qwen05b_bf16", "Qwen2.5-0.5B, bf16 caches: head_dim 64, 2 KV heads, 2048 context, 4 slots",
+       Config{.head_dim = 64,
+              .num_kv_heads = 2,
+              .max_seq_len = 2048,
+              .batch_size = 4,
+              .dtype = DType::kBF16}},
+      {"qwen15b_coder_f16",
+       "Qwen2.5-Coder-1.5B, f16 caches: head_dim 128, 2 KV heads, 2048 context, 4 slots",
+       Config{.head_dim = 128,
+              .num_kv_heads = 2,
+              .max_seq_len = 2048,
+              .batch_size = 4,
+              .dtype = DType::kF16}},
   };
 }
 
@@ -60,17 +73,26 @@ LaunchDims KvScatter::launch(const Config& c) {
 std::vector<ParamSpec> KvScatter::params(const Config& c) {
   const std::size_t fresh = std::size_t{c.batch_size} * c.num_kv_heads * c.head_dim;
   const std::size_t cache = fresh * c.max_seq_len;
+  const ElemType e = elem_type(c.dtype);
   return {
-      {.name = "k_new", .kind = ParamKind::kInput, .buffer = "k_new", .elems = fresh},
-      {.name = "v_new", .kind = ParamKind::kInput, .buffer = "v_new", .elems = fresh},
+      {.name = "k_new", .kind = ParamKind::kInput, .buffer = "k_new", .elem = e, .elems = fresh},
+      {.name = "v_new", .kind = ParamKind::kInput, .buffer = "v_new", .elem = e, .elems = fresh},
       {.name = "positions",
        .kind = ParamKind::kInput,
        .buffer = "positions",
        .elem = ElemType::kU32,
        .elems = c.batch_size},
       // Read-modify-write: the buffers are also inputs (make_inputs fills them).
-      {.name = "k_cache", .kind = ParamKind::kOutput, .buffer = "k_cache", .elems = cache},
-      {.name = "v_cache", .kind = ParamKind::kOutput, .buffer = "v_cache", .elems = cache},
+      {.name = "k_cache",
+       .kind = ParamKind::kOutput,
+       .buffer = "k_cache",
+       .elem = e,
+       .elems = cache},
+      {.name = "v_cache",
+       .kind = ParamKind::kOutput,
+       .buffer = "v_cache",
+       .elem = e,
+       .elems = cache},
   };
 }
 
@@ -82,6 +104,9 @@ HostTensors KvScatter::make_inputs(const Config& c, std::uint64_t seed) {
   t.f32["v_new"] = rng.uniform_vector(fresh, -1.0f, 1.0f);
   t.f32["k_cache"] = rng.uniform_vector(fresh * c.max_seq_len, -1.0f, 1.0f);
   t.f32["v_cache"] = rng.uniform_vector(fresh * c.max_seq_len, -1.0f, 1.0f);
+  // Half buffers hold values of their format (the copy is then exact).
+  for (const char* name : {"k_new", "v_new", "k_cache", "v_cache"})
+    round_all(c.dtype, t.f32[name]);
   // A different position per slot; slot 0 writes the last row of its cache.
   auto& pos = t.u32["positions"];
   for (std::uint32_t s = 0; s < c.batch_size; ++s)

@@ -1,9 +1,11 @@
 // kv_scatter_test.cpp: the scatter's reference (only the rows at the positions change; a position
-// past the cache changes nothing), the host-side position check, limits and the device guard.
+// past the cache changes nothing), the host-side position check, limits, the device guard and the
+// f16/bf16 caches (bit copies of half words).
 #include "kv_scatter/kv_scatter.h"
 
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -89,6 +91,76 @@ TEST(KvScatterPtx, PositionGuardBeforeAnyStore) {
   EXPECT_NE(guard_line.find(", 2048;"), std::string::npos) << guard_line;
   EXPECT_LT(guard, t.find("st.global.v4.f32"));
   EXPECT_LT(t.find("@!%p1 bra $L__done;"), t.find("st.global.v4.f32"));
+}
+
+std::string kv_scatter_ptx(const std::vector<std::string>& sets) {
+  const Kernel* k = KernelRegistry::find("kv_scatter");
+  EXPECT_NE(k, nullptr);
+  auto c = config_from_assignments(*k, sets);
+  EXPECT_TRUE(c) << c.error().message;
+  auto ptx = k->generate(*c, *ptxgen::Target::parse("sm_90"));
+  EXPECT_TRUE(ptx) << ptx.error().to_string();
+  return ptx ? ptx->text : std::string();
+}
+
+TEST(KvScatterHalf, InputsAreValuesOfTheFormatAndTheCopyIsExact) {
+  KvScatterConfig c{
+      .head_dim = 8, .num_kv_heads = 2, .max_seq_len = 5, .batch_size = 2, .dtype = DType::kBF16};
+  HostTensors in = KvScatter::make_inputs(c, 6);
+  for (const char* name : {"k_new", "v_new", "k_cache", "v_cache"})
+    for (float x : in.f32.at(name))
+      ASSERT_EQ(round_to(DType::kBF16, x), x) << name;
+  // The control: the same seed in f32 is not bf16-representable, so the rounding above is real.
+  c.dtype = DType::kF32;
+  HostTensors f32_in = KvScatter::make_inputs(c, 6);
+  const float first = f32_in.f32.at("k_new")[0];
+  EXPECT_NE(round_to(DType::kBF16, first), first);
+  EXPECT_EQ(round_to(DType::kBF16, first), in.f32.at("k_new")[0]);
+  c.dtype = DType::kBF16;
+  auto out = KvScatter::reference(c, in);
+  ASSERT_TRUE(out);
+  const std::size_t row = (0 * 2 + 1) * 5 + in.u32.at("positions")[0]; // slot 0, KV head 1
+  for (std::size_t i = 0; i < 8; ++i)
+    EXPECT_EQ(out->f32.at("k_cache")[row * 8 + i], in.f32.at("k_new")[8 + i]);
+  EXPECT_EQ(KvScatter::tolerance(c, in).abs, 0.0);
+  EXPECT_EQ(KvScatter::tolerance(c, in).rel, 0.0);
+}
+
+TEST(KvScatterHalf, TheContractNamesTheHalfBuffers) {
+  KvScatterConfig c{.dtype = DType::kF16};
+  for (const ParamSpec& p : KvScatter::params(c))
+    EXPECT_EQ(p.elem, p.name == "positions" ? ElemType::kU32 : ElemType::kF16) << p.name;
+}
+
+TEST(KvScatterHalf, HalfCachesMoveHalfWordsWithoutConverting) {
+  for (const char* dtype : {"dtype=bf16", "dtype=f16"}) {
+    const std::string t = kv_scatter_ptx({dtype});
+    EXPECT_NE(t.find("ld.global.nc.v2.b32"), std::string::npos) << t;
+    EXPECT_NE(t.find("st.global.v2.b32"), std::string::npos) << t;
+    EXPECT_EQ(t.find(".f32"), std::string::npos) << t; // no f32 access, no conversion
+    EXPECT_EQ(t.find("cvt.rn"), std::string::npos) << t;
+    // Element offsets scale by 2 bytes: the half chunk is 8 bytes.
+    EXPECT_NE(t.find("mul.wide.u32"), std::string::npos) << t;
+  }
+  const std::string f32 = kv_scatter_ptx({});
+  EXPECT_NE(f32.find("ld.global.nc.v4.f32"), std::string::npos);
+}
+
+TEST(KvScatterHalf, TheDtypeIsInTheKey) {
+  const Kernel* k = KernelRegistry::find("kv_scatter");
+  ASSERT_NE(k, nullptr);
+  auto f32 = config_from_assignments(*k, {});
+  auto bf16 = config_from_assignments(*k, {"dtype=bf16"});
+  auto f16 = config_from_assignments(*k, {"dtype=f16"});
+  ASSERT_TRUE(f32 && bf16 && f16);
+  EXPECT_NE(cache_key(*k, *f32, "sm_90"), cache_key(*k, *bf16, "sm_90"));
+  EXPECT_NE(cache_key(*k, *f16, "sm_90"), cache_key(*k, *bf16, "sm_90"));
+  auto bad = config_from_assignments(*k, {"dtype=f8"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bf16"), std::string::npos) << bad.error().message;
+  auto odd = config_from_assignments(*k, {"dtype=bf16", "head_dim=66"});
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("head_dim"), std::string::npos) << odd.error().message;
 }
 
 } // namespace
