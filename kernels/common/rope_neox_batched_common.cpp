@@ -12,6 +12,24 @@ std::vector<NamedConfig<RopeNeoxBatchedConfig>> rope_batched_reference_configs()
        RopeNeoxBatchedConfig{.head_dim = 64, .num_heads = 2, .theta = 1e6f, .num_tokens = 2048}},
       {"llama", "Llama: 32 heads, head_dim 128, theta 1e4, 512 tokens",
        RopeNeoxBatchedConfig{.head_dim = 128, .num_heads = 32, .theta = 1e4f, .num_tokens = 512}},
+      {"qwen05b_q_bf16", "Qwen2.5-0.5B queries in bf16: 14 heads, head_dim 64, 2048 tokens",
+       RopeNeoxBatchedConfig{.head_dim = 64,
+                             .num_heads = 14,
+                             .theta = 1e6f,
+                             .num_tokens = 2048,
+                             .dtype = DType::kBF16}},
+      {"qwen05b_k_bf16", "Qwen2.5-0.5B keys in bf16: 2 KV heads, head_dim 64, 2048 tokens",
+       RopeNeoxBatchedConfig{.head_dim = 64,
+                             .num_heads = 2,
+                             .theta = 1e6f,
+                             .num_tokens = 2048,
+                             .dtype = DType::kBF16}},
+      {"llama_f16", "Llama in f16: 32 heads, head_dim 128, theta 1e4, 512 tokens",
+       RopeNeoxBatchedConfig{.head_dim = 128,
+                             .num_heads = 32,
+                             .theta = 1e4f,
+                             .num_tokens = 512,
+                             .dtype = DType::kF16}},
   };
 }
 
@@ -24,16 +42,7 @@ LaunchDims rope_batched_launch(const RopeNeoxBatchedConfig& c) {
 }
 
 std::vector<ParamSpec> rope_batched_params(const RopeNeoxBatchedConfig& c) {
-  std::size_t n = std::size_t{c.num_tokens} * c.num_heads * c.head_dim;
-  return {
-      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
-      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
-      {.name = "positions",
-       .kind = ParamKind::kInput,
-       .buffer = "positions",
-       .elem = ElemType::kU32,
-       .elems = c.num_tokens},
-  };
+  return rope_params(c.geometry(), c.num_tokens, "positions");
 }
 
 } // namespace ptxkit::kernels

@@ -18,6 +18,7 @@ struct RopeNeoxBatchedConfig {
   std::uint32_t num_heads = 14;
   float theta = 1e6f;
   std::uint32_t num_tokens = 2048;
+  DType dtype = DType::kF32;
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
@@ -31,16 +32,18 @@ struct RopeNeoxBatchedConfig {
                                        "launch shape only: grid.y = num_tokens and each block "
                                        "reads its token from %ctaid.y and its position from "
                                        "positions[token], so no PTX depends on it"));
+    v.field("dtype", c.dtype,
+            common::dtype_field("element type of x and out (f32, f16, bf16); the rotation is f32"));
   }
 
-  [[nodiscard]] RopeGeometry geometry() const { return {head_dim, num_heads, theta}; }
+  [[nodiscard]] RopeGeometry geometry() const { return {head_dim, num_heads, theta, dtype}; }
 };
 
 // The limits text and reference configs the batched forward and the backward kernels share.
 inline constexpr std::string_view kRopeBatchedLimits =
     "head_dim even in [2, 1024] (.v4 when head_dim % 8 == 0, scalar otherwise); "
     "num_heads * head_dim < 2^31; theta finite and > 1; num_tokens in [1, 65535] (grid.y); "
-    "any u32 positions; output may alias input";
+    "any u32 positions; output may alias input; dtype f32, f16 or bf16 (x and out)";
 std::vector<NamedConfig<RopeNeoxBatchedConfig>> rope_batched_reference_configs();
 LaunchDims rope_batched_launch(const RopeNeoxBatchedConfig& c);
 std::vector<ParamSpec> rope_batched_params(const RopeNeoxBatchedConfig& c);
@@ -72,8 +75,8 @@ struct RopeNeoxBatchedDefinition {
     return rope_reference_tensors(c.geometry(), c.num_tokens, in, Kernel::kDirection,
                                   Kernel::kName);
   }
-  static Tolerance tolerance(const Config&, const HostTensors& in) {
-    return rope_tolerance(in, "as rope_neox");
+  static Tolerance tolerance(const Config& c, const HostTensors& in) {
+    return rope_tolerance(c.geometry(), in, "as rope_neox");
   }
 };
 

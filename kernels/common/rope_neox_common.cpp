@@ -9,10 +9,13 @@
 //   per pair: inv_freq = theta^(-2i/head_dim) in f64 (a product of baked powers of
 //   theta^(-2/head_dim)), angle = pos * inv_freq reduced to [-pi, pi] in f64, sin.approx /
 //   cos.approx in f32, then the rotation (forward or inverse) with fma.
+// f16/bf16 heads are widened on load (common/dtype_access.h: 4 halves as one .v2.b32, or one
+// .b16), rotated in the same f32 arithmetic and rounded once on store (cvt.rn).
 // Plain ld.global (not .nc) so that input == output (in place) is allowed: each element is read
 // and written by the same thread.
 #include "rope_neox_common.h"
 
+#include "dtype_access.h"
 #include "error_p.h"
 #include "ptxkit/kernels/field.h"
 
@@ -85,17 +88,20 @@ ptxkit::Expected<void> validate_rope(const RopeGeometry& g) {
   return {};
 }
 
-ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const RopeGeometry& g,
-                                          bool batched, RopeDirection direction,
-                                          const ptxgen::Target& target, const GenOptions& options) {
+namespace {
+
+template <class E>
+ptxkit::Expected<GeneratedPtx>
+build_rope_of(std::string_view kernel_name, const RopeGeometry& g, bool batched,
+              RopeDirection direction, const ptxgen::Target& target, const GenOptions& options) {
   const std::uint32_t V = rope_pairs_per_thread(g);
   const std::uint32_t half = g.head_dim / 2;
   const std::uint32_t threads = rope_threads(g);
 
   KernelBuilder b(std::string(kernel_name), target);
   b.reqntid(threads);
-  auto in = b.param<Ptr<Global, const F32>>("input");
-  auto out = b.param<Ptr<Global, F32>>("output");
+  auto in = b.param<Ptr<Global, const E>>("input");
+  auto out = b.param<Ptr<Global, E>>("output");
   auto positions = b.param<Ptr<Global, const U32>>(batched ? "positions" : "pos");
 
   // The group of pairs this thread owns; the last block of a row may be partial.
@@ -136,16 +142,9 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
     inv_freq0 = b.selp(times, inv_freq0, set);
   }
 
-  std::vector<Reg<F32>> x1, x2;
-  if (V == 4) {
-    for (Reg<F32> r : b.ld_v4(x1p))
-      x1.push_back(r);
-    for (Reg<F32> r : b.ld_v4(x2p))
-      x2.push_back(r);
-  } else {
-    x1.push_back(b.ld(x1p));
-    x2.push_back(b.ld(x2p));
-  }
+  // Plain loads: out may alias x.
+  std::vector<Reg<F32>> x1 = common::load_f32<E>(b, x1p, V, common::LoadPath::kPlain);
+  std::vector<Reg<F32>> x2 = common::load_f32<E>(b, x2p, V, common::LoadPath::kPlain);
   std::array<Reg<F32>, 4> y1{x1[0], x1[0], x1[0], x1[0]}, y2 = y1;
   for (std::uint32_t k = 0; k < V; ++k) {
     // inv_freq(pair0 + k) = inv_freq(pair0) * r^k
@@ -160,16 +159,21 @@ ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const Ro
       y2[k] = b.fma(x2[k], cs, b.neg(b.mul(x1[k], sn, rn)), rn); // x2 cos - x1 sin
     }
   }
-  if (V == 4) {
-    b.st_v4(y1p, y1);
-    b.st_v4(y2p, y2);
-  } else {
-    b.st(y1p, y1[0]);
-    b.st(y2p, y2[0]);
-  }
+  common::store_f32<E>(b, y1p, {y1.begin(), y1.begin() + V});
+  common::store_f32<E>(b, y2p, {y2.begin(), y2.begin() + V});
   b.place(done);
   b.ret();
   return finish_and_print(b, options);
+}
+
+} // namespace
+
+ptxkit::Expected<GeneratedPtx> build_rope(std::string_view kernel_name, const RopeGeometry& g,
+                                          bool batched, RopeDirection direction,
+                                          const ptxgen::Target& target, const GenOptions& options) {
+  return common::with_dtype(g.dtype, [&]<class E>() {
+    return build_rope_of<E>(kernel_name, g, batched, direction, target, options);
+  });
 }
 
 std::vector<float> rope_reference(const RopeGeometry& g, const std::vector<float>& x,
@@ -187,8 +191,8 @@ std::vector<float> rope_reference(const RopeGeometry& g, const std::vector<float
         double c = std::cos(angle), s = std::sin(angle);
         std::size_t o = t * row + h * g.head_dim + i;
         double a = x[o], bb = x[o + half];
-        out[o] = static_cast<float>(a * c - bb * s);
-        out[o + half] = static_cast<float>(a * s + bb * c);
+        out[o] = round_to(g.dtype, a * c - bb * s);
+        out[o + half] = round_to(g.dtype, a * s + bb * c);
       }
   return out;
 }
@@ -198,6 +202,7 @@ HostTensors rope_inputs(const RopeGeometry& g, std::uint32_t tokens, std::uint32
   InputRng rng(seed);
   HostTensors t;
   t.f32["x"] = rng.uniform_vector(std::size_t{tokens} * g.num_heads * g.head_dim, -1.0f, 1.0f);
+  round_all(g.dtype, t.f32["x"]);
   auto& pos = t.u32["positions"];
   pos.resize(tokens);
   for (auto& p : pos)
@@ -205,12 +210,40 @@ HostTensors rope_inputs(const RopeGeometry& g, std::uint32_t tokens, std::uint32
   return t;
 }
 
-Tolerance rope_tolerance(const HostTensors& in, std::string_view why) {
+Tolerance rope_tolerance(const RopeGeometry& g, const HostTensors& in, std::string_view why) {
   double max_pos = 0;
   if (auto p = in.u32.find("positions"); p != in.u32.end())
     for (auto v : p->second)
       max_pos = std::max(max_pos, static_cast<double>(v));
-  return {(1e-5 + 1.5e-7 * max_pos) * std::sqrt(2.0), 0, why};
+  const double abs = (1e-5 + 1.5e-7 * max_pos) * std::sqrt(2.0);
+  switch (g.dtype) {
+  case DType::kBF16:
+    return {abs, 2 * unit_roundoff(g.dtype),
+            "the f32 RoPE bound (1e-5 + 1.5e-7 * max position) * sqrt(2), plus one rounding "
+            "boundary of the bf16 output (rel 2^-7)"};
+  case DType::kF16:
+    return {abs, 2 * unit_roundoff(g.dtype),
+            "the f32 RoPE bound (1e-5 + 1.5e-7 * max position) * sqrt(2), plus one rounding "
+            "boundary of the f16 output (rel 2^-10)"};
+  case DType::kF32:
+    break;
+  }
+  return {abs, 0, why};
+}
+
+std::vector<ParamSpec> rope_params(const RopeGeometry& g, std::uint32_t tokens,
+                                   const char* positions_param) {
+  const std::size_t n = std::size_t{tokens} * g.num_heads * g.head_dim;
+  const ElemType e = elem_type(g.dtype);
+  return {
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elem = e, .elems = n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elem = e, .elems = n},
+      {.name = positions_param,
+       .kind = ParamKind::kInput,
+       .buffer = "positions",
+       .elem = ElemType::kU32,
+       .elems = tokens},
+  };
 }
 
 ptxkit::Expected<HostTensors> rope_reference_tensors(const RopeGeometry& g, std::uint32_t tokens,

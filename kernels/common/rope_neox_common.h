@@ -2,6 +2,9 @@
 // CPU reference (rope_neox, rope_neox_batched and rope_neox_backward differ only in where the
 // position comes from and in the sign of the rotation).
 //
+// x and y are in the geometry's element type (f32, f16 or bf16): halves are widened on load,
+// rotated in f32 exactly as f32 is, and the result rounded once (to nearest even) on store.
+//
 // NeoX ("half rotation") layout: a head of head_dim elements is rotated in pairs
 // (i, i + head_dim/2), i < head_dim/2, by the angle pos * inv_freq(i) with
 //   inv_freq(i) = theta^(-2i / head_dim).
@@ -24,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ptxkit/kernels/dtype.h>
 #include <ptxkit/kernels/kernel.h>
 #include <ptxkit/ptxgen/target.h>
 #include <string_view>
@@ -35,6 +39,7 @@ struct RopeGeometry {
   std::uint32_t head_dim = 64;
   std::uint32_t num_heads = 14;
   float theta = 1e6f;
+  DType dtype = DType::kF32; // element type of x and y
 };
 
 enum class RopeDirection { kForward, kInverse };
@@ -74,18 +79,26 @@ constexpr FieldSpec rope_theta_field() {
 build_rope(std::string_view kernel_name, const RopeGeometry& g, bool batched,
            RopeDirection direction, const ptxgen::Target& target, const GenOptions& options);
 
-// The CPU reference in double: x is [positions.size(), num_heads, head_dim].
+// The CPU reference in double, each output rounded to g.dtype: x is
+// [positions.size(), num_heads, head_dim].
 [[nodiscard]] std::vector<float> rope_reference(const RopeGeometry& g, const std::vector<float>& x,
                                                 const std::vector<std::uint32_t>& positions,
                                                 RopeDirection direction);
 
-// The host buffers a RoPE kernel is checked with: x in [-1, 1), positions in [0, max_pos).
+// The host buffers a RoPE kernel is checked with: x in [-1, 1) (values of g.dtype), positions in
+// [0, max_pos).
 [[nodiscard]] HostTensors rope_inputs(const RopeGeometry& g, std::uint32_t tokens,
                                       std::uint32_t max_pos, std::uint64_t seed);
 
 // The device tolerance at the inputs' largest position ("positions"): the f32 inv_freq's error
-// grows with the angle, abs (1e-5 + 1.5e-7 * max position) * sqrt(2). `why` is a literal.
-[[nodiscard]] Tolerance rope_tolerance(const HostTensors& in, std::string_view why);
+// grows with the angle, abs (1e-5 + 1.5e-7 * max position) * sqrt(2); a half output adds one
+// rounding boundary of its format (rel 2 * unit roundoff). `why` (a literal) is the f32 reason.
+[[nodiscard]] Tolerance rope_tolerance(const RopeGeometry& g, const HostTensors& in,
+                                       std::string_view why);
+
+// The input, output and position parameters (`positions_param` "positions" or "pos").
+[[nodiscard]] std::vector<ParamSpec> rope_params(const RopeGeometry& g, std::uint32_t tokens,
+                                                 const char* positions_param);
 
 // Checks the inputs' sizes and runs rope_reference into "out".
 [[nodiscard]] ptxkit::Expected<HostTensors>

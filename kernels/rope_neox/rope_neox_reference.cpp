@@ -11,6 +11,12 @@ std::vector<NamedConfig<RopeNeoxConfig>> RopeNeox::reference_configs() {
        RopeNeoxConfig{.head_dim = 64, .num_heads = 2, .theta = 1e6f}},
       {"llama", "Llama: 32 heads, head_dim 128, theta 1e4",
        RopeNeoxConfig{.head_dim = 128, .num_heads = 32, .theta = 1e4f}},
+      {"qwen05b_q_bf16", "Qwen2.5-0.5B queries in bf16: 14 heads, head_dim 64, theta 1e6",
+       RopeNeoxConfig{.head_dim = 64, .num_heads = 14, .theta = 1e6f, .dtype = DType::kBF16}},
+      {"qwen05b_k_bf16", "Qwen2.5-0.5B keys in bf16: 2 KV heads, head_dim 64, theta 1e6",
+       RopeNeoxConfig{.head_dim = 64, .num_heads = 2, .theta = 1e6f, .dtype = DType::kBF16}},
+      {"llama_f16", "Llama in f16: 32 heads, head_dim 128, theta 1e4",
+       RopeNeoxConfig{.head_dim = 128, .num_heads = 32, .theta = 1e4f, .dtype = DType::kF16}},
   };
 }
 
@@ -26,16 +32,7 @@ LaunchDims RopeNeox::launch(const Config& c) {
 }
 
 std::vector<ParamSpec> RopeNeox::params(const Config& c) {
-  std::size_t n = std::size_t{c.num_heads} * c.head_dim;
-  return {
-      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
-      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
-      {.name = "pos",
-       .kind = ParamKind::kInput,
-       .buffer = "positions",
-       .elem = ElemType::kU32,
-       .elems = 1},
-  };
+  return rope_params(c.geometry(), 1, "pos");
 }
 
 HostTensors RopeNeox::make_inputs(const Config& c, std::uint64_t seed) {

@@ -76,5 +76,29 @@ TEST(RopeNeoxBatchedPtx, TheTokenIsCtaidYAndItsPositionComesFromTheBuffer) {
   EXPECT_NE(ptx->text.find("ld.global.nc.u32"), std::string::npos);
 }
 
+TEST(RopeNeoxBatchedHalf, TheBf16TwinsShareTheContractAndRoundOnce) {
+  for (const auto& rc : RopeNeoxBatched::reference_configs()) {
+    const bool half = rc.config.dtype != DType::kF32;
+    EXPECT_EQ(half, rc.tag.find("16") != std::string::npos) << rc.tag;
+    const auto p = RopeNeoxBatched::params(rc.config);
+    EXPECT_EQ(p[0].elem, elem_type(rc.config.dtype)) << rc.tag;
+    EXPECT_EQ(p[1].elem, elem_type(rc.config.dtype)) << rc.tag;
+    EXPECT_EQ(p[2].elem, ElemType::kU32) << rc.tag;
+  }
+  RopeNeoxBatchedConfig c{.head_dim = 64, .num_heads = 2, .num_tokens = 8, .dtype = DType::kBF16};
+  HostTensors in = RopeNeoxBatched::make_inputs(c, 2);
+  auto out = RopeNeoxBatched::reference(c, in);
+  ASSERT_TRUE(out);
+  for (float y : out->f32.at("out"))
+    EXPECT_EQ(round_to(DType::kBF16, y), y);
+  const Kernel* k = KernelRegistry::find("rope_neox_backward");
+  ASSERT_NE(k, nullptr);
+  auto ptx =
+      k->generate(k->reference_config("qwen05b_q_bf16")->values, *ptxgen::Target::parse("sm_90"));
+  ASSERT_TRUE(ptx) << ptx.error().to_string();
+  EXPECT_NE(ptx->text.find("cvt.rn.bf16x2.f32"), std::string::npos);
+  EXPECT_EQ(ptx->text.find("ld.global.v4.f32"), std::string::npos);
+}
+
 } // namespace
 } // namespace ptxkit::kernels

@@ -1,11 +1,12 @@
 // rope_neox_test.cpp: rope_neox's CPU reference (rotation properties, known angles), limits,
-// launch contract and the baked theta.
+// launch contract, the baked theta and the f16/bf16 heads (rounded once).
 #include "rope_neox/rope_neox.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -132,6 +133,81 @@ TEST(RopeNeoxPtx, ThetaReachesThePtxAsBakedF64PowersOfItsOwnField) {
     ASSERT_TRUE(other);
     EXPECT_NE(other->text, ptx->text) << tag;
   }
+}
+
+TEST(RopeNeoxHalf, TheReferenceRoundsEachOutputOnceToTheFormat) {
+  RopeNeoxConfig c{.head_dim = 64, .num_heads = 14, .theta = 1e6f, .dtype = DType::kBF16};
+  HostTensors in = RopeNeox::make_inputs(c, 11);
+  for (float x : in.f32.at("x"))
+    ASSERT_EQ(round_to(DType::kBF16, x), x); // inputs are bf16 values
+  in.u32["positions"][0] = 1234;
+  auto half = RopeNeox::reference(c, in);
+  ASSERT_TRUE(half);
+  // The control: the same (bf16) inputs rotated without the final rounding.
+  RopeNeoxConfig f32 = c;
+  f32.dtype = DType::kF32;
+  auto exact = RopeNeox::reference(f32, in);
+  ASSERT_TRUE(exact);
+  std::size_t differ = 0;
+  const auto& y = half->f32.at("out");
+  const auto& e = exact->f32.at("out");
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    ASSERT_EQ(y[i], round_to(DType::kBF16, e[i])) << i;
+    differ += y[i] != e[i];
+  }
+  EXPECT_GT(differ, y.size() / 2); // the rounding is real: most rotated values are not bf16
+  const Tolerance t = RopeNeox::tolerance(c, in);
+  EXPECT_EQ(t.rel, 0x1p-7);
+  EXPECT_NE(t.why.find("bf16"), std::string_view::npos);
+  EXPECT_EQ(RopeNeox::tolerance(f32, in).rel, 0.0);
+  EXPECT_NE(RopeNeox::tolerance({.dtype = DType::kF16}, in).why.find("f16"),
+            std::string_view::npos);
+}
+
+std::string rope_ptx(const std::vector<std::string>& sets) {
+  const Kernel* k = KernelRegistry::find("rope_neox");
+  EXPECT_NE(k, nullptr);
+  auto c = config_from_assignments(*k, sets);
+  EXPECT_TRUE(c) << c.error().message;
+  auto ptx = k->generate(*c, *ptxgen::Target::parse("sm_90"));
+  EXPECT_TRUE(ptx) << ptx.error().to_string();
+  return ptx ? ptx->text : std::string();
+}
+
+TEST(RopeNeoxHalf, HalfHeadsAreReadAsWordsAndRoundedOnStore) {
+  const std::string bf16 = rope_ptx({"dtype=bf16"});
+  EXPECT_NE(bf16.find("ld.global.v2.b32"), std::string::npos) << bf16; // 4 halves, plain (in place)
+  EXPECT_NE(bf16.find("cvt.rn.bf16x2.f32"), std::string::npos) << bf16;
+  EXPECT_NE(bf16.find("st.global.v2.b32"), std::string::npos) << bf16;
+  EXPECT_EQ(bf16.find("ld.global.v4.f32"), std::string::npos) << bf16;
+  EXPECT_EQ(bf16.find("st.global.v4.f32"), std::string::npos) << bf16;
+  // head_dim 6: one pair per thread, one half each.
+  const std::string f16 = rope_ptx({"dtype=f16", "head_dim=6"});
+  EXPECT_NE(f16.find("ld.global.b16"), std::string::npos) << f16;
+  EXPECT_NE(f16.find("cvt.f32.f16"), std::string::npos) << f16;
+  EXPECT_NE(f16.find("cvt.rn.f16.f32"), std::string::npos) << f16;
+  EXPECT_NE(f16.find("st.global.b16"), std::string::npos) << f16;
+  EXPECT_EQ(f16.find("ld.global.f32"), std::string::npos) << f16;
+  // The half contract: x and out are 2-byte buffers, the position stays u32.
+  auto p = RopeNeox::params({.dtype = DType::kBF16});
+  EXPECT_EQ(p[0].elem, ElemType::kBF16);
+  EXPECT_EQ(p[1].elem, ElemType::kBF16);
+  EXPECT_EQ(p[2].elem, ElemType::kU32);
+}
+
+TEST(RopeNeoxHalf, TheDtypeIsInTheKeyAndOnlyItsNamesAreAccepted) {
+  const Kernel* k = KernelRegistry::find("rope_neox");
+  ASSERT_NE(k, nullptr);
+  auto f32 = config_from_assignments(*k, {});
+  auto bf16 = config_from_assignments(*k, {"dtype=bf16"});
+  auto f16 = config_from_assignments(*k, {"dtype=f16"});
+  ASSERT_TRUE(f32 && bf16 && f16);
+  EXPECT_NE(cache_key(*k, *f32, "sm_90"), cache_key(*k, *bf16, "sm_90"));
+  EXPECT_NE(cache_key(*k, *f16, "sm_90"), cache_key(*k, *bf16, "sm_90"));
+  auto bad = config_from_assignments(*k, {"dtype=f64"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("dtype"), std::string::npos) << bad.error().message;
+  EXPECT_FALSE(config_from_assignments(*k, {"dtype=bf16", "head_dim=63"}));
 }
 
 } // namespace
