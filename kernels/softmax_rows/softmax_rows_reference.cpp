@@ -3,6 +3,7 @@
 //
 // The reference is the plain two-pass softmax in double (max, then exponentials and their sum):
 // it shares nothing with the kernel's online rescaling, so a rescale bug cannot hide in both.
+#include "common/row_units.h"
 #include "error_p.h"
 #include "softmax_rows.h"
 
@@ -12,10 +13,10 @@
 
 namespace ptxkit::kernels {
 
-SoftmaxGeometry softmax_geometry(std::uint32_t row_len) {
+SoftmaxGeometry softmax_geometry(std::uint32_t row_len, DType dtype) {
   SoftmaxGeometry g;
-  g.vec4 = row_len % 4 == 0;
-  g.units = g.vec4 ? row_len / 4 : row_len;
+  g.unit_elems = common::row_unit_elems(row_len, dtype);
+  g.units = row_len / g.unit_elems;
   std::uint32_t quarter = (g.units + 3) / 4; // aim for 4 units per thread
   g.threads = std::clamp((quarter + 31) / 32 * 32, 32u, SoftmaxRows::kMaxThreads);
   g.per_thread = (g.units + g.threads - 1) / g.threads;
@@ -33,16 +34,29 @@ std::vector<NamedConfig<SoftmaxRowsConfig>> SoftmaxRows::reference_configs() {
        "Qwen2.5-Coder-1.5B attention scores: 2048 positions, 4 slots x 12 heads (rows in "
        "registers)",
        SoftmaxRowsConfig{.row_len = 2048, .rows = 48}},
+      {"qwen05b_vocab_bf16", "Qwen2.5 logits in bf16: vocabulary 151936, 4 rows (looped rows)",
+       SoftmaxRowsConfig{.row_len = 151936, .rows = 4, .dtype = DType::kBF16}},
+      {"qwen15b_coder_scores_f16",
+       "Qwen2.5-Coder-1.5B attention scores in f16: 2048 positions, 4 slots x 12 heads (rows in "
+       "registers)",
+       SoftmaxRowsConfig{.row_len = 2048, .rows = 48, .dtype = DType::kF16}},
   };
 }
 
 std::vector<BenchCase> SoftmaxRows::bench_cases() {
   return {{
-      .name = "softmax_rows_1024x151936",
-      .config = "qwen05b_vocab",
-      .sets = {"rows=1024"},
-      .shape = "1024 rows x 151936 (looped online softmax; informative)",
-  }};
+              .name = "softmax_rows_1024x151936",
+              .config = "qwen05b_vocab",
+              .sets = {"rows=1024"},
+              .shape = "1024 rows x 151936 (looped online softmax; informative)",
+          },
+          {
+              .name = "softmax_rows_1024x151936_bf16",
+              .config = "qwen05b_vocab_bf16",
+              .sets = {"rows=1024"},
+              .shape = "1024 rows x 151936 bf16 (looped online softmax: the row read twice)",
+              .target = BenchTarget{.min_pct_of_copy = 90},
+          }};
 }
 
 ptxkit::Expected<void> SoftmaxRows::validate(const Config&) {
@@ -58,9 +72,10 @@ LaunchDims SoftmaxRows::launch(const Config& c) {
 
 std::vector<ParamSpec> SoftmaxRows::params(const Config& c) {
   std::size_t n = std::size_t{c.rows} * c.row_len;
+  const ElemType e = elem_type(c.dtype);
   return {
-      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
-      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elem = e, .elems = n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elem = e, .elems = n},
   };
 }
 
@@ -69,11 +84,12 @@ HostTensors SoftmaxRows::make_inputs(const Config& c, std::uint64_t seed) {
   HostTensors t;
   // Logit-like values: a spread wide enough that the max subtraction matters.
   t.f32["x"] = rng.uniform_vector(std::size_t{c.rows} * c.row_len, -20.0f, 20.0f);
+  round_all(c.dtype, t.f32["x"]);
   return t;
 }
 
 std::vector<float> softmax_reference(const std::vector<float>& x, std::uint32_t rows,
-                                     std::uint32_t row_len) {
+                                     std::uint32_t row_len, DType dtype) {
   std::vector<float> out(x.size());
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t r = 0; r < rows; ++r) {
@@ -90,7 +106,7 @@ std::vector<float> softmax_reference(const std::vector<float>& x, std::uint32_t 
     for (std::size_t j = 0; j < row_len; ++j) {
       // A row of only -inf has m = -inf and sum = 0/NaN: NaN, as the kernel and PyTorch.
       double y = poisoned || std::isinf(m) ? nan : std::exp(double{v[j]} - m) / sum;
-      out[r * row_len + j] = static_cast<float>(y);
+      out[r * row_len + j] = round_to(dtype, y);
     }
   }
   return out;
@@ -104,7 +120,7 @@ ptxkit::Expected<HostTensors> SoftmaxRows::reference(const Config& c, const Host
         "softmax_rows reference: x has " + std::to_string(x->second.size()) +
         " elements; expected rows * row_len = " + std::to_string(std::size_t{c.rows} * c.row_len));
   HostTensors out;
-  out.f32["out"] = softmax_reference(x->second, c.rows, c.row_len);
+  out.f32["out"] = softmax_reference(x->second, c.rows, c.row_len, c.dtype);
   return out;
 }
 

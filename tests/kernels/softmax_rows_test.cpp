@@ -1,11 +1,14 @@
 // softmax_rows_test.cpp: softmax_rows's reference (rows sum to 1, shift invariance, overflow-free
-// large logits, -inf/NaN rules), its row geometry, launch contract and PTX modes.
+// large logits, -inf/NaN rules), its row geometry, launch contract, PTX modes and the f16/bf16
+// rows (8 halves per access, the output rounded once).
 #include "softmax_rows/softmax_rows.h"
 
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -69,13 +72,13 @@ TEST(SoftmaxRowsReference, SpecialValuesFollowTheDocumentedRules) {
 
 TEST(SoftmaxRowsGeometry, PicksVectorUnitsBlockSizeAndMode) {
   auto g = softmax_geometry(896); // 224 .v4 units: 64 threads, 4 each, held in registers
-  EXPECT_TRUE(g.vec4);
+  EXPECT_EQ(g.unit_elems, 4u);
   EXPECT_EQ(g.units, 224u);
   EXPECT_EQ(g.threads, 64u);
   EXPECT_EQ(g.per_thread, 4u);
   EXPECT_TRUE(g.in_registers);
   g = softmax_geometry(1001); // scalar: 1001 units, 256 threads, the last unit partial
-  EXPECT_FALSE(g.vec4);
+  EXPECT_EQ(g.unit_elems, 1u);
   EXPECT_EQ(g.units, 1001u);
   EXPECT_EQ(g.threads, 256u);
   EXPECT_EQ(g.per_thread, 4u);
@@ -117,6 +120,76 @@ TEST(SoftmaxRowsPtx, LongRowsLoopAndShortRowsStayInRegisters) {
   EXPECT_EQ(regs->text.find("$L__reduce_loop:"), std::string::npos);
   EXPECT_NE(regs->text.find("ld.global.v4.f32"), std::string::npos);
   EXPECT_NE(regs->text.find("shfl.sync.bfly.b32"), std::string::npos);
+}
+
+TEST(SoftmaxRowsHalf, HalfRowsUseTheWidestAlignedAccess) {
+  auto g = softmax_geometry(151936, DType::kBF16); // 8 halves (16 bytes) per unit
+  EXPECT_EQ(g.unit_elems, 8u);
+  EXPECT_EQ(g.units, 18992u);
+  EXPECT_FALSE(g.in_registers);
+  EXPECT_EQ(softmax_geometry(2052, DType::kF16).unit_elems, 4u);
+  EXPECT_EQ(softmax_geometry(2050, DType::kF16).unit_elems, 2u);
+  EXPECT_EQ(softmax_geometry(2051, DType::kBF16).unit_elems, 1u);
+  EXPECT_EQ(softmax_geometry(2048, DType::kF32).unit_elems, 4u);
+  EXPECT_EQ(softmax_geometry(2050, DType::kF32).unit_elems, 1u); // f32 keeps .v4 or scalar
+  // 32768 halves still fit in registers (4096 units of 8, 1024 threads x 4).
+  EXPECT_TRUE(softmax_geometry(32768, DType::kBF16).in_registers);
+  auto p = SoftmaxRows::params({.row_len = 2048, .rows = 2, .dtype = DType::kBF16});
+  EXPECT_EQ(p[0].elem, ElemType::kBF16);
+  EXPECT_EQ(p[1].elem, ElemType::kBF16);
+}
+
+TEST(SoftmaxRowsHalf, TheReferenceRoundsEachProbabilityOnce) {
+  SoftmaxRowsConfig c{.row_len = 1000, .rows = 2, .dtype = DType::kBF16};
+  HostTensors in = SoftmaxRows::make_inputs(c, 5);
+  for (float x : in.f32.at("x"))
+    ASSERT_EQ(round_to(DType::kBF16, x), x);
+  auto half = SoftmaxRows::reference(c, in);
+  ASSERT_TRUE(half);
+  // The control: the same inputs without the final rounding.
+  const std::vector<float> exact = softmax_reference(in.f32.at("x"), 2, 1000);
+  const auto& y = half->f32.at("out");
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    ASSERT_EQ(y[i], round_to(DType::kBF16, exact[i])) << i;
+    differ += y[i] != exact[i];
+  }
+  EXPECT_GT(differ, y.size() / 2);
+  EXPECT_EQ(SoftmaxRows::tolerance(c, in).rel, 2e-5 + 0x1p-7);
+  EXPECT_NE(SoftmaxRows::tolerance(c, in).why.find("bf16"), std::string_view::npos);
+  c.dtype = DType::kF16;
+  EXPECT_EQ(SoftmaxRows::tolerance(c, in).abs, 0x1p-24); // one f16 subnormal step
+}
+
+TEST(SoftmaxRowsHalf, Bf16RowsAreReadAsWordsAndStoredRounded) {
+  const Kernel* k = KernelRegistry::find("softmax_rows");
+  ASSERT_NE(k, nullptr);
+  for (const char* tag : {"qwen05b_vocab_bf16", "qwen15b_coder_scores_f16"}) {
+    const ReferenceConfig* rc = k->reference_config(tag);
+    ASSERT_NE(rc, nullptr) << tag;
+    auto ptx = k->generate(rc->values, *ptxgen::Target::parse("sm_90"));
+    ASSERT_TRUE(ptx) << ptx.error().to_string();
+    const std::string& t = ptx->text;
+    EXPECT_NE(t.find("ld.global.v4.b32"), std::string::npos) << tag; // 8 halves, plain (in place)
+    EXPECT_NE(t.find("st.global.v4.b32"), std::string::npos) << tag;
+    EXPECT_EQ(t.find("ld.global.v4.f32"), std::string::npos) << tag;
+    EXPECT_EQ(t.find("ld.global.f32"), std::string::npos) << tag;
+    const bool bf16 = std::string(tag).find("bf16") != std::string::npos;
+    EXPECT_NE(t.find(bf16 ? "cvt.rn.bf16x2.f32" : "cvt.rn.f16x2.f32"), std::string::npos) << tag;
+  }
+}
+
+TEST(SoftmaxRowsHalf, TheDtypeIsInTheKeyAndItsNamesAreChecked) {
+  const Kernel* k = KernelRegistry::find("softmax_rows");
+  ASSERT_NE(k, nullptr);
+  auto f32 = config_from_assignments(*k, {});
+  auto bf16 = config_from_assignments(*k, {"dtype=bf16"});
+  ASSERT_TRUE(f32 && bf16);
+  EXPECT_NE(cache_key(*k, *f32, "sm_90"), cache_key(*k, *bf16, "sm_90"));
+  auto bad = config_from_assignments(*k, {"dtype=half"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("dtype"), std::string::npos) << bad.error().message;
+  EXPECT_FALSE(config_from_assignments(*k, {"dtype=bf16", "row_len=0"}));
 }
 
 } // namespace
