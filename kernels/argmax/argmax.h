@@ -12,21 +12,31 @@
 // (0xffffffff for every NaN; -0.0 mapped as +0.0), and the pair is packed as
 // (key << 32) | ~index, so max.u64 picks the greatest value and, among equals, the lowest index.
 //
-// Stage 1: grid (blocks, rows), 256 threads; the row is read in units (.v4 when vocab % 4 == 0,
-// scalar otherwise) with a grid-stride loop over units guarded by `unit < units`. blocks =
-// min(ceil(units / 256), 1024), so every block owns at least one unit (a partial is never empty).
+// Stage 1: grid (blocks, rows), 256 threads; the row (f32, f16 or bf16 logits: `dtype`, compared
+// after an exact widening to f32) is read in units (common/row_units.h: f32 .v4 when
+// vocab % 4 == 0, halves 8 at a time when vocab % 8 == 0, ...; scalar otherwise) with a
+// grid-stride loop over units guarded by `unit < units`, 4 units per thread per iteration with
+// their loads issued together. blocks = min(ceil(units / (256 * 4)), 1024), so every block owns at
+// least one unit (a partial is never empty) and a thread has ~4 units in flight: with one unit per
+// thread (the earlier geometry) each 4 KB block spent more time in its reduction than in its
+// loads, 58% of copy bandwidth.
 // Each block writes partial_value[row, block] (f32, canonical: NaN as 0x7fffffff, -0.0 as +0.0)
 // and partial_index[row, block] (u32).
 // Stage 2: grid (rows), 256 threads; loops over the row's num_partials partials and writes
 // max_value[row] and index[row].
-// Measured on an H200 (2026-11-30): stage 1 reads 3.97 TB/s over 3e8 floats; at one Qwen row
-// (151936) each stage is ~6.5 us, launch-bound. Both stages match the references bit for bit
-// (values on a 1/8 grid, so ties are frequent), and pass compute-sanitizer memcheck/racecheck.
+// Measured on an H200 (2026-11-30, one unit per thread): stage 1 reads 3.97 TB/s over 3e8
+// floats; at one Qwen row (151936) each stage is ~6.5 us, launch-bound. Both stages match the
+// references bit for bit (values on a 1/8 grid, so ties are frequent), and pass compute-sanitizer
+// memcheck/racecheck. With 4 units per thread and the 5-operation key (2026-12-02, 1024 x 151936):
+// f32 141 us (105% of copy bandwidth, up from 258 us / 57%), bf16 91 us (82%: the 8 elements of
+// a 16-byte load cost ~9 integer operations each, so bf16 is ALU-bound); NaNs of either sign and
+// any payload win at their first index.
 #pragma once
 
 #include "common/config_fields.h"
 
 #include <cstdint>
+#include <ptxkit/kernels/dtype.h>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
@@ -35,24 +45,30 @@ namespace ptxkit::kernels {
 
 inline constexpr std::uint32_t kArgmaxThreads = 256;
 inline constexpr std::uint32_t kArgmaxMaxBlocks = 1024;
+inline constexpr std::uint32_t kArgmaxUnitsPerThread = 4; // per loop iteration, loads together
 
-// Stage 1's block count (= stage 2's num_partials) for a vocabulary size.
-[[nodiscard]] std::uint32_t argmax_partial_blocks(std::uint32_t vocab);
+// Stage 1's block count (= stage 2's num_partials) for a vocabulary size and logit type.
+[[nodiscard]] std::uint32_t argmax_partial_blocks(std::uint32_t vocab, DType dtype = DType::kF32);
 
 struct ArgmaxPartialConfig {
   std::uint32_t vocab = 151936;
   std::uint32_t rows = 1;
+  DType dtype = DType::kF32;
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
     v.field("vocab", c.vocab,
-            FieldSpec{.doc = "elements per row (any; .v4 when a multiple of 4)",
+            FieldSpec{.doc = "elements per row (any; vector units when a multiple of 4, or of 2 "
+                             "for halves)",
                       .min = 1.0,
                       .max = 1073741824.0});
     v.field("rows", c.rows,
             common::launch_shape_field("rows per launch (grid.y)", common::kGridYZMax,
                                        "launch shape only: grid.y = rows and each block reads its "
                                        "row from %ctaid.y, so no PTX depends on it"));
+    v.field("dtype", c.dtype,
+            common::dtype_field("element type of the logits x (f32, f16, bf16); the partials "
+                                "stay f32/u32"));
   }
 };
 
@@ -77,11 +93,13 @@ struct ArgmaxPartial {
   PTXKIT_KERNEL_FUNCTIONS(ArgmaxPartialConfig);
   static constexpr std::string_view kName = "argmax_partial";
   static constexpr std::string_view kSummary =
-      "argmax stage 1: per-block (max, index) partials over a vocabulary row (grid-stride .v4 "
-      "loads, packed u64 max: ties to the lowest index, NaN greatest)";
+      "argmax stage 1: per-block (max, index) partials over a vocabulary row of f32, f16 or bf16 "
+      "logits (grid-stride 16-byte loads, 4 per thread in flight, packed u64 max: ties to the "
+      "lowest index, NaN greatest)";
   static constexpr std::string_view kLimits =
-      "vocab in [1, 2^30] (.v4 when a multiple of 4, scalar otherwise); rows in [1, 65535] "
-      "(grid.y); blocks = min(ceil(units / 256), 1024) partials per row";
+      "vocab in [1, 2^30] (f32 .v4 when a multiple of 4, halves 8/4/2 per access when a "
+      "multiple of 8/4/2, scalar otherwise); rows in [1, 65535] (grid.y); blocks = "
+      "min(ceil(units / 1024), 1024) partials per row";
 
   static Tolerance tolerance(const Config&, const HostTensors&) {
     return {0, 0, "a selection: values and indices bit-exact"};
@@ -114,9 +132,10 @@ struct ArgmaxResult {
   std::vector<float> value;
   std::vector<std::uint32_t> index;
 };
-// Stage 1: partials of each row as the kernel's blocks own them (grid-stride over units).
+// Stage 1: partials of each row as the kernel's blocks own them (grid-stride over units of
+// `dtype`'s width, common/row_units.h).
 [[nodiscard]] ArgmaxResult argmax_partial_reference(const std::vector<float>& x, std::uint32_t rows,
-                                                    std::uint32_t vocab);
+                                                    std::uint32_t vocab, DType dtype = DType::kF32);
 // Stage 2: the best of each row's num_partials partials.
 [[nodiscard]] ArgmaxResult argmax_final_reference(const ArgmaxResult& partials, std::uint32_t rows,
                                                   std::uint32_t num_partials);

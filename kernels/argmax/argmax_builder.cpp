@@ -9,6 +9,8 @@
 // result. Only lane 0 of warp 0 writes, after a bfly tree, so the result it writes is the
 // block's.
 #include "argmax.h"
+#include "common/dtype_access.h"
+#include "common/row_units.h"
 #include "common/strided_loop.h"
 #include "common/warp_reduce.h"
 
@@ -26,14 +28,14 @@ using namespace ptxkit::ptxgen;
 constexpr std::uint32_t kWarps = kArgmaxThreads / 32;
 
 // The order-preserving key of v: NaN -> 0xffffffff, -0.0 -> key(+0.0), negative -> ~bits,
-// non-negative -> bits | 0x80000000.
+// non-negative -> bits | 0x80000000. Five operations, since stage 1 spends them on every element:
+// v + 0.0 turns -0.0 into +0.0 (and nothing else: IEEE round to nearest), then
+// bits ^ ((bits >>s 31) | 0x80000000) flips all of a negative and the sign of a non-negative.
 Reg<U32> order_key(KernelBuilder& b, Reg<F32> v) {
-  Reg<U32> bits = b.bitcast<U32>(v);
-  bits = b.selp(b.imm<U32>(0), bits, b.setp(cmp::eq, v, b.imm<F32>(0.0f))); // -0.0 -> +0.0
-  Reg<Pred> negative = b.setp(cmp::ge, bits, b.imm<U32>(0x80000000u));
-  Reg<U32> flipped = b.not_(bits);
-  Reg<U32> marked = b.or_(bits, b.imm<U32>(0x80000000u));
-  Reg<U32> key = b.selp(flipped, marked, negative);
+  Reg<F32> plus_zero = b.add(v, b.imm<F32>(0.0f));
+  Reg<S32> sign = b.shr(b.bitcast<S32>(plus_zero), b.imm<U32>(31)); // 0 or -1
+  Reg<U32> flip = b.or_(b.bitcast<U32>(sign), b.imm<U32>(0x80000000u));
+  Reg<U32> key = b.xor_(b.bitcast<U32>(plus_zero), flip);
   return b.selp(b.imm<U32>(0xffffffffu), key, b.setp(cmp::nan, v, v));
 }
 
@@ -95,22 +97,17 @@ void block_max_then(KernelBuilder& b, Reg<U32> tid, Reg<U64> mine, Write write) 
   b.ret();
 }
 
-} // namespace
-
-std::uint32_t argmax_partial_blocks(std::uint32_t vocab) {
-  std::uint32_t units = vocab % 4 == 0 ? vocab / 4 : vocab;
-  std::uint32_t blocks = (units + kArgmaxThreads - 1) / kArgmaxThreads;
-  return blocks < kArgmaxMaxBlocks ? blocks : kArgmaxMaxBlocks;
-}
-
-ptxkit::Expected<GeneratedPtx> ArgmaxPartial::build(const Config& c, const ptxgen::Target& target,
-                                                    const GenOptions& options) {
-  const bool vec4 = c.vocab % 4 == 0;
-  const std::uint32_t units = vec4 ? c.vocab / 4 : c.vocab;
-  const std::uint32_t blocks = argmax_partial_blocks(c.vocab);
-  KernelBuilder b(std::string(kName), target);
+template <class E>
+ptxkit::Expected<GeneratedPtx> build_partial(const ArgmaxPartialConfig& c,
+                                             const ptxgen::Target& target,
+                                             const GenOptions& options) {
+  const std::uint32_t width = common::row_unit_elems(c.vocab, c.dtype);
+  const std::uint32_t units = c.vocab / width;
+  const std::uint32_t blocks = argmax_partial_blocks(c.vocab, c.dtype);
+  const std::uint32_t stride = blocks * kArgmaxThreads;
+  KernelBuilder b(std::string(ArgmaxPartial::kName), target);
   b.reqntid(kArgmaxThreads);
-  auto in = b.param<Ptr<Global, const F32>>("input");
+  auto in = b.param<Ptr<Global, const E>>("input");
   auto partial_value = b.param<Ptr<Global, F32>>("partial_value");
   auto partial_index = b.param<Ptr<Global, U32>>("partial_index");
 
@@ -119,34 +116,73 @@ ptxkit::Expected<GeneratedPtx> ArgmaxPartial::build(const Config& c, const ptxge
   Reg<U32> row = b.ctaid_y();
   auto x_row = in + b.mul_wide(row, b.baked<U32>("vocab", c.vocab)); // 64-bit offsets
 
-  // Grid-stride loop over the row's units; `best` starts at the identity 0.
-  Var<U64> best = b.var<U64>(b.imm<U64>(0), "best");
+  // Grid-stride loop over the row's units. While every one of kArgmaxUnitsPerThread strided units
+  // is in the row they are loaded together (in flight at once), then folded; the rest one at a
+  // time. The bounds are the row's unit count: never past the row.
+  // A thread meets its elements in increasing index order, so it keeps (key, index) as two u32
+  // and replaces them only on a strictly greater key (ties keep the lower index): a compare, a
+  // max and a select per element. The packed u64 (key << 32 | ~index) is formed once, for the
+  // block's reduction. A thread without elements holds key 0, below every element's key.
+  Var<U32> best_key = b.var<U32>(b.imm<U32>(0), "best_key");
+  Var<U32> best_index = b.var<U32>(b.imm<U32>(0), "best_index");
   Var<U32> unit = b.var<U32>(b.mad_lo(block, b.imm<U32>(kArgmaxThreads), tid), "unit");
-  // The bound is the row's unit count: never past the row.
-  common::strided_loop(b, unit, b.baked<U32>("vocab", units),
-                       b.baked<U32>("vocab", blocks * kArgmaxThreads), {"scan_loop", "scan_done"},
-                       [&](Reg<U32> u) {
-                         Reg<U64> m = best.read();
-                         if (vec4) {
-                           Reg<U32> first = b.shl(u, b.imm<U32>(2));
-                           auto v = b.ld_nc_v4(x_row + first);
-                           for (std::uint32_t e = 0; e < 4; ++e) {
-                             Reg<U32> index = e == 0 ? first : b.add(first, b.imm<U32>(e));
-                             m = b.max(m, pack(b, order_key(b, v[e]), index));
-                           }
-                         } else {
-                           m = b.max(m, pack(b, order_key(b, b.ld_nc(x_row + u)), u));
-                         }
-                         best.assign(m);
-                       });
+  auto fold = [&](const std::vector<Reg<U32>>& us) {
+    std::vector<std::vector<Reg<F32>>> values;
+    std::vector<Reg<U32>> firsts;
+    for (Reg<U32> u : us) {
+      Reg<U32> first = width == 1 ? u : b.shl(u, b.imm<U32>(common::row_unit_shift(width)));
+      values.push_back(common::load_f32<E>(b, x_row + first, width, common::LoadPath::kReadOnly));
+      firsts.push_back(first);
+    }
+    Reg<U32> key = best_key.read();
+    Reg<U32> at = best_index.read();
+    for (std::size_t k = 0; k < us.size(); ++k)
+      for (std::uint32_t e = 0; e < width; ++e) {
+        Reg<U32> candidate = order_key(b, values[k][e]);
+        Reg<Pred> better = b.setp(cmp::gt, candidate, key);
+        Reg<U32> index = e == 0 ? firsts[k] : b.add(firsts[k], b.imm<U32>(e));
+        key = b.max(candidate, key);
+        at = b.selp(index, at, better);
+      }
+    best_key.assign(key);
+    best_index.assign(at);
+  };
+  constexpr std::uint32_t kU = kArgmaxUnitsPerThread;
+  if (units > (kU - 1) * stride)
+    common::strided_loop(b, unit, b.baked<U32>("vocab", units - (kU - 1) * stride),
+                         b.baked<U32>("vocab", kU * stride), {"scan4_loop", "scan4_done"},
+                         [&](Reg<U32> u) {
+                           std::vector<Reg<U32>> us{u};
+                           for (std::uint32_t k = 1; k < kU; ++k)
+                             us.push_back(b.add(u, b.baked<U32>("vocab", k * stride)));
+                           fold(us);
+                         });
+  common::strided_loop(b, unit, b.baked<U32>("vocab", units), b.baked<U32>("vocab", stride),
+                       {"scan_loop", "scan_done"},
+                       [&](Reg<U32> u) { fold(std::vector<Reg<U32>>{u}); });
 
-  block_max_then(b, tid, best.read(), [&](Unpacked r) {
+  block_max_then(b, tid, pack(b, best_key.read(), best_index.read()), [&](Unpacked r) {
     Reg<U32> slot = b.mad_lo(row, b.baked<U32>("vocab", blocks), block);
     auto value_at = partial_value + slot;
     b.st(value_at, key_value(b, r.key));
     b.st(partial_index + slot, r.index);
   });
   return finish_and_print(b, options);
+}
+
+} // namespace
+
+std::uint32_t argmax_partial_blocks(std::uint32_t vocab, DType dtype) {
+  const std::uint32_t units = vocab / common::row_unit_elems(vocab, dtype);
+  const std::uint32_t per_block = kArgmaxThreads * kArgmaxUnitsPerThread;
+  const std::uint32_t blocks = (units + per_block - 1) / per_block;
+  return blocks < kArgmaxMaxBlocks ? blocks : kArgmaxMaxBlocks;
+}
+
+ptxkit::Expected<GeneratedPtx> ArgmaxPartial::build(const Config& c, const ptxgen::Target& target,
+                                                    const GenOptions& options) {
+  return common::with_dtype(c.dtype,
+                            [&]<class E>() { return build_partial<E>(c, target, options); });
 }
 
 ptxkit::Expected<GeneratedPtx> ArgmaxFinal::build(const Config& c, const ptxgen::Target& target,

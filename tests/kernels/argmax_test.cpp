@@ -7,6 +7,8 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -68,14 +70,19 @@ TEST(ArgmaxReference, PartialsThenFinalEqualOnePass) {
 }
 
 TEST(ArgmaxReference, EachPartialComesFromItsBlocksUnits) {
-  const std::uint32_t vocab = 151936; // 37984 .v4 units, 149 blocks of 256 threads
+  const std::uint32_t vocab = 151936; // 37984 .v4 units, 38 blocks of 256 threads x 4 units
   HostTensors in = ArgmaxPartial::make_inputs({.vocab = vocab, .rows = 1}, 3);
   auto p = argmax_partial_reference(in.f32["x"], 1, vocab);
-  ASSERT_EQ(p.index.size(), 149u);
-  for (std::uint32_t b = 0; b < 149; ++b) {
+  ASSERT_EQ(p.index.size(), 38u);
+  for (std::uint32_t b = 0; b < 38; ++b) {
     std::uint32_t unit = p.index[b] / 4;
-    EXPECT_EQ(unit / kArgmaxThreads % 149, b) << "partial " << b;
+    EXPECT_EQ(unit / kArgmaxThreads % 38, b) << "partial " << b;
   }
+  // bf16: 18992 units of 8 halves, 19 blocks.
+  auto h = argmax_partial_reference(in.f32["x"], 1, vocab, DType::kBF16);
+  ASSERT_EQ(h.index.size(), 19u);
+  for (std::uint32_t b = 0; b < 19; ++b)
+    EXPECT_EQ(h.index[b] / 8 / kArgmaxThreads % 19, b) << "partial " << b;
 }
 
 // The kernels' packed key, mirrored on the host: (key(v) << 32) | ~index.
@@ -102,13 +109,15 @@ TEST(ArgmaxOrder, PackedKeysOrderLikeTheReference) {
 }
 
 TEST(ArgmaxContract, BlocksCoverTheVocabularyAndFeedTheFinalStage) {
-  EXPECT_EQ(argmax_partial_blocks(151936), 149u);
-  EXPECT_EQ(argmax_partial_blocks(32000), 32u);
-  EXPECT_EQ(argmax_partial_blocks(32001), 126u); // scalar: 32001 units
+  EXPECT_EQ(argmax_partial_blocks(151936), 38u); // 37984 units, 1024 per block
+  EXPECT_EQ(argmax_partial_blocks(32000), 8u);
+  EXPECT_EQ(argmax_partial_blocks(32001), 32u); // scalar: 32001 units
   EXPECT_EQ(argmax_partial_blocks(1), 1u);
   EXPECT_EQ(argmax_partial_blocks(1u << 30), kArgmaxMaxBlocks);
+  EXPECT_EQ(argmax_partial_blocks(151936, DType::kBF16), 19u); // 8 halves per unit
+  EXPECT_EQ(argmax_partial_blocks(32001, DType::kF16), 32u);   // odd: single halves
   auto d = ArgmaxPartial::launch({.vocab = 151936, .rows = 2});
-  EXPECT_EQ(d.grid[0], 149u);
+  EXPECT_EQ(d.grid[0], 38u);
   EXPECT_EQ(d.grid[1], 2u);
   EXPECT_EQ(d.block[0], kArgmaxThreads);
   auto f = ArgmaxFinal::launch({.num_partials = 149, .rows = 2});
@@ -122,12 +131,65 @@ TEST(ArgmaxContract, BlocksCoverTheVocabularyAndFeedTheFinalStage) {
   const Kernel* part = KernelRegistry::find("argmax_partial");
   ASSERT_NE(fin, nullptr);
   ASSERT_NE(part, nullptr);
-  for (const auto& rc : part->reference_configs()) {
+  for (const auto& rc : ArgmaxPartial::reference_configs()) {
     const auto* match = fin->reference_config(rc.tag);
     ASSERT_NE(match, nullptr) << rc.tag;
     EXPECT_EQ(std::get<std::uint32_t>(match->values[0]),
-              argmax_partial_blocks(std::get<std::uint32_t>(rc.values[0])));
+              argmax_partial_blocks(rc.config.vocab, rc.config.dtype))
+        << rc.tag;
   }
+}
+
+TEST(ArgmaxHalf, HalfLogitsAreWidenedExactlyAndComparedAsF32) {
+  // Ties everywhere (eighths) and a NaN: the half partials equal the f32 partials of the same
+  // values, because widening is exact and the order is the same.
+  ArgmaxPartialConfig c{.vocab = 4000, .rows = 2, .dtype = DType::kBF16};
+  HostTensors in = ArgmaxPartial::make_inputs(c, 9);
+  for (float x : in.f32.at("x"))
+    ASSERT_EQ(round_to(DType::kBF16, x), x);
+  in.f32["x"][4000 + 123] = kNan;
+  auto half = ArgmaxPartial::reference(c, in);
+  ASSERT_TRUE(half);
+  const std::uint32_t blocks = argmax_partial_blocks(4000, DType::kBF16); // 500 units: 1 block
+  ASSERT_EQ(half->u32.at("partial_index").size(), 2u * blocks);
+  auto one = argmax_reference(in.f32.at("x"), 2, 4000);
+  auto fin = argmax_final_reference({half->f32.at("partial_value"), half->u32.at("partial_index")},
+                                    2, blocks);
+  EXPECT_EQ(fin.index, one.index);
+  EXPECT_EQ(fin.index[1], 123u);
+  auto p = ArgmaxPartial::params(c);
+  EXPECT_EQ(p[0].elem, ElemType::kBF16);
+  EXPECT_EQ(p[1].elem, ElemType::kF32); // the partials stay f32 / u32
+  EXPECT_EQ(p[2].elem, ElemType::kU32);
+}
+
+TEST(ArgmaxHalf, Bf16LogitsAreReadAsWordsFourUnitsInFlight) {
+  const Kernel* part = KernelRegistry::find("argmax_partial");
+  ASSERT_NE(part, nullptr);
+  auto ptx = part->generate(part->reference_config("qwen05b_bf16")->values,
+                            *ptxgen::Target::parse("sm_90"));
+  ASSERT_TRUE(ptx) << ptx.error().to_string();
+  const std::string& t = ptx->text;
+  EXPECT_NE(t.find("ld.global.nc.v4.b32"), std::string::npos);
+  EXPECT_EQ(t.find("ld.global.nc.v4.f32"), std::string::npos);
+  EXPECT_EQ(t.find("ld.global.nc.f32"), std::string::npos);
+  // The unrolled loop issues its four loads before the first comparison.
+  const auto loop = t.find("$L__scan4_loop:");
+  ASSERT_NE(loop, std::string::npos);
+  std::size_t at = loop;
+  for (int k = 0; k < 4; ++k) {
+    at = t.find("ld.global.nc.v4.b32", at + 1);
+    ASSERT_NE(at, std::string::npos);
+  }
+  EXPECT_LT(at, t.find("max.u64", loop));
+  // The dtype is in the key; an unknown type is refused.
+  auto f32 = config_from_assignments(*part, {});
+  auto bf16 = config_from_assignments(*part, {"dtype=bf16"});
+  ASSERT_TRUE(f32 && bf16);
+  EXPECT_NE(cache_key(*part, *f32, "sm_90"), cache_key(*part, *bf16, "sm_90"));
+  auto bad = config_from_assignments(*part, {"dtype=int8"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("dtype"), std::string::npos) << bad.error().message;
 }
 
 } // namespace
