@@ -1,0 +1,158 @@
+// gemv_half_builder.cpp: gemv_half's PTX, written on ptxgen, and its registration.
+//
+//   row0 = (%ctaid.x * 4 + warp) * R;  row0 >= n -> exit (whole warp)
+//   row i of the warp: min(row0 + i, n - 1)                      (R rows, R = rows_per_warp())
+//   unit = lane; while unit < full batches' end: U steps: x units, then R * U W units
+//   (ld.global.nc, 16 bytes each when k % 8 == 0), then the fmas
+//   the rest: one batch of the remaining full steps and the partial step (clamped, zeroed)
+//   acc_i = bfly-reduce(acc_i); lane 0: y[row0 + i] = round(acc_i) where row0 + i < n
+#include "common/dtype_access.h"
+#include "common/strided_loop.h"
+#include "common/warp_reduce.h"
+#include "gemv_half.h"
+
+#include <memory>
+#include <ptxkit/kernels/build_support.h>
+#include <ptxkit/kernels/registry.h>
+#include <ptxkit/ptxgen/ptxgen.h>
+#include <vector>
+
+namespace ptxkit::kernels {
+
+namespace {
+using namespace ptxkit::ptxgen;
+
+// One step's registers: x's unit and each row's unit of W, widened to f32.
+struct Step {
+  std::vector<Reg<F32>> x;
+  std::vector<std::vector<Reg<F32>>> w; // [row][element]
+};
+
+template <class EW, class EX, class EY>
+void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
+  const std::uint32_t width = c.unit_width();
+  const std::uint32_t units = c.units();
+  const std::uint32_t rows = c.rows_per_warp();
+  const std::uint32_t unroll = c.unroll();
+  auto w = b.param<Ptr<Global, const EW>>("w");
+  auto x = b.param<Ptr<Global, const EX>>("x");
+  auto y = b.param<Ptr<Global, EY>>("y");
+
+  Reg<U32> tid = b.tid_x();
+  Reg<U32> lane = b.and_(tid, b.imm<U32>(31));
+  // One emitting call per argument list: C++ leaves argument evaluation order unspecified.
+  Reg<U32> warp = b.shr(tid, b.imm<U32>(5));
+  Reg<U32> warp_id = b.mad_lo(b.ctaid_x(), b.imm<U32>(GemvHalf::kWarps), warp);
+  Reg<U32> row0 = rows == 1 ? warp_id : b.mul_lo(warp_id, b.imm<U32>(rows));
+  Label done = b.new_label("done");
+  // Warp-uniform: the whole warp leaves, so the shuffles below always have 32 lanes.
+  b.bra_if(!b.setp(cmp::lt, row0, b.baked<U32>("n", c.n)), done);
+
+  // The warp's rows; those past n (last warp only) re-read row n - 1 and are never stored.
+  std::vector<Reg<U32>> row_ids;
+  std::vector<Ptr<Global, const EW>> w_rows;
+  for (std::uint32_t i = 0; i < rows; ++i) {
+    Reg<U32> raw = i == 0 ? row0 : b.add(row0, b.imm<U32>(i));
+    row_ids.push_back(raw);
+    Reg<U32> row = i == 0 ? raw : b.min(raw, b.baked<U32>("n", c.n - 1));
+    w_rows.push_back(w + b.mul_wide(row, b.baked<U32>("k", c.k))); // 64-bit: n * k > 2^32
+  }
+
+  auto load_step = [&](Reg<U32> unit) {
+    Reg<U32> first = width == 1 ? unit : b.mul_lo(unit, b.baked<U32>("k", width));
+    Step s;
+    s.x = common::load_f32<EX>(b, x + first, width, common::LoadPath::kReadOnly);
+    for (std::uint32_t i = 0; i < rows; ++i)
+      s.w.push_back(common::load_f32<EW>(b, w_rows[i] + first, width, common::LoadPath::kReadOnly));
+    return s;
+  };
+
+  std::vector<std::unique_ptr<Var<F32>>> acc;
+  for (std::uint32_t i = 0; i < rows; ++i)
+    acc.emplace_back(new Var<F32>(b.var<F32>(b.imm<F32>(0.0f), "acc")));
+  // The fmas of a batch, after all its loads: row by row, step by step, element by element.
+  auto accumulate = [&](const std::vector<Step>& batch) {
+    for (std::uint32_t i = 0; i < rows; ++i) {
+      Reg<F32> sum = acc[i]->read();
+      for (const Step& s : batch)
+        for (std::size_t e = 0; e < s.x.size(); ++e)
+          sum = b.fma(s.w[i][e], s.x[e], sum, rn);
+      acc[i]->assign(sum);
+    }
+  };
+
+  // Full batches: U steps in which every lane has a unit.
+  const std::uint32_t full_steps = units / 32;
+  const std::uint32_t batches = full_steps / unroll;
+  Var<U32> unit = b.var<U32>(lane, "unit");
+  if (batches > 0) {
+    common::strided_loop(b, unit, b.baked<U32>("k", batches * 32 * unroll), b.imm<U32>(32 * unroll),
+                         {"main_loop", "main_done"}, [&](Reg<U32> u) {
+                           std::vector<Step> batch;
+                           for (std::uint32_t j = 0; j < unroll; ++j)
+                             batch.push_back(load_step(j == 0 ? u : b.add(u, b.imm<U32>(32 * j))));
+                           accumulate(batch);
+                         });
+  }
+
+  // The rest, one batch: the remaining full steps, then the partial step, whose lanes past the
+  // row read its last unit and use zeros (0 * 0: even an inf there adds nothing).
+  const std::uint32_t rest_full = full_steps - batches * unroll;
+  const std::uint32_t partial_lanes = units % 32;
+  if (rest_full > 0 || partial_lanes > 0) {
+    Reg<U32> u = unit.read();
+    std::vector<Step> batch;
+    for (std::uint32_t j = 0; j < rest_full; ++j)
+      batch.push_back(load_step(j == 0 ? u : b.add(u, b.imm<U32>(32 * j))));
+    if (partial_lanes > 0) {
+      Reg<U32> up = rest_full == 0 ? u : b.add(u, b.imm<U32>(32 * rest_full));
+      Reg<Pred> inside = b.setp(cmp::lt, up, b.baked<U32>("k", units));
+      Step s = load_step(b.min(up, b.baked<U32>("k", units - 1)));
+      auto zero_outside = [&](std::vector<Reg<F32>>& v) {
+        for (Reg<F32>& e : v)
+          e = b.selp(e, b.imm<F32>(0.0f), inside);
+      };
+      zero_outside(s.x);
+      for (auto& wv : s.w)
+        zero_outside(wv);
+      batch.push_back(std::move(s));
+    }
+    accumulate(batch);
+  }
+
+  // Butterfly reductions: every lane ends with each row's sum; lane 0 stores the valid rows.
+  Reg<Pred> lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
+  for (std::uint32_t i = 0; i < rows; ++i) {
+    Reg<F32> sum = common::warp_all_sum(b, acc[i]->read());
+    auto y_row = y + row_ids[i]; // the address outside the guard: only the store is predicated
+    Reg<Pred> store =
+        i == 0 ? lane0 : b.setp_and(cmp::lt, row_ids[i], b.baked<U32>("n", c.n), lane0);
+    auto only_store = b.guard(store);
+    common::store_f32<EY>(b, y_row, {sum});
+  }
+  b.place(done);
+  b.ret();
+}
+
+} // namespace
+
+ptxkit::Expected<GeneratedPtx> GemvHalf::build(const Config& c, const ptxgen::Target& target,
+                                               const GenOptions& options) {
+  KernelBuilder b(std::string(kName), target);
+  b.reqntid(kThreads);
+  // Weights are f16 or bf16 only (validate()), so no f32-weight body is instantiated.
+  auto with_x_and_y = [&]<class EW>() {
+    common::with_dtype(c.x_dtype, [&]<class EX>() {
+      common::with_dtype(c.y_dtype, [&]<class EY>() { build_body<EW, EX, EY>(b, c); });
+    });
+  };
+  if (c.weight_dtype == DType::kF16)
+    with_x_and_y.operator()<F16>();
+  else
+    with_x_and_y.operator()<BF16>();
+  return finish_and_print(b, options);
+}
+
+PTXKIT_REGISTER_KERNEL(GemvHalf);
+
+} // namespace ptxkit::kernels
