@@ -30,7 +30,21 @@
 // scale and min of sub-block `part` only; the two lanes that need them get them by shfl.idx.
 // The last step, when cols is not a multiple of 1024, guards x: a float4 at or past cols is read
 // from cols - 4 (in bounds) and zeroed; the super-block is clamped to the row's last.
+//
+// x_format = q8_1 (llama.cpp's quantized GEMV, ggml's vec_dot_q4_K_q8_1): x is ggml Q8_1 blocks
+// (quantize_q8_1's output; at least ceil(cols/256)*8 blocks, values past cols quantized as 0,
+// which ggml's 512-value padding satisfies), 9 u32 words per 32 values. The same lanes, rows and
+// 16-byte weight loads; a lane's 16 low and 16 high nibbles meet the 16 int8 of x of the same
+// sub-blocks in 8 dp4a (4 words of x each, exact int32 sums Q_j), and per sub-block j
+//   y += d*sc_j * (d8_j * Q_j) - dmin*m_j * s_j / 2
+// (two lanes share a sub-block; the halving is exact), with d8_j and s_j the Q8_1 block's f16
+// d and s. ggml's mmq kernel uses s likewise; its mmvq kernel uses d8_j * sum(q) instead, which
+// differs only by s's f16 rounding. The x words of a step (10 scalar loads: the Q8_1 blocks are
+// only 4-byte aligned) are shared by the warp's rows like the f32 slice; the last step's lanes
+// past the row's super-blocks read the last one and zero d8 and s.
 #pragma once
+
+#include "quantize_q8_1/quantize_q8_1.h"
 
 #include <algorithm>
 #include <array>
@@ -48,6 +62,7 @@ struct Q4kGemvConfig {
   // Tuning overrides (0 = automatic): the launch shape the heuristics below would pick.
   std::uint32_t split = 0;
   std::uint32_t rows_per_warp_override = 0;
+  XFormat x_format = XFormat::kF32;
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
@@ -69,6 +84,9 @@ struct Q4kGemvConfig {
                              "from the shape (8 when a row takes several steps, else 4)",
                       .min = 0.0,
                       .max = 8.0});
+    v.field("x_format", c.x_format,
+            FieldSpec{.doc = "x as f32 values, or as ggml Q8_1 blocks (quantize_q8_1's output, "
+                             "ceil(cols/256)*8 blocks read) with dp4a dot products"});
   }
 
   [[nodiscard]] std::uint32_t blocks_per_row() const { return (cols + 255) / 256; }
@@ -98,6 +116,8 @@ struct Q4kGemvConfig {
   }
   [[nodiscard]] std::uint32_t rows_per_block() const { return rows_per_warp() * 8 / step_split(); }
   [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; } // u32 words
+  // Q8_1 words of x the q8_1 path reads: 8 blocks of 9 words per super-block.
+  [[nodiscard]] std::uint32_t x_q8_words() const { return blocks_per_row() * 8 * kQ8_1Words; }
 };
 
 struct Q4kGemv {
@@ -118,8 +138,14 @@ struct Q4kGemv {
   static constexpr std::uint32_t kMaxBlocks = 1024;
   static constexpr std::uint32_t kBlockBytes = 144;
 
-  // The error of a dot product grows with its length: abs 4e-7 per term.
+  // The error of a dot product grows with its length: abs 4e-7 per term. With Q8_1 x the
+  // integer sums are exact and the reference uses the same quantized x, so only the f32
+  // combination errs: a few roundings per 32-value sub-block term instead of one per value, well
+  // inside the same bound.
   static Tolerance tolerance(const Config& c, const HostTensors&) {
+    if (c.x_format == XFormat::kQ8_1)
+      return {4e-7 * c.cols, 2e-5,
+              "abs 4e-7 * cols: exact dp4a sums of the same Q8_1 x, f32 combination per sub-block"};
     return {4e-7 * c.cols, 2e-5, "abs 4e-7 * cols: f32 dot products of dequantized weights"};
   }
   static std::vector<BenchCase> bench_cases();
@@ -139,5 +165,10 @@ std::array<double, 256> q4k_dequantize_block(const std::uint8_t* block);
 std::vector<float> q4k_gemv_reference(const Q4kGemvConfig& c,
                                       const std::vector<std::uint32_t>& w_words,
                                       const std::vector<float>& x);
+// The same with Q8_1 x (x_q8: at least ceil(cols/256)*8 blocks), as ggml's vec_dot_q4_K_q8_1
+// in double: per sub-block j, d*sc_j*d8_j*(exact integer dot) - dmin*m_j*s_j.
+std::vector<float> q4k_gemv_q8_1_reference(const Q4kGemvConfig& c,
+                                           const std::vector<std::uint32_t>& w_words,
+                                           const std::vector<std::uint32_t>& x_q8);
 
 } // namespace ptxkit::kernels

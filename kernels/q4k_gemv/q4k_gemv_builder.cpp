@@ -34,6 +34,7 @@
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/ptxgen/ptxgen.h>
+#include <variant>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -76,9 +77,103 @@ float x_scale_for(int bit) {
 }
 
 struct LaneConsts {
+  // x_off: the lane's first x element (f32) or word of its low quants (q8_1) in a super-block.
   Reg<U32> group, shift, x_off, q_word, src_lo, src_hi;
   Reg<Pred> upper; // this lane decodes sub-block part >= 4: the split 6-bit encoding
+  std::optional<Reg<U32>> x_ds_off; // q8_1: word of the low sub-block's ds in a super-block
 };
+
+// d*sc and dmin*m of the lane's two sub-blocks (low and high nibbles) from a super-block's
+// header words.
+struct SubBlockScales {
+  std::array<Reg<F32>, 2> dsc, dm;
+};
+SubBlockScales sub_block_scales(KernelBuilder& b, const LaneConsts& lc,
+                                const std::array<Reg<U32>, 4>& hdr, std::optional<float> d_factor) {
+  // d and dmin (f16 halves of word 0), d times d_factor when given.
+  auto halves = b.unpack<F16>(hdr[0]);
+  Reg<F32> d =
+      d_factor ? b.mul(b.cvt<F32>(halves[0]), b.imm<F32>(*d_factor)) : b.cvt<F32>(halves[0]);
+  Reg<F32> dmin = b.cvt<F32>(halves[1]);
+  // This lane decodes sub-block `part` (ggml get_scale_min_k4), branch-free: bytes part&3 of
+  // scales[0..3], [4..7], [8..11] are the low bytes of the header words shifted by 8*(part&3).
+  Reg<U32> a = b.shr(hdr[1], lc.shift);
+  Reg<U32> bq = b.shr(hdr[2], lc.shift);
+  Reg<U32> cq = b.shr(hdr[3], lc.shift);
+  Reg<U32> sc_split =
+      b.or_(b.and_(cq, b.imm<U32>(15)), b.and_(b.shr(a, b.imm<U32>(2)), b.imm<U32>(0x30)));
+  Reg<U32> m_split = b.or_(b.and_(b.shr(cq, b.imm<U32>(4)), b.imm<U32>(15)),
+                           b.and_(b.shr(bq, b.imm<U32>(2)), b.imm<U32>(0x30)));
+  Reg<U32> sc = b.selp(sc_split, b.and_(a, b.imm<U32>(63)), lc.upper);
+  Reg<U32> m = b.selp(m_split, b.and_(bq, b.imm<U32>(63)), lc.upper);
+  Reg<F32> dsc = b.mul(d, small_int_to_f32(b, sc));
+  Reg<F32> dm = b.mul(dmin, small_int_to_f32(b, m));
+  // The lane's two sub-blocks were decoded by lanes part & ~1 and part | 1 of its group.
+  return {{b.shfl_idx(dsc, lc.src_lo), b.shfl_idx(dsc, lc.src_hi)},
+          {b.shfl_idx(dm, lc.src_lo), b.shfl_idx(dm, lc.src_hi)}};
+}
+
+// The lane's Q8_1 x of one step: per half (low/high nibbles' sub-block), its 4 words of int8
+// (16 values), d8 and -s/2 (the two lanes of a sub-block each add half its min term).
+struct Q8Slice {
+  std::array<std::vector<Reg<S32>>, 2> q;
+  std::vector<Reg<F32>> d8, neg_half_s;
+};
+
+// The Q8_1 words of super-block sb for this lane. guard: sb may be past the row's last
+// super-block (the last step): read the last one and zero d8 and s, so the lane adds exactly 0.
+Q8Slice load_x_q8(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
+                  Ptr<Global, const U32> xq, Reg<U32> sb, bool guard) {
+  const std::uint32_t sb_words = 8 * kQ8_1Words;
+  Reg<U32> sb_in = guard ? b.min(sb, b.baked<U32>("cols", c.blocks_per_row() - 1)) : sb;
+  Reg<U32> base = b.mul_lo(sb_in, b.imm<U32>(sb_words));
+  auto quants = xq + b.add(base, lc.x_off);
+  auto ds = xq + b.add(base, *lc.x_ds_off);
+  std::optional<Reg<Pred>> inside;
+  if (guard) inside = b.setp(cmp::lt, sb, b.baked<U32>("cols", c.blocks_per_row()));
+  Q8Slice out;
+  for (std::uint32_t half = 0; half < 2; ++half) {
+    for (std::uint32_t w = 0; w < 4; ++w)
+      out.q[half].push_back(b.bitcast<S32>(b.ld_nc(quants + (kQ8_1Words * half + w))));
+    auto dsh = b.unpack<F16>(b.ld_nc(ds + kQ8_1Words * half));
+    Reg<F32> d8 = b.cvt<F32>(dsh[0]);
+    Reg<F32> nhs = b.mul(b.cvt<F32>(dsh[1]), b.imm<F32>(-0.5f));
+    if (inside) {
+      d8 = b.selp(d8, b.imm<F32>(0.0f), *inside);
+      nhs = b.selp(nhs, b.imm<F32>(0.0f), *inside);
+    }
+    out.d8.push_back(d8);
+    out.neg_half_s.push_back(nhs);
+  }
+  return out;
+}
+
+// Super-block sb_w of every row against the Q8_1 slice: 8 dp4a per row, the integer sums
+// combined in f32 with d*sc, d8, dmin*m and s.
+void rows_step(KernelBuilder& b, const LaneConsts& lc, const Q8Slice& xsl, Reg<U32> sb_w,
+               std::vector<std::unique_ptr<RowState>>& rows) {
+  Reg<U32> block_word = b.mul_lo(sb_w, b.imm<U32>(36));
+  Reg<U32> quant_word = b.add(block_word, lc.q_word);
+  for (auto& r : rows) {
+    std::array<Reg<U32>, 4> hdr = b.ld_nc_v4(r->row + block_word);
+    std::array<Reg<U32>, 4> qs = b.ld_nc_v4(r->row + quant_word);
+    const SubBlockScales sbs = sub_block_scales(b, lc, hdr, std::nullopt);
+    Reg<F32> acc = r->acc.read();
+    for (std::size_t half = 0; half < 2; ++half) {
+      // Nibbles of this half as 4 unsigned bytes per word, against 4 int8 of x each.
+      std::optional<Reg<S32>> dot;
+      for (std::size_t w = 0; w < 4; ++w) {
+        Reg<U32> word = half == 0 ? qs[w] : b.shr(qs[w], b.imm<U32>(4));
+        Reg<U32> nib = b.and_(word, b.imm<U32>(0x0F0F0F0Fu));
+        dot = dot ? b.dp4a(nib, xsl.q[half][w], *dot) : b.dp4a(nib, xsl.q[half][w], b.imm<S32>(0));
+      }
+      Reg<F32> scaled = b.mul(xsl.d8[half], b.cvt<F32>(*dot, rn)); // exact int: |dot| < 2^24
+      acc = b.fma(sbs.dsc[half], scaled, acc, rn);
+      acc = b.fma(sbs.dm[half], xsl.neg_half_s[half], acc, rn);
+    }
+    r->acc.assign(acc);
+  }
+}
 
 // The lane's x values of one step: per half (low/high nibbles), -sum x and the 16 values scaled
 // for the denormal nibbles. Shared by every row the warp computes with them.
@@ -138,26 +233,10 @@ void rows_step(KernelBuilder& b, const LaneConsts& lc, const XSlice& xsl, Reg<U3
   for (auto& r : rows) {
     std::array<Reg<U32>, 4> hdr = b.ld_nc_v4(r->row + block_word);
     std::array<Reg<U32>, 4> qs = b.ld_nc_v4(r->row + quant_word);
-    // d and dmin (f16 halves of word 0), d pre-multiplied by 2^64 (the nibble sums' scale).
-    auto halves = b.unpack<F16>(hdr[0]);
-    Reg<F32> d = b.mul(b.cvt<F32>(halves[0]), b.imm<F32>(std::ldexp(1.0f, kSumExp)));
-    Reg<F32> dmin = b.cvt<F32>(halves[1]);
-    // This lane decodes sub-block `part` (ggml get_scale_min_k4), branch-free: bytes part&3 of
-    // scales[0..3], [4..7], [8..11] are the low bytes of the header words shifted by 8*(part&3).
-    Reg<U32> a = b.shr(hdr[1], lc.shift);
-    Reg<U32> bq = b.shr(hdr[2], lc.shift);
-    Reg<U32> cq = b.shr(hdr[3], lc.shift);
-    Reg<U32> sc_split =
-        b.or_(b.and_(cq, b.imm<U32>(15)), b.and_(b.shr(a, b.imm<U32>(2)), b.imm<U32>(0x30)));
-    Reg<U32> m_split = b.or_(b.and_(b.shr(cq, b.imm<U32>(4)), b.imm<U32>(15)),
-                             b.and_(b.shr(bq, b.imm<U32>(2)), b.imm<U32>(0x30)));
-    Reg<U32> sc = b.selp(sc_split, b.and_(a, b.imm<U32>(63)), lc.upper);
-    Reg<U32> m = b.selp(m_split, b.and_(bq, b.imm<U32>(63)), lc.upper);
-    Reg<F32> dsc = b.mul(d, small_int_to_f32(b, sc));
-    Reg<F32> dm = b.mul(dmin, small_int_to_f32(b, m));
-    // The lane's two sub-blocks were decoded by lanes part & ~1 and part | 1 of its group.
-    std::array<Reg<F32>, 2> dsc_of = {b.shfl_idx(dsc, lc.src_lo), b.shfl_idx(dsc, lc.src_hi)};
-    std::array<Reg<F32>, 2> dm_of = {b.shfl_idx(dm, lc.src_lo), b.shfl_idx(dm, lc.src_hi)};
+    const SubBlockScales sbs =
+        sub_block_scales(b, lc, hdr, std::ldexp(1.0f, kSumExp)); // the nibble sums' scale
+    const auto& dsc_of = sbs.dsc;
+    const auto& dm_of = sbs.dm;
     std::array<Reg<U32>, 4> qs_hi = {b.shr(qs[0], b.imm<U32>(12)), b.shr(qs[1], b.imm<U32>(12)),
                                      b.shr(qs[2], b.imm<U32>(12)), b.shr(qs[3], b.imm<U32>(12))};
     Reg<F32> acc = r->acc.read();
@@ -188,8 +267,14 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   const bool tail_step = full_steps * 4 < nblk;
   KernelBuilder b(std::string(kName), target);
   b.reqntid(kThreads);
+  const bool q8 = c.x_format == XFormat::kQ8_1;
   auto w = b.param<Ptr<Global, const U32>>("w_q4k");
-  auto x = b.param<Ptr<Global, const F32>>("x");
+  std::optional<Ptr<Global, const F32>> x;
+  std::optional<Ptr<Global, const U32>> xq;
+  if (q8)
+    xq = b.param<Ptr<Global, const U32>>("x_q8");
+  else
+    x = b.param<Ptr<Global, const F32>>("x");
   auto y = b.param<Ptr<Global, F32>>("y");
   Label finished = b.new_label("finished");
 
@@ -202,11 +287,26 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   const LaneConsts lc{
       .group = group,
       .shift = b.shl(b.and_(part, b.imm<U32>(3)), b.imm<U32>(3)),
-      .x_off = b.add(b.shl(pair, b.imm<U32>(6)), b.shl(b.and_(part, b.imm<U32>(1)), b.imm<U32>(4))),
+      .x_off =
+          q8 ? b.add(b.mad_lo(pair, b.imm<U32>(2 * kQ8_1Words),
+                              b.shl(b.and_(part, b.imm<U32>(1)), b.imm<U32>(2))),
+                     b.imm<U32>(1))
+             : b.add(b.shl(pair, b.imm<U32>(6)), b.shl(b.and_(part, b.imm<U32>(1)), b.imm<U32>(4))),
       .q_word = b.add(b.shl(part, b.imm<U32>(2)), b.imm<U32>(4)),
       .src_lo = b.and_(lane, b.imm<U32>(~1u)),
       .src_hi = b.or_(lane, b.imm<U32>(1)),
-      .upper = b.setp(cmp::ge, part, b.imm<U32>(4))};
+      .upper = b.setp(cmp::ge, part, b.imm<U32>(4)),
+      .x_ds_off =
+          q8 ? std::optional<Reg<U32>>(b.mul_lo(pair, b.imm<U32>(2 * kQ8_1Words))) : std::nullopt};
+  // The x slice of a step, in the format x comes in.
+  using Slice = std::variant<XSlice, Q8Slice>;
+  auto load_slice = [&](Reg<U32> sb, bool guard_x) -> Slice {
+    if (q8) return load_x_q8(b, c, lc, *xq, sb, guard_x);
+    return load_x(b, c, lc, *x, sb, guard_x);
+  };
+  auto step = [&](const Slice& slice, Reg<U32> sb_w, std::vector<std::unique_ptr<RowState>>& rs) {
+    std::visit([&](const auto& xs) { rows_step(b, lc, xs, sb_w, rs); }, slice);
+  };
   Reg<Pred> lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
   const Imm<U32> num_rows = b.baked<U32>("rows", c.rows);
   const Imm<U32> row_words = b.baked<U32>("cols", c.row_words());
@@ -234,13 +334,13 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   // The last (guarded) step's super-block for this lane, and, when it is the only step
   // (cols <= 1024), its x slice: loaded once, kept in registers for every row of the warp.
   std::optional<Reg<U32>> tail_sb, tail_sb_w;
-  std::optional<XSlice> x_once;
+  std::optional<Slice> x_once;
   if (tail_step) {
     tail_sb = full_steps == 0 ? lc.group : b.add(lc.group, b.baked<U32>("cols", full_steps * 4));
     tail_sb_w = b.min(*tail_sb, b.baked<U32>("cols", nblk - 1));
-    if (full_steps == 0) x_once = load_x(b, c, lc, x, *tail_sb, /*guard_x=*/true);
+    if (full_steps == 0) x_once = load_slice(*tail_sb, /*guard_x=*/true);
   } else if (full_steps == 1) {
-    x_once = load_x(b, c, lc, x, lc.group, /*guard_x=*/false);
+    x_once = load_slice(lc.group, /*guard_x=*/false);
   }
 
   // Grid-stride loop over the block's batches of rows_per_block rows; the loop condition is the
@@ -266,7 +366,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row, row_words)));
 
   if (full_steps == 1 && !tail_step) {
-    rows_step(b, lc, *x_once, lc.group, rows);
+    step(*x_once, lc.group, rows);
   } else if (full_steps > 0) {
     // The loop runs over the warp's first super-block of each step (a multiple of 4, the same in
     // every lane); a lane's own super-block adds its group (< 4). The bound is a multiple of 4, so
@@ -280,7 +380,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     Reg<U32> base_now = base.read();
     b.bra_if(!b.setp(cmp::lt, base_now, b.baked<U32>("cols", full_steps * 4)), done);
     Reg<U32> s_now = b.add(base_now, lc.group);
-    rows_step(b, lc, load_x(b, c, lc, x, s_now, /*guard_x=*/false), s_now, rows);
+    step(load_slice(s_now, /*guard_x=*/false), s_now, rows);
     base.assign(b.add(base_now, b.imm<U32>(4 * split)));
     b.bra(loop);
     b.place(done);
@@ -292,8 +392,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
       not_mine = b.new_label("tail_not_mine");
       b.bra_if(!b.setp(cmp::eq, *wstep, b.imm<U32>(full_steps % split)), *not_mine);
     }
-    rows_step(b, lc, x_once ? *x_once : load_x(b, c, lc, x, *tail_sb, /*guard_x=*/true), *tail_sb_w,
-              rows);
+    step(x_once ? *x_once : load_slice(*tail_sb, /*guard_x=*/true), *tail_sb_w, rows);
     if (not_mine) b.place(*not_mine);
   }
 

@@ -86,6 +86,36 @@ std::vector<float> q4k_gemv_reference(const Q4kGemvConfig& c,
   return y;
 }
 
+std::vector<float> q4k_gemv_q8_1_reference(const Q4kGemvConfig& c,
+                                           const std::vector<std::uint32_t>& w_words,
+                                           const std::vector<std::uint32_t>& x_q8) {
+  std::vector<float> y(c.rows);
+  std::vector<std::uint8_t> block(Q4kGemv::kBlockBytes);
+  for (std::size_t r = 0; r < c.rows; ++r) {
+    double acc = 0.0;
+    for (std::size_t sb = 0; sb < c.blocks_per_row(); ++sb) {
+      std::memcpy(block.data(), w_words.data() + r * c.row_words() + sb * 36, block.size());
+      const double d = q4k_half_to_float(static_cast<std::uint16_t>(block[0] | (block[1] << 8)));
+      const double dmin = q4k_half_to_float(static_cast<std::uint16_t>(block[2] | (block[3] << 8)));
+      for (int j = 0; j < 8; ++j) {
+        std::uint8_t sc, m;
+        q4k_scale_min(j, block.data() + 4, sc, m);
+        const Q8_1Block xb = q8_1_block(x_q8, sb * 8 + static_cast<std::size_t>(j));
+        // Sub-block j: the low (j even) or high (j odd) nibbles of qs[32*(j/2) .. +31].
+        std::int64_t dot = 0;
+        for (int l = 0; l < 32; ++l) {
+          const int q4 =
+              (block[static_cast<std::size_t>(16 + 32 * (j / 2) + l)] >> (4 * (j % 2))) & 0xF;
+          dot += q4 * xb.q[l];
+        }
+        acc += d * sc * double{xb.d} * static_cast<double>(dot) - dmin * m * double{xb.s};
+      }
+    }
+    y[r] = static_cast<float>(acc);
+  }
+  return y;
+}
+
 std::vector<NamedConfig<Q4kGemvConfig>> Q4kGemv::reference_configs() {
   return {
       {"qwen05b", "Qwen2.5-0.5B FFN gate/up: 4864 x 896 (cols not a multiple of 256)",
@@ -93,6 +123,12 @@ std::vector<NamedConfig<Q4kGemvConfig>> Q4kGemv::reference_configs() {
       {"qwen05b_down", "Qwen2.5-0.5B FFN down: 896 x 4864 (19 super-blocks per row)",
        Config{.rows = 896, .cols = 4864}},
       {"llama", "Llama attention projection: 4096 x 4096", Config{.rows = 4096, .cols = 4096}},
+      {"qwen05b_q8_1", "Qwen2.5-0.5B FFN gate/up, Q8_1 x (dp4a): 4864 x 896",
+       Config{.rows = 4864, .cols = 896, .x_format = XFormat::kQ8_1}},
+      {"qwen05b_down_q8_1", "Qwen2.5-0.5B FFN down, Q8_1 x: 896 x 4864",
+       Config{.rows = 896, .cols = 4864, .x_format = XFormat::kQ8_1}},
+      {"llama_q8_1", "Llama attention projection, Q8_1 x: 4096 x 4096",
+       Config{.rows = 4096, .cols = 4096, .x_format = XFormat::kQ8_1}},
   };
 }
 
@@ -110,8 +146,24 @@ std::vector<BenchCase> Q4kGemv::bench_cases() {
                      .flops = 2.0 * n * k,
                      .back_to_back = back_to_back};
   };
+  // The Q8_1 path against llama.cpp's mmvq (Q4_K x Q8_1, dp4a): the bytes add x's Q8_1 blocks.
+  auto gemv_q8 = [](std::uint32_t n, std::uint32_t k) {
+    const std::string rows = std::to_string(n), cols = std::to_string(k);
+    const double sbs = (k + 255) / 256;
+    return BenchCase{.name = "q4k_gemv_q8_1_" + rows + "x" + cols,
+                     .sets = {"rows=" + rows, "cols=" + cols, "x_format=q8_1"},
+                     .shape = "W " + rows + " x " + cols + " Q4_K, x Q8_1 (dp4a)",
+                     .target = BenchTarget{.min_pct_of_copy = 80,
+                                           .qualifier = "on the weight + Q8_1 bytes; >= 1.25x "
+                                                        "llama.cpp mmvq"},
+                     .bytes = 144.0 * sbs * n + 36.0 * 8 * sbs,
+                     .flops = 2.0 * n * k,
+                     .back_to_back = true};
+  };
   return {gemv(4096, 4096, true),  gemv(11008, 4096, true),  gemv(14336, 4096, true),
-          gemv(4096, 14336, true), gemv(151936, 896, false), gemv(128256, 4096, false)};
+          gemv(4096, 14336, true), gemv(151936, 896, false), gemv(128256, 4096, false),
+          gemv_q8(4096, 4096),     gemv_q8(11008, 4096),     gemv_q8(14336, 4096),
+          gemv_q8(4096, 14336),    gemv_q8(128256, 4096)};
 }
 
 ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
@@ -143,7 +195,13 @@ std::vector<ParamSpec> Q4kGemv::params(const Config& c) {
        .buffer = "w_q4k",
        .elem = ElemType::kU32,
        .elems = std::size_t{c.rows} * c.row_words()},
-      {.name = "x", .kind = ParamKind::kInput, .buffer = "x", .elems = c.cols},
+      c.x_format == XFormat::kQ8_1
+          ? ParamSpec{.name = "x_q8",
+                      .kind = ParamKind::kInput,
+                      .buffer = "x_q8",
+                      .elem = ElemType::kU32,
+                      .elems = c.x_q8_words()}
+          : ParamSpec{.name = "x", .kind = ParamKind::kInput, .buffer = "x", .elems = c.cols},
       {.name = "y", .kind = ParamKind::kOutput, .buffer = "y", .elems = c.rows},
   };
 }
@@ -170,11 +228,30 @@ HostTensors Q4kGemv::make_inputs(const Config& c, std::uint64_t seed) {
       std::memcpy(words.data() + r * c.row_words() + sb * 36, block.data(), kBlockBytes);
     }
   t.f32["x"] = rng.uniform_vector(c.cols, -1.0f, 1.0f);
+  if (c.x_format == XFormat::kQ8_1) { // x quantized as quantize_q8_1 does, zero past cols
+    t.u32["x_q8"] = q8_1_quantize(t.f32["x"], std::size_t{c.blocks_per_row()} * 8);
+    t.f32.erase("x");
+  }
   return t;
 }
 
 ptxkit::Expected<HostTensors> Q4kGemv::reference(const Config& c, const HostTensors& in) {
   auto w = in.u32.find("w_q4k");
+  if (c.x_format == XFormat::kQ8_1) {
+    auto xq = in.u32.find("x_q8");
+    if (w == in.u32.end() || xq == in.u32.end())
+      return fail("q4k_gemv reference: inputs w_q4k and x_q8 (u32 words) are required");
+    if (w->second.size() != std::size_t{c.rows} * c.row_words() ||
+        xq->second.size() != c.x_q8_words())
+      return fail("q4k_gemv reference: w_q4k has " + std::to_string(w->second.size()) +
+                  " words and x_q8 " + std::to_string(xq->second.size()) +
+                  "; expected rows * ceil(cols/256) * 36 = " +
+                  std::to_string(std::size_t{c.rows} * c.row_words()) +
+                  " and ceil(cols/256) * 8 * 9 = " + std::to_string(c.x_q8_words()));
+    HostTensors out;
+    out.f32["y"] = q4k_gemv_q8_1_reference(c, w->second, xq->second);
+    return out;
+  }
   auto x = in.f32.find("x");
   if (w == in.u32.end() || x == in.f32.end())
     return fail("q4k_gemv reference: inputs w_q4k (u32 words) and x (f32) are required");

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -183,6 +184,103 @@ TEST(Q4kGemvContract, RowBatchesPerWarpGridCapAndPaddedRowStride) {
   // Blocks stride over row batches: the grid is capped.
   EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 151936, .cols = 896}).grid[0],
             Q4kGemv::kMaxBlocks);
+}
+
+// ---- x_format = q8_1 ----
+
+std::string q4k_ptx(const std::vector<std::string>& sets) {
+  const Kernel* k = KernelRegistry::find("q4k_gemv");
+  EXPECT_NE(k, nullptr);
+  auto cfg = config_from_assignments(*k, sets);
+  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
+  if (!cfg) return {};
+  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
+  EXPECT_TRUE(ptx);
+  return ptx ? ptx->text : std::string();
+}
+
+TEST(Q4kGemvQ8_1Reference, AHandBuiltBlockAgainstOneQuantizedValue) {
+  // x = 2 at value 200 (sub-block 6, Q8_1 block 6: amax 2, q = 127), else 0.
+  Q4kGemvConfig c{.rows = 1, .cols = 256, .x_format = XFormat::kQ8_1};
+  HandBlock hb;
+  HostTensors in;
+  in.u32["w_q4k"].resize(36);
+  std::memcpy(in.u32["w_q4k"].data(), hb.bytes.data(), 144);
+  std::vector<float> x(256, 0.0f);
+  x[200] = 2.0f;
+  in.u32["x_q8"] = q8_1_quantize(x, 8);
+  const Q8_1Block b6 = q8_1_block(in.u32["x_q8"], 6);
+  ASSERT_EQ(b6.q[8], 127);
+  auto y = Q4kGemv::reference(c, in)->f32.at("y");
+  // d*sc*d8*(q4 * 127) - dmin*m*s, with q(200) = 11, sc6 = 60, m6 = 1 (the other sub-blocks'
+  // s and quants are 0).
+  const double expect = 0.5 * 60 * double{b6.d} * (11 * 127) - 0.25 * 1 * double{b6.s};
+  EXPECT_FLOAT_EQ(y[0], static_cast<float>(expect));
+  // Positive control: the min term uses s; dropping it moves the result.
+  EXPECT_GT(std::fabs(expect - 0.5 * 60 * double{b6.d} * (11 * 127)), 0.4);
+}
+
+TEST(Q4kGemvQ8_1Reference, MatchesTheF32PathOnTheDequantizedX) {
+  // The f32 reference on x = d8 * q equals the Q8_1 one up to s's f16 rounding (dmin m s terms):
+  // the sub-block / Q8_1 block pairing and the nibble order agree with the f32 path.
+  for (std::uint32_t cols : {896u, 4864u}) {
+    Q4kGemvConfig c{.rows = 16, .cols = cols, .x_format = XFormat::kQ8_1};
+    HostTensors in = Q4kGemv::make_inputs(c, 7);
+    ASSERT_EQ(in.u32.at("x_q8").size(), c.x_q8_words());
+    ASSERT_EQ(in.f32.count("x"), 0u);
+    std::vector<float> deq(cols);
+    for (std::size_t k = 0; k < cols; ++k) {
+      const Q8_1Block blk = q8_1_block(in.u32.at("x_q8"), k / 32);
+      deq[k] = blk.d * blk.q[k % 32];
+    }
+    auto yq = Q4kGemv::reference(c, in)->f32.at("y");
+    Q4kGemvConfig cf = c;
+    cf.x_format = XFormat::kF32;
+    auto yf = q4k_gemv_reference(cf, in.u32.at("w_q4k"), deq);
+    for (std::size_t r = 0; r < c.rows; ++r)
+      EXPECT_NEAR(yq[r], yf[r], 2e-3 + 1e-3 * std::fabs(yf[r])) << "row " << r;
+    // Positive control: another x gives a different result.
+    deq[3] += 0.5f;
+    auto yf2 = q4k_gemv_reference(cf, in.u32.at("w_q4k"), deq);
+    bool moved = false;
+    for (std::size_t r = 0; r < c.rows; ++r)
+      moved |= std::fabs(yf2[r] - yq[r]) > 1e-2;
+    EXPECT_TRUE(moved);
+  }
+}
+
+TEST(Q4kGemvQ8_1Contract, XIsQ8_1WordsAndTheFormatIsInTheKey) {
+  Q4kGemvConfig c{.rows = 4864, .cols = 896, .x_format = XFormat::kQ8_1};
+  auto p = Q4kGemv::params(c);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[1].name, "x_q8");
+  EXPECT_EQ(p[1].elem, ElemType::kU32);
+  EXPECT_EQ(p[1].elems, 4u * 8u * 9u); // 4 super-blocks of 8 Q8_1 blocks (36 bytes)
+  EXPECT_EQ(Q4kGemv::launch(c).grid[0], 152u);
+  HostTensors in = Q4kGemv::make_inputs(c, 1);
+  in.u32["x_q8"].pop_back();
+  auto bad = Q4kGemv::reference(c, in);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("x_q8"), std::string::npos);
+  const Kernel* k = KernelRegistry::find("q4k_gemv");
+  ASSERT_NE(k, nullptr);
+  auto f32 = config_from_assignments(*k, {});
+  auto q8 = config_from_assignments(*k, {"x_format=q8_1"});
+  ASSERT_TRUE(f32 && q8);
+  EXPECT_NE(cache_key(*k, *f32, "sm_90"), cache_key(*k, *q8, "sm_90"));
+  EXPECT_FALSE(config_from_assignments(*k, {"x_format=q4"}));
+}
+
+TEST(Q4kGemvQ8_1Ptx, Dp4aOnInt8XAndNoF32XLoads) {
+  for (const char* cols : {"cols=896", "cols=4864", "cols=4096"}) {
+    const std::string ptx = q4k_ptx({cols, "x_format=q8_1"});
+    EXPECT_NE(ptx.find("dp4a.u32.s32"), std::string::npos) << cols;
+    EXPECT_NE(ptx.find("ld.global.nc.v4.u32"), std::string::npos) << cols; // 16-byte quants
+    EXPECT_EQ(ptx.find("ld.global.nc.v4.f32"), std::string::npos) << cols;
+  }
+  const std::string f32 = q4k_ptx({"cols=896"});
+  EXPECT_EQ(f32.find("dp4a"), std::string::npos);
+  EXPECT_NE(f32.find("ld.global.nc.v4.f32"), std::string::npos);
 }
 
 } // namespace
