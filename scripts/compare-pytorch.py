@@ -52,7 +52,7 @@ PEERS = [
     (r"^softmax_rows_(\d+)x(\d+)_bf16$", "softmax_bf16_{0}x{1}", 0),
     (r"^argmax_partial_(\d+)x(\d+)$", "argmax_f32_{0}x{1}", 0),
     (r"^argmax_partial_(\d+)x(\d+)_bf16$", "argmax_bf16_{0}x{1}", 0),
-    (r"^q4k_gemv_(\d+)x(\d+)(?:_q8_1)?$", "ggml_q4_K_{0}x{1}", 1.25),
+    (r"^q4k_gemv_(?:q8_1_)?(\d+)x(\d+)$", "ggml_q4_K_{0}x{1}", 1.25),
 ]
 
 
