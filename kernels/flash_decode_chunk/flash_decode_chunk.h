@@ -3,9 +3,10 @@
 //
 // Same inputs and layout as batched_incremental_attention, so the two are interchangeable: q and
 // the final out are [batch, num_heads, head_dim]; slot s reaches its K/V cache through the
-// pointer arrays k_ptrs[s] / v_ptrs[s], each [num_kv_heads, max_seq_len, head_dim] (f32); seq_lens
-// [batch] (u32) is clamped to max_seq_len. The partials, per (slot, head, chunk), row index
-// r = (slot * num_heads + head) * num_chunks + chunk:
+// pointer arrays k_ptrs[s] / v_ptrs[s], each [num_kv_heads, max_seq_len, head_dim] in kv_dtype
+// (f32, f16 or bf16; q and the partials are f32 in every case, and so is the arithmetic);
+// seq_lens [batch] (u32) is clamped to max_seq_len. The partials, per (slot, head, chunk), row
+// index r = (slot * num_heads + head) * num_chunks + chunk:
 //   partial_max[r]       m = max over the chunk's positions p of s_p, in log2 units
 //                          (s_p = scale * log2(e) * q . k[p])
 //   partial_sum[r]       l = sum_p 2^(s_p - m)
@@ -16,18 +17,21 @@
 // Grid (num_chunks, num_kv_heads, batch), 128 threads. One block reads its chunk of K and V ONCE
 // for all num_heads / num_kv_heads query heads of the KV group (GQA sharing), with 16-byte loads:
 //   1. q of the group, pre-scaled by scale * log2 e (a baked immediate), into shared memory;
-//   2. scores: 8 lanes per position (each lane head_dim/32 float4s of the row, loads of up to 4
-//      rows issued before any arithmetic), a 3-step shfl.bfly butterfly inside each 8-lane group
-//      (every lane of the group holds the dot product), masked to -inf past the slot's length
-//      (rows past it are clamped to its last row, so no load passes seq_len);
+//   2. scores: 8 lanes per position (each lane head_dim/8 elements of the row in 16-byte loads,
+//      4 floats or 8 halves each, loads of up to 4 rows issued before any arithmetic), a 3-step
+//      shfl.bfly butterfly inside each 8-lane group (every lane of the group holds the dot
+//      product), masked to -inf past the slot's length (rows past it are clamped to its last row,
+//      so no load passes seq_len);
 //   3. softmax over the chunk per head: one warp per head, max and sum by shfl.bfly butterflies;
-//   4. o = sum_p w_p v[p]: each warp a quarter of the rows, float4 per lane, then the warps'
-//      partial o summed through shared memory and written with 16-byte stores.
+//   4. o = sum_p w_p v[p]: each warp a quarter of the rows, one 16-byte load of V per lane and
+//      row (head_dim/4 lanes per row in f32, head_dim/8 in halves), then the warps' partial o
+//      summed through shared memory and written with 16-byte stores.
 #pragma once
 
 #include "common/config_fields.h"
 
 #include <cstdint>
+#include <ptxkit/kernels/dtype.h>
 #include <ptxkit/kernels/kernel.h>
 #include <string_view>
 #include <vector>
@@ -42,6 +46,7 @@ struct FlashDecodeChunkConfig {
   float scale = 0.0f;
   std::uint32_t chunk_size = 64;
   std::uint32_t batch_size = 4;
+  DType kv_dtype = DType::kF32;
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
@@ -61,6 +66,9 @@ struct FlashDecodeChunkConfig {
                                        "launch shape only: grid.z = batch_size and each block "
                                        "reads its slot from %ctaid.z, its length from "
                                        "seq_lens[slot], so no PTX depends on it"));
+    v.field("kv_dtype", c.kv_dtype,
+            FieldSpec{.doc = "element type of the K and V caches: f32, f16 or bf16 (q, the "
+                             "partials and the arithmetic stay f32)"});
   }
 
   [[nodiscard]] float effective_scale() const; // 0 -> 1/sqrt(head_dim)
@@ -79,7 +87,8 @@ struct FlashDecodeChunk {
       "flash-decoding split-K pass: grid (num_chunks, num_kv_heads, batch), 4 warps per chunk, "
       "K/V read once per KV group, writes partial (max, sum, out) per head and chunk";
   static constexpr std::string_view kLimits =
-      "head_dim 32, 64 or 128; chunk_size a multiple of 32 in [32, 256]; num_kv_heads divides "
+      "head_dim 32, 64 or 128; kv_dtype f32, f16 or bf16; chunk_size a multiple of 32 in [32, "
+      "256]; num_kv_heads divides "
       "num_heads; static shared memory 4 * (group * head_dim * 5 + group * chunk_size) bytes "
       "<= 48 KiB (group = num_heads / num_kv_heads); num_kv_heads * max_seq_len * head_dim and "
       "batch_size * num_heads * num_chunks * head_dim < 2^31 (32-bit offsets); seq_lens[s] is "

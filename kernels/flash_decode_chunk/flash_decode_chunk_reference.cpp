@@ -4,6 +4,9 @@
 // The reference computes each chunk's partial state in double from its definition (exact max of
 // the chunk's scores first, then sums), so it shares no arithmetic with the kernel's butterflies
 // and ex2.approx; combined by flash_decode_reduce's reference it must equal one-pass attention.
+// With a half kv_dtype the K and V values are those of the format (make_inputs rounds them, and
+// reference() rounds what it is given, as the device's upload does); the arithmetic stays exact,
+// so the tolerance is the f32 one.
 #include "common/kv_cache_slots.h"
 #include "error_p.h"
 #include "flash_decode_chunk.h"
@@ -45,6 +48,28 @@ std::vector<NamedConfig<FlashDecodeChunkConfig>> FlashDecodeChunk::reference_con
               .scale = 0.0f,
               .chunk_size = 64,
               .batch_size = 4}},
+      {"qwen15b_coder_bf16",
+       "Qwen2.5-Coder-1.5B with a bf16 KV cache: head_dim 128, 12 heads, 2 KV heads, 2048 "
+       "context, 4 slots, chunks of 64",
+       Config{.head_dim = 128,
+              .num_heads = 12,
+              .num_kv_heads = 2,
+              .max_seq_len = 2048,
+              .scale = 0.0f,
+              .chunk_size = 64,
+              .batch_size = 4,
+              .kv_dtype = DType::kBF16}},
+      {"qwen15b_coder_f16",
+       "Qwen2.5-Coder-1.5B with an f16 KV cache: head_dim 128, 12 heads, 2 KV heads, 2048 "
+       "context, 4 slots, chunks of 64",
+       Config{.head_dim = 128,
+              .num_heads = 12,
+              .num_kv_heads = 2,
+              .max_seq_len = 2048,
+              .scale = 0.0f,
+              .chunk_size = 64,
+              .batch_size = 4,
+              .kv_dtype = DType::kF16}},
       {"qwen05b",
        "Qwen2.5-0.5B: head_dim 64, 14 heads, 2 KV heads, 2048 context, 4 slots, chunks of 64",
        Config{.head_dim = 64,
@@ -95,8 +120,8 @@ std::vector<ParamSpec> FlashDecodeChunk::params(const Config& c) {
   std::size_t rows = std::size_t{c.batch_size} * c.num_heads * c.num_chunks();
   return {
       common::query_param(s),
-      common::cache_pointers_param(s, "k_ptrs", "k_cache"),
-      common::cache_pointers_param(s, "v_ptrs", "v_cache"),
+      common::cache_pointers_param(s, "k_ptrs", "k_cache", elem_type(c.kv_dtype)),
+      common::cache_pointers_param(s, "v_ptrs", "v_cache", elem_type(c.kv_dtype)),
       {.name = "partial_max", .kind = ParamKind::kOutput, .buffer = "partial_max", .elems = rows},
       {.name = "partial_sum", .kind = ParamKind::kOutput, .buffer = "partial_sum", .elems = rows},
       {.name = "partial_out",
@@ -108,7 +133,10 @@ std::vector<ParamSpec> FlashDecodeChunk::params(const Config& c) {
 }
 
 HostTensors FlashDecodeChunk::make_inputs(const Config& c, std::uint64_t seed) {
-  return common::kv_cache_slot_inputs(slots(c), seed);
+  HostTensors t = common::kv_cache_slot_inputs(slots(c), seed);
+  round_all(c.kv_dtype, t.f32["k_cache"]);
+  round_all(c.kv_dtype, t.f32["v_cache"]);
+  return t;
 }
 
 FlashPartials flash_decode_chunk_reference(const FlashDecodeChunkConfig& c,
@@ -183,7 +211,11 @@ ptxkit::Expected<HostTensors> FlashDecodeChunk::reference(const Config& c, const
       return fail("flash_decode_chunk reference: seq_lens[" + std::to_string(s) +
                   "] = " + std::to_string(lens->second[s]) +
                   " exceeds max_seq_len = " + std::to_string(c.max_seq_len));
-  FlashPartials p = flash_decode_chunk_reference(c, q->second, k->second, v->second, lens->second);
+  // The caches as the device holds them (the identity for f32).
+  std::vector<float> k_cache = k->second, v_cache = v->second;
+  round_all(c.kv_dtype, k_cache);
+  round_all(c.kv_dtype, v_cache);
+  FlashPartials p = flash_decode_chunk_reference(c, q->second, k_cache, v_cache, lens->second);
   HostTensors out;
   out.f32["partial_max"] = std::move(p.max);
   out.f32["partial_sum"] = std::move(p.sum);

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <limits>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/dtype.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -233,6 +235,105 @@ TEST(FlashDecodeContract, GridsAndParamsMatchBatchedAttentionsLayout) {
   }
   EXPECT_EQ(find(FlashDecodeReduce::params(reduce_config(c)), "out").elems, find(bp, "out").elems);
   EXPECT_EQ(find(cp, "partial_out").elems, 5u * 6u * 4u * 32u);
+}
+
+std::string chunk_ptx(const std::vector<std::string>& sets) {
+  const Kernel* k = KernelRegistry::find("flash_decode_chunk");
+  EXPECT_NE(k, nullptr);
+  auto cfg = config_from_assignments(*k, sets);
+  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
+  if (!cfg) return {};
+  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
+  EXPECT_TRUE(ptx);
+  return ptx ? ptx->text : std::string();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(FlashDecodeHalfKv, MakeInputsHoldsCachesExactInTheFormatAndQInF32) {
+  FlashDecodeChunkConfig c = chunk_config();
+  c.kv_dtype = DType::kBF16;
+  HostTensors in = FlashDecodeChunk::make_inputs(c, 4);
+  for (const char* name : {"k_cache", "v_cache"})
+    for (float x : in.f32.at(name))
+      ASSERT_EQ(x, round_to(DType::kBF16, x)) << name;
+  bool q_has_f32_bits = false;
+  for (float x : in.f32.at("q"))
+    q_has_f32_bits |= x != round_to(DType::kBF16, x);
+  EXPECT_TRUE(q_has_f32_bits);
+}
+
+TEST(FlashDecodeHalfKv, TheReferenceReadsTheCachesRoundedIntoTheFormat) {
+  // Caches with f32 values the device cannot hold: the reference must use their f16 roundings,
+  // which the f32 reference of the same numbers misses by far more than the tolerance.
+  FlashDecodeChunkConfig c = chunk_config();
+  HostTensors in = FlashDecodeChunk::make_inputs(c, 9); // f32: not rounded
+  in.u32["seq_lens"] = {100, 100, 100, 100, 100};
+  FlashDecodeChunkConfig h = c;
+  h.kv_dtype = DType::kF16;
+  auto got = FlashDecodeChunk::reference(h, in);
+  ASSERT_TRUE(got);
+  HostTensors rounded = in;
+  round_all(DType::kF16, rounded.f32["k_cache"]);
+  round_all(DType::kF16, rounded.f32["v_cache"]);
+  auto want = FlashDecodeChunk::reference(c, rounded);
+  auto unrounded = FlashDecodeChunk::reference(c, in);
+  ASSERT_TRUE(want && unrounded);
+  const auto& g = got->f32.at("partial_out");
+  EXPECT_EQ(g, want->f32.at("partial_out"));
+  EXPECT_EQ(got->f32.at("partial_max"), want->f32.at("partial_max"));
+  double worst = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    worst = std::max(worst, std::fabs(double{g[i]} - unrounded->f32.at("partial_out")[i]));
+  EXPECT_GT(worst, 1e-3); // the rounding matters: the test can fail
+}
+
+TEST(FlashDecodeHalfKv, HalfCachesAreReadAsSixteenByteWordsAndTheKeyDiffers) {
+  // head_dim 128, chunk 64: f32 K is 4 rows x 4 float4s per lane, V 16 rows of one float4; in
+  // halves K is 4 rows x 2 loads of 8 halves, V 8 rows (16 lanes per row). q (2 loads) stays f32.
+  const std::string f32 = chunk_ptx({});
+  EXPECT_EQ(count(f32, "ld.global.nc.v4.f32"), 34u);
+  EXPECT_EQ(count(f32, "ld.global.nc.v4.b32"), 0u);
+  for (const char* t : {"kv_dtype=bf16", "kv_dtype=f16"}) {
+    const std::string h = chunk_ptx({t});
+    EXPECT_EQ(count(h, "ld.global.nc.v4.f32"), 2u) << t;
+    EXPECT_EQ(count(h, "ld.global.nc.v4.b32"), 16u) << t;
+    EXPECT_EQ(count(h, "st.global.v4.f32"), count(f32, "st.global.v4.f32")) << t;
+  }
+  EXPECT_NE(chunk_ptx({"kv_dtype=f16"}).find("cvt.f32.f16"), std::string::npos);
+  EXPECT_EQ(chunk_ptx({"kv_dtype=bf16"}).find("cvt.f32.f16"), std::string::npos);
+  // head_dim 32: 4 halves per lane of a K row (one .v2.b32), V rows of 8 halves.
+  const std::string small = chunk_ptx({"kv_dtype=bf16", "head_dim=32", "chunk_size=32"});
+  EXPECT_GT(count(small, "ld.global.nc.v2.b32"), 0u);
+  const Kernel* k = KernelRegistry::find("flash_decode_chunk");
+  ASSERT_NE(k, nullptr);
+  auto f = config_from_assignments(*k, {});
+  auto b = config_from_assignments(*k, {"kv_dtype=bf16"});
+  auto h = config_from_assignments(*k, {"kv_dtype=f16"});
+  ASSERT_TRUE(f && b && h);
+  EXPECT_NE(cache_key(*k, *f, "sm_90"), cache_key(*k, *b, "sm_90"));
+  EXPECT_NE(cache_key(*k, *b, "sm_90"), cache_key(*k, *h, "sm_90"));
+  auto bad = config_from_assignments(*k, {"kv_dtype=fp8"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bf16"), std::string::npos) << bad.error().message;
+}
+
+TEST(FlashDecodeHalfKv, ThePointerArraysNameHalfCachesAndStrideInElements) {
+  FlashDecodeChunkConfig c = chunk_config();
+  c.kv_dtype = DType::kBF16;
+  for (const auto& p : FlashDecodeChunk::params(c)) {
+    if (p.kind == ParamKind::kPointerArray) {
+      EXPECT_EQ(p.elem, ElemType::kBF16) << p.name;
+      EXPECT_EQ(p.stride_elems, std::size_t{2} * 100 * 32) << p.name;
+    } else if (p.buffer != "seq_lens") {
+      EXPECT_EQ(p.elem, ElemType::kF32) << p.name;
+    }
+  }
 }
 
 } // namespace
