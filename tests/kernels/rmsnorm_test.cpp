@@ -4,10 +4,29 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
 namespace {
+
+std::string ptx_for(const std::vector<std::string>& sets) {
+  const Kernel* k = KernelRegistry::find("rmsnorm");
+  EXPECT_NE(k, nullptr);
+  auto cfg = config_from_assignments(*k, sets);
+  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
+  if (!cfg) return {};
+  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
+  EXPECT_TRUE(ptx);
+  return ptx ? ptx->text : std::string();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
 
 TEST(RmsNormReference, ConstantRowNormalizesToGamma) {
   // x = c everywhere: mean(x^2) = c^2, so out = c / sqrt(c^2 + eps) * gamma.
@@ -71,6 +90,94 @@ TEST(RmsNormContract, LaunchIsOneBlockPerRowSizedToTheRow) {
   ASSERT_EQ(p.size(), 3u);
   EXPECT_EQ(p[0].elems, 5u * 896u); // the logical size: nothing padded
   EXPECT_EQ(p[1].kind, ParamKind::kOutput);
+}
+
+TEST(RmsNormHalf, TheReferenceRoundsInputsAndEachOutputToTheFormat) {
+  RmsNormConfig c{.hidden = 896, .eps = 1e-6f, .rows = 2, .dtype = DType::kBF16};
+  HostTensors in = RmsNorm::make_inputs(c, 11);
+  for (float v : in.f32.at("x"))
+    ASSERT_EQ(v, round_to(DType::kBF16, v));
+  for (float v : in.f32.at("gamma"))
+    ASSERT_EQ(v, round_to(DType::kBF16, v));
+  auto out = RmsNorm::reference(c, in);
+  ASSERT_TRUE(out);
+  const auto& y = out->f32.at("out");
+  // The same arithmetic, unrounded: every output is a bf16 value and most differ from the f32
+  // result (a positive control: without the final rounding this would find none).
+  auto f32 = rmsnorm_reference(in.f32.at("x"), in.f32.at("gamma"), c.rows, c.hidden, c.eps);
+  std::size_t rounded = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    ASSERT_EQ(y[i], round_to(DType::kBF16, y[i])) << i;
+    EXPECT_EQ(y[i], round_to(DType::kBF16, f32[i])) << i;
+    rounded += y[i] != f32[i];
+  }
+  EXPECT_GT(rounded, y.size() / 2);
+  // f16 keeps more bits, but still rounds.
+  c.dtype = DType::kF16;
+  HostTensors h = RmsNorm::make_inputs(c, 11);
+  auto hy = RmsNorm::reference(c, h);
+  ASSERT_TRUE(hy);
+  for (float v : hy->f32.at("out"))
+    ASSERT_EQ(v, round_to(DType::kF16, v));
+  EXPECT_GT(RmsNorm::tolerance(c, h).rel, 2 * 0x1p-11);
+  EXPECT_NE(RmsNorm::tolerance(c, h).why.find("f16"), std::string_view::npos);
+}
+
+TEST(RmsNormHalf, TheContractDeclaresHalfBuffersAndTheBlockFollowsTheChunks) {
+  RmsNormConfig c{.hidden = 896, .eps = 1e-6f, .rows = 3, .dtype = DType::kBF16};
+  for (const ParamSpec& p : RmsNorm::params(c))
+    EXPECT_EQ(p.elem, ElemType::kBF16) << p.name;
+  EXPECT_EQ(RmsNorm::params(c)[0].elems, 3u * 896u);
+  EXPECT_EQ(RmsNorm::launch(c).block[0], 128u); // 112 chunks of 8
+  c.dtype = DType::kF16;
+  c.hidden = 900; // not a multiple of 8: chunks of 4 halves (8-byte aligned rows)
+  EXPECT_EQ(RmsNorm::chunk_width(c), 4u);
+  EXPECT_EQ(RmsNorm::launch(c).block[0], 256u); // 225 chunks
+}
+
+TEST(RmsNormHalf, Bf16PtxReadsAndWritesHalvesInSixteenByteAccesses) {
+  const std::string bf = ptx_for({"dtype=bf16"}); // hidden 896: one chunk of 8 per thread
+  EXPECT_EQ(count(bf, "ld.global.f32"), 0u) << bf;
+  EXPECT_EQ(count(bf, "ld.global.nc.v4.f32"), 0u);
+  EXPECT_EQ(count(bf, "ld.global.nc.v4.b32"), 2u); // x and gamma, once each
+  EXPECT_EQ(count(bf, "st.global.v4.b32"), 1u);
+  EXPECT_EQ(count(bf, "cvt.rn.bf16x2.f32"), 4u);
+  EXPECT_NE(bf.find(".reqntid 128, 1, 1"), std::string::npos);
+  const std::string h = ptx_for({"dtype=f16", "hidden=900"});
+  EXPECT_EQ(count(h, "ld.global.nc.v2.b32"), 2u);
+  EXPECT_EQ(count(h, "cvt.rn.f16x2.f32"), 2u);
+  // A row too long for registers loops over its chunks, still in halves.
+  const std::string wide = ptx_for({"dtype=bf16", "hidden=16384"});
+  EXPECT_NE(wide.find("scale_loop"), std::string::npos);
+  EXPECT_EQ(count(wide, "ld.global.nc.v4.b32"), 3u); // x twice, gamma once
+  EXPECT_EQ(count(wide, "ld.global.nc.v4.f32"), 0u);
+}
+
+TEST(RmsNormF32, TheRowIsReadOnceWhenItFitsInRegisters) {
+  const std::string q = ptx_for({});              // 896: one chunk per thread
+  EXPECT_EQ(count(q, "ld.global.nc.v4.f32"), 2u); // x and gamma
+  EXPECT_EQ(q.find("scale_loop"), std::string::npos);
+  const std::string l = ptx_for({"hidden=4096"}); // 4 chunks per thread
+  EXPECT_EQ(count(l, "ld.global.nc.v4.f32"), 8u);
+  const std::string wide = ptx_for({"hidden=65536"}); // 64 chunks per thread: looped, read twice
+  EXPECT_EQ(count(wide, "ld.global.nc.v4.f32"), 3u);
+}
+
+TEST(RmsNormHalf, TheDtypeIsInTheKey) {
+  const Kernel* k = KernelRegistry::find("rmsnorm");
+  ASSERT_NE(k, nullptr);
+  auto f32 = config_from_assignments(*k, {});
+  auto bf = config_from_assignments(*k, {"dtype=bf16"});
+  auto f16 = config_from_assignments(*k, {"dtype=f16"});
+  ASSERT_TRUE(f32 && bf && f16);
+  EXPECT_NE(cache_key(*k, *f32, "sm_90"), cache_key(*k, *bf, "sm_90"));
+  EXPECT_NE(cache_key(*k, *bf, "sm_90"), cache_key(*k, *f16, "sm_90"));
+  auto bad = config_from_assignments(*k, {"dtype=fp8"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bf16"), std::string::npos) << bad.error().message;
+  auto odd = config_from_assignments(*k, {"dtype=bf16", "hidden=898"});
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("multiple of 4"), std::string::npos) << odd.error().message;
 }
 
 TEST(RmsNormLimits, AHiddenSizeTheVectorPathCannotCoverIsRefused) {
