@@ -2,7 +2,7 @@
 // contract, inputs, reference configs and bench case.
 //
 // The sum is formed in f32 (it is an output: the kernel stores exactly x + residual rounded to
-// f32), then the sum of squares of that f32 sum is accumulated in double.
+// f32, then to the dtype), then the sum of squares of that f32 sum is accumulated in double.
 #include "common/row_block.h"
 #include "error_p.h"
 #include "fused_residual_rmsnorm.h"
@@ -18,6 +18,10 @@ std::vector<NamedConfig<FusedResidualRmsNormConfig>> FusedResidualRmsNorm::refer
        Config{.hidden = 896, .eps = 1e-6f, .rows = 4}},
       {"llama", "Llama: hidden 4096, rms eps 1e-5",
        Config{.hidden = 4096, .eps = 1e-5f, .rows = 4}},
+      {"qwen05b_bf16", "Qwen2.5-0.5B in bf16: hidden 896, rms eps 1e-6",
+       Config{.hidden = 896, .eps = 1e-6f, .rows = 4, .dtype = DType::kBF16}},
+      {"llama_f16", "Llama in f16: hidden 4096, rms eps 1e-5",
+       Config{.hidden = 4096, .eps = 1e-5f, .rows = 4, .dtype = DType::kF16}},
   };
 }
 
@@ -26,7 +30,27 @@ std::vector<BenchCase> FusedResidualRmsNorm::bench_cases() {
            .config = "qwen05b",
            .sets = {"rows=65536"},
            .shape = "65536 x 896 f32 (x, residual in; sum, out written)",
+           .target = BenchTarget{.min_pct_of_copy = 80}},
+          {.name = "fused_residual_rmsnorm_65536x896_bf16",
+           .config = "qwen05b_bf16",
+           .sets = {"rows=65536"},
+           .shape = "65536 x 896 bf16 (x, residual in; sum, out written)",
            .target = BenchTarget{.min_pct_of_copy = 80}}};
+}
+
+Tolerance FusedResidualRmsNorm::tolerance(const Config& c, const HostTensors&) {
+  // One rounding of each output to the format: the device's f32 value and the reference may sit
+  // on either side of a rounding boundary.
+  switch (c.dtype) {
+  case DType::kF16:
+    return {2e-6, 2e-5 + 2 * unit_roundoff(c.dtype), "as rmsnorm; sum and out rounded once to f16"};
+  case DType::kBF16:
+    return {2e-6, 2e-5 + 2 * unit_roundoff(c.dtype),
+            "as rmsnorm; sum and out rounded once to bf16"};
+  case DType::kF32:
+    break;
+  }
+  return {2e-6, 2e-5, "as rmsnorm; `sum` is one f32 add, correctly rounded"};
 }
 
 ptxkit::Expected<void> FusedResidualRmsNorm::validate(const Config& c) {
@@ -39,19 +63,20 @@ ptxkit::Expected<void> FusedResidualRmsNorm::validate(const Config& c) {
 LaunchDims FusedResidualRmsNorm::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.rows;
-  d.block[0] = row_block::threads_for(c.hidden / 4);
+  d.block[0] = row_block::threads_for(chunks(c));
   d.dynamic_smem_bytes = 0; // the warp partial sums live in static shared memory
   return d;
 }
 
 std::vector<ParamSpec> FusedResidualRmsNorm::params(const Config& c) {
   std::size_t n = std::size_t{c.rows} * c.hidden;
+  const ElemType e = elem_type(c.dtype);
   return {
-      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
-      {.name = "residual", .kind = ParamKind::kInput, .buffer = "residual", .elems = n},
-      {.name = "gamma", .kind = ParamKind::kInput, .buffer = "gamma", .elems = c.hidden},
-      {.name = "sum", .kind = ParamKind::kOutput, .buffer = "sum", .elems = n},
-      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elem = e, .elems = n},
+      {.name = "residual", .kind = ParamKind::kInput, .buffer = "residual", .elem = e, .elems = n},
+      {.name = "gamma", .kind = ParamKind::kInput, .buffer = "gamma", .elem = e, .elems = c.hidden},
+      {.name = "sum", .kind = ParamKind::kOutput, .buffer = "sum", .elem = e, .elems = n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elem = e, .elems = n},
   };
 }
 
@@ -62,14 +87,15 @@ HostTensors FusedResidualRmsNorm::make_inputs(const Config& c, std::uint64_t see
   t.f32["x"] = rng.uniform_vector(n, -2.0f, 2.0f);
   t.f32["residual"] = rng.uniform_vector(n, -2.0f, 2.0f);
   t.f32["gamma"] = rng.uniform_vector(c.hidden, 0.5f, 1.5f);
+  for (const char* name : {"x", "residual", "gamma"})
+    round_all(c.dtype, t.f32[name]);
   return t;
 }
 
-FusedResidualRmsNormOutputs fused_residual_rmsnorm_reference(const std::vector<float>& x,
-                                                             const std::vector<float>& residual,
-                                                             const std::vector<float>& gamma,
-                                                             std::uint32_t rows,
-                                                             std::uint32_t hidden, float eps) {
+FusedResidualRmsNormOutputs
+fused_residual_rmsnorm_reference(const std::vector<float>& x, const std::vector<float>& residual,
+                                 const std::vector<float>& gamma, std::uint32_t rows,
+                                 std::uint32_t hidden, float eps, DType dtype) {
   FusedResidualRmsNormOutputs o;
   o.sum.resize(std::size_t{rows} * hidden);
   o.out.resize(o.sum.size());
@@ -82,8 +108,9 @@ FusedResidualRmsNormOutputs fused_residual_rmsnorm_reference(const std::vector<f
       sumsq += double{row[i]} * double{row[i]};
     const double inv_rms = 1.0 / std::sqrt(sumsq / hidden + double{eps});
     for (std::size_t i = 0; i < hidden; ++i)
-      o.out[r * hidden + i] = static_cast<float>(double{row[i]} * inv_rms * double{gamma[i]});
+      o.out[r * hidden + i] = round_to(dtype, double{row[i]} * inv_rms * double{gamma[i]});
   }
+  round_all(dtype, o.sum); // stored rounded; the normalization above used the f32 sum
   return o;
 }
 
@@ -101,8 +128,8 @@ ptxkit::Expected<HostTensors> FusedResidualRmsNorm::reference(const Config& c,
                 " elements, residual " + std::to_string(r->second.size()) + ", gamma " +
                 std::to_string(g->second.size()) + "; expected rows*hidden = " + std::to_string(n) +
                 " and hidden = " + std::to_string(c.hidden));
-  auto o =
-      fused_residual_rmsnorm_reference(x->second, r->second, g->second, c.rows, c.hidden, c.eps);
+  auto o = fused_residual_rmsnorm_reference(x->second, r->second, g->second, c.rows, c.hidden,
+                                            c.eps, c.dtype);
   HostTensors out;
   out.f32["sum"] = std::move(o.sum);
   out.f32["out"] = std::move(o.out);

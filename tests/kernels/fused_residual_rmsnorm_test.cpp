@@ -7,6 +7,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -84,6 +85,59 @@ TEST(FusedResidualRmsNormPtx, StoresTheSumAndTheOutputPerChunk) {
   EXPECT_EQ(stores, 8u); // 1024 chunks / 256 threads = 4 per thread, sum and out each
   EXPECT_EQ(ptx->text.find("ld.global.nc.v4.f32 {%f1,"), std::string::npos)
       << "x and residual must use plain loads (sum may alias them)";
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(FusedResidualRmsNormHalf, TheReferenceRoundsTheSumAndTheOutput) {
+  FusedResidualRmsNormConfig c{.hidden = 896, .eps = 1e-6f, .rows = 2, .dtype = DType::kBF16};
+  HostTensors in = FusedResidualRmsNorm::make_inputs(c, 5);
+  for (const char* name : {"x", "residual", "gamma"})
+    for (float v : in.f32.at(name))
+      ASSERT_EQ(v, round_to(DType::kBF16, v)) << name;
+  auto out = FusedResidualRmsNorm::reference(c, in);
+  ASSERT_TRUE(out);
+  // Positive control: the same arithmetic unrounded differs in most elements of both outputs.
+  auto f32 = fused_residual_rmsnorm_reference(in.f32.at("x"), in.f32.at("residual"),
+                                              in.f32.at("gamma"), c.rows, c.hidden, c.eps);
+  std::size_t rounded_sum = 0, rounded_out = 0;
+  for (std::size_t i = 0; i < f32.sum.size(); ++i) {
+    EXPECT_EQ(out->f32.at("sum")[i], round_to(DType::kBF16, f32.sum[i])) << i;
+    EXPECT_EQ(out->f32.at("out")[i], round_to(DType::kBF16, f32.out[i])) << i;
+    rounded_sum += out->f32.at("sum")[i] != f32.sum[i];
+    rounded_out += out->f32.at("out")[i] != f32.out[i];
+  }
+  EXPECT_GT(rounded_sum, f32.sum.size() / 4);
+  EXPECT_GT(rounded_out, f32.out.size() / 2);
+  EXPECT_NE(FusedResidualRmsNorm::tolerance(c, in).why.find("bf16"), std::string_view::npos);
+}
+
+TEST(FusedResidualRmsNormHalf, HalfBuffersSixteenByteChunks) {
+  FusedResidualRmsNormConfig c{.hidden = 896, .eps = 1e-6f, .rows = 3, .dtype = DType::kF16};
+  for (const ParamSpec& p : FusedResidualRmsNorm::params(c))
+    EXPECT_EQ(p.elem, ElemType::kF16) << p.name;
+  EXPECT_EQ(FusedResidualRmsNorm::launch(c).block[0], 128u); // 112 chunks of 8 halves
+  const Kernel* k = KernelRegistry::find("fused_residual_rmsnorm");
+  ASSERT_NE(k, nullptr);
+  auto bf = config_from_assignments(*k, {"dtype=bf16"});
+  auto f32 = config_from_assignments(*k, {});
+  ASSERT_TRUE(bf && f32);
+  EXPECT_NE(cache_key(*k, *bf, "sm_90"), cache_key(*k, *f32, "sm_90"));
+  auto ptx = k->generate(*bf, ptxgen::Target::all_supported().front());
+  ASSERT_TRUE(ptx);
+  EXPECT_EQ(count(ptx->text, ".f32 {"), 0u) << "no f32 vector access of a half buffer";
+  EXPECT_EQ(count(ptx->text, "ld.global.v4.b32"), 2u);    // x, residual (plain: sum may alias)
+  EXPECT_EQ(count(ptx->text, "ld.global.nc.v4.b32"), 1u); // gamma
+  EXPECT_EQ(count(ptx->text, "st.global.v4.b32"), 2u);    // sum, out
+  EXPECT_EQ(count(ptx->text, "cvt.rn.bf16x2.f32"), 8u);
+  auto odd = config_from_assignments(*k, {"dtype=bf16", "hidden=16388"});
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("16384"), std::string::npos) << odd.error().message;
 }
 
 } // namespace
