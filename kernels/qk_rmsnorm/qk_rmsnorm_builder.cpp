@@ -9,8 +9,9 @@
 //   4. out = x * rstd * gamma, from the same registers; lanes past the last head (when the block
 //      is rounded up to a warp) loaded the last head again and store nothing.
 // Offsets: the token's base is 64-bit (tokens * num_heads * head_dim may exceed 2^32); inside a
-// token everything is 32-bit (at most 32 * 256 elements).
-#include "common/vector_access.h"
+// token everything is 32-bit (at most 32 * 256 elements). Halves are widened to f32 registers on
+// load and rounded once on store (common/dtype_access.h).
+#include "common/dtype_access.h"
 #include "common/warp_reduce.h"
 #include "qk_rmsnorm.h"
 
@@ -23,20 +24,20 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-} // namespace
-
-ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::Target& target,
+template <class E>
+ptxkit::Expected<GeneratedPtx> build_qk_rmsnorm(const QkRmsNormConfig& c,
+                                                const ptxgen::Target& target,
                                                 const GenOptions& options) {
-  const QkRmsNormLayout lay = qk_rmsnorm_layout(c.head_dim, c.num_heads);
+  const QkRmsNormLayout lay = qk_rmsnorm_layout(c);
   const std::uint32_t w = lay.vector_width;
   const std::uint32_t lanes = lay.lanes_per_head;
   const std::uint32_t per_lane = lay.vectors_per_lane;
   const std::int64_t stride = std::int64_t{lanes} * w; // elements between a lane's vectors
-  KernelBuilder b(std::string(kName), target);
+  KernelBuilder b(std::string(QkRmsNorm::kName), target);
   b.reqntid(lay.threads);
-  auto in = b.param<Ptr<Global, const F32>>("input");
-  auto out = b.param<Ptr<Global, F32>>("output");
-  auto gamma = b.param<Ptr<Global, const F32>>("gamma");
+  auto in = b.param<Ptr<Global, const E>>("input");
+  auto out = b.param<Ptr<Global, E>>("output");
+  auto gamma = b.param<Ptr<Global, const E>>("gamma");
 
   Reg<U32> tid = b.tid_x();
   Reg<U32> token = b.ctaid_x();
@@ -68,7 +69,7 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   std::vector<Reg<F32>> squares;
   for (std::uint32_t j = 0; j < per_lane; ++j) {
     x.push_back(
-        common::load_vector(b, x_lane + std::int64_t{j} * stride, w, common::LoadPath::kPlain));
+        common::load_f32<E>(b, x_lane + std::int64_t{j} * stride, w, common::LoadPath::kPlain));
     for (Reg<F32> v : x.back())
       squares.push_back(squares.empty() ? b.mul(v, v) : b.fma(v, v, squares.back(), rn));
   }
@@ -82,20 +83,28 @@ ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::T
   // 4. out = x * rstd * gamma.
   for (std::uint32_t j = 0; j < per_lane; ++j) {
     auto g =
-        common::load_vector(b, g_lane + std::int64_t{j} * stride, w, common::LoadPath::kReadOnly);
+        common::load_f32<E>(b, g_lane + std::int64_t{j} * stride, w, common::LoadPath::kReadOnly);
     std::vector<Reg<F32>> y = x[j];
     for (std::size_t e = 0; e < y.size(); ++e)
       y[e] = b.mul(b.mul(x[j][e], rstd), g[e]);
     auto p = y_lane + std::int64_t{j} * stride;
     if (!real_head.empty()) {
       auto only_real_heads = b.guard(real_head[0]);
-      common::store_vector(b, p, y);
+      common::store_f32<E>(b, p, y);
     } else {
-      common::store_vector(b, p, y);
+      common::store_f32<E>(b, p, y);
     }
   }
   b.ret();
   return finish_and_print(b, options);
+}
+
+} // namespace
+
+ptxkit::Expected<GeneratedPtx> QkRmsNorm::build(const Config& c, const ptxgen::Target& target,
+                                                const GenOptions& options) {
+  return common::with_dtype(c.dtype,
+                            [&]<class E>() { return build_qk_rmsnorm<E>(c, target, options); });
 }
 
 PTXKIT_REGISTER_KERNEL(QkRmsNorm);

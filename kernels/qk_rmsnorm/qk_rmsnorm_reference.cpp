@@ -19,6 +19,12 @@ std::vector<NamedConfig<QkRmsNormConfig>> QkRmsNorm::reference_configs() {
        Config{.head_dim = 64, .num_heads = 2, .eps = 1e-6f, .tokens = 4}},
       {"llama_q", "Llama Q: 32 heads of head_dim 128, eps 1e-5",
        Config{.head_dim = 128, .num_heads = 32, .eps = 1e-5f, .tokens = 4}},
+      {"qwen05b_q_bf16", "Qwen2.5-0.5B Q in bf16: 14 heads of head_dim 64, eps 1e-6",
+       Config{.head_dim = 64, .num_heads = 14, .eps = 1e-6f, .tokens = 4, .dtype = DType::kBF16}},
+      {"qwen05b_k_bf16", "Qwen2.5-0.5B K in bf16: 2 KV heads of head_dim 64, eps 1e-6",
+       Config{.head_dim = 64, .num_heads = 2, .eps = 1e-6f, .tokens = 4, .dtype = DType::kBF16}},
+      {"llama_q_f16", "Llama Q in f16: 32 heads of head_dim 128, eps 1e-5",
+       Config{.head_dim = 128, .num_heads = 32, .eps = 1e-5f, .tokens = 4, .dtype = DType::kF16}},
   };
 }
 
@@ -28,6 +34,22 @@ std::vector<BenchCase> QkRmsNorm::bench_cases() {
            .sets = {"tokens=65536"},
            .shape = "65536 tokens x 14 heads x 64",
            .target = BenchTarget{.min_pct_of_copy = 80}}};
+}
+
+Tolerance QkRmsNorm::tolerance(const Config& c, const HostTensors&) {
+  // One rounding of the output to the format: the device's f32 value and the reference may sit
+  // on either side of a rounding boundary.
+  switch (c.dtype) {
+  case DType::kF16:
+    return {2e-6, 2e-5 + 2 * unit_roundoff(c.dtype),
+            "as rmsnorm over head_dim; out rounded to f16"};
+  case DType::kBF16:
+    return {2e-6, 2e-5 + 2 * unit_roundoff(c.dtype),
+            "as rmsnorm over head_dim; out rounded to bf16"};
+  case DType::kF32:
+    break;
+  }
+  return {2e-6, 2e-5, "as rmsnorm over head_dim"};
 }
 
 ptxkit::Expected<void> QkRmsNorm::validate(const Config& c) {
@@ -40,16 +62,21 @@ ptxkit::Expected<void> QkRmsNorm::validate(const Config& c) {
 LaunchDims QkRmsNorm::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.tokens;
-  d.block[0] = qk_rmsnorm_layout(c.head_dim, c.num_heads).threads;
+  d.block[0] = qk_rmsnorm_layout(c).threads;
   return d;
 }
 
 std::vector<ParamSpec> QkRmsNorm::params(const Config& c) {
   std::size_t n = std::size_t{c.tokens} * c.num_heads * c.head_dim;
+  const ElemType e = elem_type(c.dtype);
   return {
-      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
-      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
-      {.name = "gamma", .kind = ParamKind::kInput, .buffer = "gamma", .elems = c.head_dim},
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elem = e, .elems = n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elem = e, .elems = n},
+      {.name = "gamma",
+       .kind = ParamKind::kInput,
+       .buffer = "gamma",
+       .elem = e,
+       .elems = c.head_dim},
   };
 }
 
@@ -66,13 +93,15 @@ HostTensors QkRmsNorm::make_inputs(const Config& c, std::uint64_t seed) {
       x.push_back(scale * rng.uniform(-1.0f, 1.0f));
   }
   t.f32["gamma"] = rng.uniform_vector(c.head_dim, 0.5f, 1.5f);
+  round_all(c.dtype, x);
+  round_all(c.dtype, t.f32["gamma"]);
   return t;
 }
 
 std::vector<float> qk_rmsnorm_reference(const std::vector<float>& x,
                                         const std::vector<float>& gamma, std::uint32_t tokens,
-                                        std::uint32_t num_heads, std::uint32_t head_dim,
-                                        float eps) {
+                                        std::uint32_t num_heads, std::uint32_t head_dim, float eps,
+                                        DType dtype) {
   std::vector<float> out(x.size());
   const std::size_t heads = std::size_t{tokens} * num_heads;
   for (std::size_t h = 0; h < heads; ++h) {
@@ -82,7 +111,7 @@ std::vector<float> qk_rmsnorm_reference(const std::vector<float>& x,
       sumsq += double{row[i]} * double{row[i]};
     const double inv_rms = 1.0 / std::sqrt(sumsq / head_dim + double{eps});
     for (std::size_t i = 0; i < head_dim; ++i)
-      out[h * head_dim + i] = static_cast<float>(double{row[i]} * inv_rms * double{gamma[i]});
+      out[h * head_dim + i] = round_to(dtype, double{row[i]} * inv_rms * double{gamma[i]});
   }
   return out;
 }
@@ -100,7 +129,7 @@ ptxkit::Expected<HostTensors> QkRmsNorm::reference(const Config& c, const HostTe
                 " and head_dim = " + std::to_string(c.head_dim));
   HostTensors out;
   out.f32["out"] =
-      qk_rmsnorm_reference(x->second, g->second, c.tokens, c.num_heads, c.head_dim, c.eps);
+      qk_rmsnorm_reference(x->second, g->second, c.tokens, c.num_heads, c.head_dim, c.eps, c.dtype);
   return out;
 }
 

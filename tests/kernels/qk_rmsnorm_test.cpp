@@ -6,6 +6,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -123,6 +124,70 @@ TEST(QkRmsNormPtx, VectorWidthAndReductionFollowHeadDim) {
     EXPECT_EQ(s.find("@%p") != std::string::npos, c.guarded_store) // only phantom lanes
         << c.sets[0];
   }
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(QkRmsNormHalf, TheReferenceRoundsEachOutput) {
+  QkRmsNormConfig c{.head_dim = 64, .num_heads = 14, .eps = 1e-6f, .tokens = 2};
+  c.dtype = DType::kBF16;
+  HostTensors in = QkRmsNorm::make_inputs(c, 3);
+  for (float v : in.f32.at("x"))
+    ASSERT_EQ(v, round_to(DType::kBF16, v));
+  auto out = QkRmsNorm::reference(c, in);
+  ASSERT_TRUE(out);
+  // Positive control: unrounded, most outputs differ.
+  auto f32 = qk_rmsnorm_reference(in.f32.at("x"), in.f32.at("gamma"), c.tokens, c.num_heads,
+                                  c.head_dim, c.eps);
+  std::size_t rounded = 0;
+  for (std::size_t i = 0; i < f32.size(); ++i) {
+    EXPECT_EQ(out->f32.at("out")[i], round_to(DType::kBF16, f32[i])) << i;
+    rounded += out->f32.at("out")[i] != f32[i];
+  }
+  EXPECT_GT(rounded, f32.size() / 2);
+  EXPECT_NE(QkRmsNorm::tolerance(c, in).why.find("bf16"), std::string_view::npos);
+}
+
+TEST(QkRmsNormHalf, EightHalvesPerLaneAndHalfBuffers) {
+  QkRmsNormConfig c{.head_dim = 64, .num_heads = 14, .tokens = 9, .dtype = DType::kBF16};
+  EXPECT_EQ(qk_rmsnorm_layout(c).lanes_per_head, 8u); // 64 halves: 8 lanes of 16 bytes
+  EXPECT_EQ(qk_rmsnorm_layout(c).vector_width, 8u);
+  EXPECT_EQ(QkRmsNorm::launch(c).block[0], 128u); // 112 lanes rounded up to a warp
+  for (const ParamSpec& p : QkRmsNorm::params(c))
+    EXPECT_EQ(p.elem, ElemType::kBF16) << p.name;
+  auto l96 = qk_rmsnorm_layout(96, 2, 8); // a warp per head, single halves
+  EXPECT_EQ(l96.vector_width, 1u);
+  EXPECT_EQ(l96.vectors_per_lane, 3u);
+  auto l256 = qk_rmsnorm_layout(256, 2, 8); // 32 lanes of 8
+  EXPECT_EQ(l256.lanes_per_head, 32u);
+  EXPECT_EQ(l256.vector_width, 8u);
+
+  const Kernel* k = KernelRegistry::find("qk_rmsnorm");
+  ASSERT_NE(k, nullptr);
+  const auto& t = ptxgen::Target::all_supported().front();
+  auto bf = config_from_assignments(*k, {"dtype=bf16"});
+  auto f16 = config_from_assignments(*k, {"dtype=f16", "head_dim=96"});
+  auto f32 = config_from_assignments(*k, {});
+  ASSERT_TRUE(bf && f16 && f32);
+  EXPECT_NE(cache_key(*k, *bf, "sm_90"), cache_key(*k, *f32, "sm_90"));
+  auto ptx = k->generate(*bf, t);
+  ASSERT_TRUE(ptx);
+  EXPECT_EQ(count(ptx->text, ".f32 {"), 0u) << ptx->text;
+  EXPECT_EQ(count(ptx->text, "ld.global.v4.b32"), 1u); // x (plain: out may alias it)
+  EXPECT_EQ(count(ptx->text, "ld.global.nc.v4.b32"), 1u);
+  EXPECT_EQ(count(ptx->text, "st.global.v4.b32"), 1u);
+  auto h = k->generate(*f16, t);
+  ASSERT_TRUE(h);
+  EXPECT_EQ(count(h->text, "ld.global.b16"), 3u); // three single halves per lane
+  EXPECT_EQ(count(h->text, "cvt.rn.f16.f32"), 3u);
+  auto bad = config_from_assignments(*k, {"dtype=bf16", "head_dim=48"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("multiple of 32"), std::string::npos) << bad.error().message;
 }
 
 } // namespace
