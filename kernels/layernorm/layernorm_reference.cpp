@@ -18,6 +18,10 @@ std::vector<NamedConfig<LayerNormConfig>> LayerNorm::reference_configs() {
        LayerNormConfig{.hidden = 896, .eps = 1e-6f, .rows = 4}},
       {"llama", "Llama shape: hidden 4096, eps 1e-5",
        LayerNormConfig{.hidden = 4096, .eps = 1e-5f, .rows = 4}},
+      {"qwen05b_bf16", "Qwen2.5-0.5B shape in bf16: hidden 896, eps 1e-6",
+       LayerNormConfig{.hidden = 896, .eps = 1e-6f, .rows = 4, .dtype = DType::kBF16}},
+      {"llama_f16", "Llama shape in f16: hidden 4096, eps 1e-5",
+       LayerNormConfig{.hidden = 4096, .eps = 1e-5f, .rows = 4, .dtype = DType::kF16}},
   };
 }
 
@@ -27,6 +31,22 @@ std::vector<BenchCase> LayerNorm::bench_cases() {
            .sets = {"rows=65536"},
            .shape = "65536 x 896 f32",
            .target = BenchTarget{.min_pct_of_copy = 80}}};
+}
+
+Tolerance LayerNorm::tolerance(const Config& c, const HostTensors&) {
+  // One rounding of the output to the format: the device's f32 value and the reference may sit
+  // on either side of a rounding boundary.
+  switch (c.dtype) {
+  case DType::kF16:
+    return {2e-6, 2e-5 + 2 * unit_roundoff(c.dtype),
+            "f32 mean and variance (two tree reductions), rsqrt.approx, out rounded to f16"};
+  case DType::kBF16:
+    return {2e-6, 2e-5 + 2 * unit_roundoff(c.dtype),
+            "f32 mean and variance (two tree reductions), rsqrt.approx, out rounded to bf16"};
+  case DType::kF32:
+    break;
+  }
+  return {2e-6, 2e-5, "f32 mean and variance (two tree reductions), rsqrt.approx"};
 }
 
 ptxkit::Expected<void> LayerNorm::validate(const Config& c) {
@@ -39,18 +59,19 @@ ptxkit::Expected<void> LayerNorm::validate(const Config& c) {
 LaunchDims LayerNorm::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.rows;
-  d.block[0] = row_block::threads_for(c.hidden / 4);
+  d.block[0] = row_block::threads_for(chunks(c));
   d.dynamic_smem_bytes = 0; // the warp partial sums live in static shared memory
   return d;
 }
 
 std::vector<ParamSpec> LayerNorm::params(const Config& c) {
   std::size_t n = std::size_t{c.rows} * c.hidden;
+  const ElemType e = elem_type(c.dtype);
   return {
-      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
-      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
-      {.name = "gamma", .kind = ParamKind::kInput, .buffer = "gamma", .elems = c.hidden},
-      {.name = "beta", .kind = ParamKind::kInput, .buffer = "beta", .elems = c.hidden},
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elem = e, .elems = n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elem = e, .elems = n},
+      {.name = "gamma", .kind = ParamKind::kInput, .buffer = "gamma", .elem = e, .elems = c.hidden},
+      {.name = "beta", .kind = ParamKind::kInput, .buffer = "beta", .elem = e, .elems = c.hidden},
   };
 }
 
@@ -61,12 +82,14 @@ HostTensors LayerNorm::make_inputs(const Config& c, std::uint64_t seed) {
   t.f32["x"] = rng.uniform_vector(std::size_t{c.rows} * c.hidden, 1.0f, 5.0f);
   t.f32["gamma"] = rng.uniform_vector(c.hidden, 0.5f, 1.5f);
   t.f32["beta"] = rng.uniform_vector(c.hidden, -0.5f, 0.5f);
+  for (const char* name : {"x", "gamma", "beta"})
+    round_all(c.dtype, t.f32[name]);
   return t;
 }
 
 std::vector<float> layernorm_reference(const std::vector<float>& x, const std::vector<float>& gamma,
                                        const std::vector<float>& beta, std::uint32_t rows,
-                                       std::uint32_t hidden, float eps) {
+                                       std::uint32_t hidden, float eps, DType dtype) {
   std::vector<float> out(std::size_t{rows} * hidden);
   for (std::size_t r = 0; r < rows; ++r) {
     const float* row = x.data() + r * hidden;
@@ -80,7 +103,7 @@ std::vector<float> layernorm_reference(const std::vector<float>& x, const std::v
     const double rstd = 1.0 / std::sqrt(sq / hidden + double{eps});
     for (std::size_t i = 0; i < hidden; ++i)
       out[r * hidden + i] =
-          static_cast<float>((row[i] - mean) * rstd * double{gamma[i]} + double{beta[i]});
+          round_to(dtype, (row[i] - mean) * rstd * double{gamma[i]} + double{beta[i]});
   }
   return out;
 }
@@ -99,7 +122,8 @@ ptxkit::Expected<HostTensors> LayerNorm::reference(const Config& c, const HostTe
                 "; expected rows*hidden = " + std::to_string(std::size_t{c.rows} * c.hidden) +
                 " and hidden = " + std::to_string(c.hidden));
   HostTensors out;
-  out.f32["out"] = layernorm_reference(x->second, g->second, bt->second, c.rows, c.hidden, c.eps);
+  out.f32["out"] =
+      layernorm_reference(x->second, g->second, bt->second, c.rows, c.hidden, c.eps, c.dtype);
   return out;
 }
 

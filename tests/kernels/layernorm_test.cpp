@@ -5,6 +5,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -109,6 +110,57 @@ TEST(LayerNormPtx, TwoBlockReductionsBroadcastAndEpsBaked) {
   EXPECT_NE(t.find(", 225;"), std::string::npos);
   EXPECT_NE(t.find(", 224;"), std::string::npos);
   EXPECT_NE(t.find("0f3727C5AC"), std::string::npos); // eps = 1e-5
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(LayerNormHalf, TheReferenceRoundsEachOutput) {
+  LayerNormConfig c{.hidden = 896, .eps = 1e-6f, .rows = 2, .dtype = DType::kF16};
+  HostTensors in = LayerNorm::make_inputs(c, 9);
+  for (const char* name : {"x", "gamma", "beta"})
+    for (float v : in.f32.at(name))
+      ASSERT_EQ(v, round_to(DType::kF16, v)) << name;
+  auto out = LayerNorm::reference(c, in);
+  ASSERT_TRUE(out);
+  // Positive control: unrounded, most outputs differ.
+  auto f32 = layernorm_reference(in.f32.at("x"), in.f32.at("gamma"), in.f32.at("beta"), c.rows,
+                                 c.hidden, c.eps);
+  std::size_t rounded = 0;
+  for (std::size_t i = 0; i < f32.size(); ++i) {
+    EXPECT_EQ(out->f32.at("out")[i], round_to(DType::kF16, f32[i])) << i;
+    rounded += out->f32.at("out")[i] != f32[i];
+  }
+  EXPECT_GT(rounded, f32.size() / 2);
+  EXPECT_NE(LayerNorm::tolerance(c, in).why.find("f16"), std::string_view::npos);
+}
+
+TEST(LayerNormHalf, HalfBuffersSixteenByteChunks) {
+  LayerNormConfig c{.hidden = 4096, .eps = 1e-5f, .rows = 3, .dtype = DType::kBF16};
+  for (const ParamSpec& p : LayerNorm::params(c))
+    EXPECT_EQ(p.elem, ElemType::kBF16) << p.name;
+  EXPECT_EQ(LayerNorm::launch(c).block[0], 256u); // 512 chunks of 8: two per thread
+  c.hidden = 900;                                 // not a multiple of 8: chunks of 4 halves
+  EXPECT_EQ(LayerNorm::chunk_width(c), 4u);
+  const Kernel* k = KernelRegistry::find("layernorm");
+  ASSERT_NE(k, nullptr);
+  auto bf = config_from_assignments(*k, {"dtype=bf16", "hidden=4096"});
+  auto f32 = config_from_assignments(*k, {"hidden=4096"});
+  ASSERT_TRUE(bf && f32);
+  EXPECT_NE(cache_key(*k, *bf, "sm_90"), cache_key(*k, *f32, "sm_90"));
+  auto ptx = k->generate(*bf, ptxgen::Target::all_supported().front());
+  ASSERT_TRUE(ptx);
+  EXPECT_EQ(count(ptx->text, ".f32 {"), 0u);
+  EXPECT_EQ(count(ptx->text, "ld.global.v4.b32"), 2u);    // x (plain: out may alias it)
+  EXPECT_EQ(count(ptx->text, "ld.global.nc.v4.b32"), 4u); // gamma and beta
+  EXPECT_EQ(count(ptx->text, "st.global.v4.b32"), 2u);
+  auto bad = config_from_assignments(*k, {"dtype=f16", "hidden=8194"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("multiple of 4"), std::string::npos) << bad.error().message;
 }
 
 } // namespace
