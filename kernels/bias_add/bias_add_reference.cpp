@@ -12,6 +12,12 @@ std::vector<NamedConfig<BiasAddConfig>> BiasAdd::reference_configs() {
        Config{.cols = 1152, .rows = 1}},
       {"qwen05b_q", "Qwen2.5-0.5B query projection bias: 896 columns, 4 tokens",
        Config{.cols = 896, .rows = 4}},
+      {"qwen05b_qkv_bf16", "Qwen2.5-0.5B fused q/k/v projection bias in bf16: 1152 columns",
+       Config{.cols = 1152, .rows = 1, .dtype = DType::kBF16}},
+      {"qwen05b_q_bf16", "Qwen2.5-0.5B query projection bias in bf16: 896 columns, 4 tokens",
+       Config{.cols = 896, .rows = 4, .dtype = DType::kBF16}},
+      {"qwen05b_qkv_f16", "Qwen2.5-0.5B fused q/k/v projection bias in f16: 1152 columns",
+       Config{.cols = 1152, .rows = 1, .dtype = DType::kF16}},
   };
 }
 
@@ -29,16 +35,17 @@ ptxkit::Expected<void> BiasAdd::validate(const Config&) {
 LaunchDims BiasAdd::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.rows;
-  d.block[0] = row_block::threads_for(c.cols / 4);
+  d.block[0] = row_block::threads_for(chunks(c));
   return d;
 }
 
 std::vector<ParamSpec> BiasAdd::params(const Config& c) {
   const std::size_t n = std::size_t{c.rows} * c.cols;
+  const ElemType e = elem_type(c.dtype);
   return {
-      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elems = n},
-      {.name = "bias", .kind = ParamKind::kInput, .buffer = "bias", .elems = c.cols},
-      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = n},
+      {.name = "input", .kind = ParamKind::kInput, .buffer = "x", .elem = e, .elems = n},
+      {.name = "bias", .kind = ParamKind::kInput, .buffer = "bias", .elem = e, .elems = c.cols},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elem = e, .elems = n},
   };
 }
 
@@ -47,13 +54,16 @@ HostTensors BiasAdd::make_inputs(const Config& c, std::uint64_t seed) {
   HostTensors t;
   t.f32["x"] = rng.uniform_vector(std::size_t{c.rows} * c.cols, -4.0f, 4.0f);
   t.f32["bias"] = rng.uniform_vector(c.cols, -1.0f, 1.0f);
+  round_all(c.dtype, t.f32["x"]);
+  round_all(c.dtype, t.f32["bias"]);
   return t;
 }
 
-std::vector<float> bias_add_reference(const std::vector<float>& x, const std::vector<float>& bias) {
+std::vector<float> bias_add_reference(const std::vector<float>& x, const std::vector<float>& bias,
+                                      DType dtype) {
   std::vector<float> out(x.size());
   for (std::size_t i = 0; i < x.size(); ++i)
-    out[i] = x[i] + bias[i % bias.size()];
+    out[i] = round_to(dtype, x[i] + bias[i % bias.size()]); // the kernel's f32 add, then cvt.rn
   return out;
 }
 
@@ -68,7 +78,7 @@ ptxkit::Expected<HostTensors> BiasAdd::reference(const Config& c, const HostTens
                 " elements and bias " + std::to_string(bias->second.size()) + "; expected rows * " +
                 "cols = " + std::to_string(n) + " and cols = " + std::to_string(c.cols));
   HostTensors out;
-  out.f32["out"] = bias_add_reference(x->second, bias->second);
+  out.f32["out"] = bias_add_reference(x->second, bias->second, c.dtype);
   return out;
 }
 

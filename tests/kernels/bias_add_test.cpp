@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -66,6 +67,54 @@ TEST(BiasAddPtx, PlainLoadsOfXReadOnlyLoadsOfBias) {
   EXPECT_NE(t.find("ld.global.nc.v4.f32"), std::string::npos); // bias
   EXPECT_NE(t.find("st.global.v4.f32"), std::string::npos);
   EXPECT_NE(t.find(", 1152;"), std::string::npos); // cols baked
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(BiasAddHalf, TheAddIsRoundedOnceToTheFormat) {
+  BiasAddConfig c{.cols = 1152, .rows = 2, .dtype = DType::kBF16};
+  HostTensors in = BiasAdd::make_inputs(c, 4);
+  for (const char* name : {"x", "bias"})
+    for (float v : in.f32.at(name))
+      ASSERT_EQ(v, round_to(DType::kBF16, v)) << name;
+  auto out = BiasAdd::reference(c, in);
+  ASSERT_TRUE(out);
+  // Positive control: the f32 sums of two bf16 values often need more than 8 bits.
+  auto f32 = bias_add_reference(in.f32.at("x"), in.f32.at("bias"));
+  std::size_t rounded = 0;
+  for (std::size_t i = 0; i < f32.size(); ++i) {
+    EXPECT_EQ(out->f32.at("out")[i], round_to(DType::kBF16, f32[i])) << i;
+    rounded += out->f32.at("out")[i] != f32[i];
+  }
+  EXPECT_GT(rounded, f32.size() / 4);
+}
+
+TEST(BiasAddHalf, HalfBuffersSixteenByteChunks) {
+  BiasAddConfig c{.cols = 1152, .rows = 2, .dtype = DType::kF16};
+  for (const ParamSpec& p : BiasAdd::params(c))
+    EXPECT_EQ(p.elem, ElemType::kF16) << p.name;
+  EXPECT_EQ(BiasAdd::launch(c).block[0], 160u); // 144 chunks of 8 halves
+  const Kernel* k = KernelRegistry::find("bias_add");
+  ASSERT_NE(k, nullptr);
+  auto bf = config_from_assignments(*k, {"dtype=bf16"});
+  auto f32 = config_from_assignments(*k, {});
+  ASSERT_TRUE(bf && f32);
+  EXPECT_NE(cache_key(*k, *bf, "sm_90"), cache_key(*k, *f32, "sm_90"));
+  auto ptx = k->generate(*bf, ptxgen::Target::all_supported().front());
+  ASSERT_TRUE(ptx);
+  EXPECT_EQ(count(ptx->text, ".f32 {"), 0u);
+  EXPECT_EQ(count(ptx->text, "ld.global.v4.b32"), 1u); // x: out may alias it
+  EXPECT_EQ(count(ptx->text, "ld.global.nc.v4.b32"), 1u);
+  EXPECT_EQ(count(ptx->text, "st.global.v4.b32"), 1u);
+  EXPECT_EQ(count(ptx->text, "cvt.rn.bf16x2.f32"), 4u);
+  auto bad = config_from_assignments(*k, {"dtype=bf16", "cols=6"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("multiple of 4"), std::string::npos) << bad.error().message;
 }
 
 } // namespace
