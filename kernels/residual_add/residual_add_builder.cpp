@@ -12,8 +12,9 @@ namespace ptxkit::kernels {
 
 ptxkit::Expected<GeneratedPtx> ResidualAdd::build(const Config& c, const ptxgen::Target& target,
                                                   const GenOptions& options) {
-  return elementwise::build_binary(kName, target, options, c.n, "a", "b",
-                                   [](auto& b, auto x, auto y) { return b.add(x, y); });
+  return elementwise::build_binary(
+      kName, target, options, c.n, "a", "b", [](auto& b, auto x, auto y) { return b.add(x, y); },
+      c.dtype);
 }
 
 PTXKIT_REGISTER_KERNEL(ResidualAdd);

@@ -10,6 +10,10 @@ std::vector<NamedConfig<ResidualAddConfig>> ResidualAdd::reference_configs() {
   return {
       {"qwen05b", "Qwen2.5-0.5B: one hidden row of 896", Config{.n = 896}},
       {"llama", "Llama: one hidden row of 4096", Config{.n = 4096}},
+      {"qwen05b_bf16", "Qwen2.5-0.5B in bf16: one hidden row of 896",
+       Config{.n = 896, .dtype = DType::kBF16}},
+      {"llama_f16", "Llama in f16: one hidden row of 4096",
+       Config{.n = 4096, .dtype = DType::kF16}},
   };
 }
 
@@ -27,16 +31,17 @@ ptxkit::Expected<void> ResidualAdd::validate(const Config&) {
 
 LaunchDims ResidualAdd::launch(const Config& c) {
   LaunchDims d;
-  d.grid[0] = elementwise::blocks_for(c.n);
+  d.grid[0] = elementwise::blocks_for(c.n, elementwise::group_size(c.dtype));
   d.block[0] = elementwise::kThreads;
   return d;
 }
 
 std::vector<ParamSpec> ResidualAdd::params(const Config& c) {
+  const ElemType e = elem_type(c.dtype);
   return {
-      {.name = "a", .kind = ParamKind::kInput, .buffer = "a", .elems = c.n},
-      {.name = "b", .kind = ParamKind::kInput, .buffer = "b", .elems = c.n},
-      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elems = c.n},
+      {.name = "a", .kind = ParamKind::kInput, .buffer = "a", .elem = e, .elems = c.n},
+      {.name = "b", .kind = ParamKind::kInput, .buffer = "b", .elem = e, .elems = c.n},
+      {.name = "output", .kind = ParamKind::kOutput, .buffer = "out", .elem = e, .elems = c.n},
   };
 }
 
@@ -45,14 +50,16 @@ HostTensors ResidualAdd::make_inputs(const Config& c, std::uint64_t seed) {
   HostTensors t;
   t.f32["a"] = rng.uniform_vector(c.n, -4.0f, 4.0f);
   t.f32["b"] = rng.uniform_vector(c.n, -4.0f, 4.0f);
+  round_all(c.dtype, t.f32["a"]);
+  round_all(c.dtype, t.f32["b"]);
   return t;
 }
 
-std::vector<float> residual_add_reference(const std::vector<float>& a,
-                                          const std::vector<float>& b) {
+std::vector<float> residual_add_reference(const std::vector<float>& a, const std::vector<float>& b,
+                                          DType dtype) {
   std::vector<float> out(a.size());
   for (std::size_t i = 0; i < a.size(); ++i)
-    out[i] = a[i] + b[i];
+    out[i] = round_to(dtype, a[i] + b[i]);
   return out;
 }
 
@@ -66,7 +73,7 @@ ptxkit::Expected<HostTensors> ResidualAdd::reference(const Config& c, const Host
                 " elements and b " + std::to_string(b->second.size()) +
                 "; expected n = " + std::to_string(c.n));
   HostTensors out;
-  out.f32["out"] = residual_add_reference(a->second, b->second);
+  out.f32["out"] = residual_add_reference(a->second, b->second, c.dtype);
   return out;
 }
 

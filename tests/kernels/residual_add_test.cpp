@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -76,6 +77,48 @@ TEST(ResidualAddLimits, AnyLengthUpTo2To31) {
   EXPECT_FALSE(config_from_assignments(*k, {"n=0"}));
   EXPECT_FALSE(config_from_assignments(*k, {"n=2147483649"}));
   EXPECT_TRUE(config_from_assignments(*k, {"n=3"}));
+}
+
+TEST(ResidualAddHalf, TheAddIsRoundedOnceToTheFormat) {
+  ResidualAddConfig c{.n = 1000, .dtype = DType::kF16};
+  HostTensors in = ResidualAdd::make_inputs(c, 2);
+  for (const char* name : {"a", "b"})
+    for (float v : in.f32.at(name))
+      ASSERT_EQ(v, round_to(DType::kF16, v)) << name;
+  auto out = ResidualAdd::reference(c, in);
+  ASSERT_TRUE(out);
+  auto f32 = residual_add_reference(in.f32.at("a"), in.f32.at("b"));
+  std::size_t rounded = 0; // positive control
+  for (std::size_t i = 0; i < f32.size(); ++i) {
+    EXPECT_EQ(out->f32.at("out")[i], round_to(DType::kF16, f32[i])) << i;
+    rounded += out->f32.at("out")[i] != f32[i];
+  }
+  EXPECT_GT(rounded, f32.size() / 8);
+}
+
+TEST(ResidualAddHalf, EightHalvesPerThreadThenSingleHalves) {
+  ResidualAddConfig c{.n = 4099, .dtype = DType::kBF16};
+  for (const ParamSpec& p : ResidualAdd::params(c))
+    EXPECT_EQ(p.elem, ElemType::kBF16) << p.name;
+  EXPECT_EQ(elementwise::groups_with_tail(4099, 8), 513u);
+  EXPECT_EQ(ResidualAdd::launch(c).grid[0], 3u); // 513 threads of 256
+  const Kernel* k = KernelRegistry::find("residual_add");
+  ASSERT_NE(k, nullptr);
+  auto bf = config_from_assignments(*k, {"dtype=bf16", "n=4099"});
+  auto f32 = config_from_assignments(*k, {"n=4099"});
+  ASSERT_TRUE(bf && f32);
+  EXPECT_NE(cache_key(*k, *bf, "sm_90"), cache_key(*k, *f32, "sm_90"));
+  auto ptx = k->generate(*bf, ptxgen::Target::all_supported().front());
+  ASSERT_TRUE(ptx);
+  const std::string& t = ptx->text;
+  EXPECT_EQ(count(t, ".f32 {"), 0u);
+  EXPECT_EQ(count(t, "ld.global.f32"), 0u);
+  EXPECT_EQ(count(t, "ld.global.v4.b32"), 2u);
+  EXPECT_EQ(count(t, "st.global.v4.b32"), 1u);
+  EXPECT_EQ(count(t, "ld.global.b16"), 6u); // 3 tail elements of a and b
+  EXPECT_EQ(count(t, "st.global.b16"), 3u);
+  EXPECT_NE(t.find(", 4096;"), std::string::npos); // the first tail element, baked
+  EXPECT_FALSE(config_from_assignments(*k, {"dtype=f8"}));
 }
 
 } // namespace
