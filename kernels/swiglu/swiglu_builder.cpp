@@ -24,7 +24,7 @@ Reg<F32> silu_times(KernelBuilder& b, Reg<F32> gate, Reg<F32> up) {
 
 ptxkit::Expected<GeneratedPtx> SwiGlu::build(const Config& c, const ptxgen::Target& target,
                                              const GenOptions& options) {
-  return elementwise::build_binary(kName, target, options, c.n, "gate", "up", silu_times);
+  return elementwise::build_binary(kName, target, options, c.n, "gate", "up", silu_times, c.dtype);
 }
 
 PTXKIT_REGISTER_KERNEL(SwiGlu);
