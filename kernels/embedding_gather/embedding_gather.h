@@ -11,14 +11,18 @@
 // do; callers that need to know validate the ids on the host with
 // EmbeddingGather::check_ids (part of the launch contract), which names the first bad id.
 //
-// One block per token (grid (tokens)), T = min(256, hidden/4 rounded up to a warp) threads, each
-// copying its .v4 chunks of the row (unrolled, common/row_block.h). hidden must be a multiple of 4
-// in [4, 16384]; vocab and hidden are baked (vocab is the guard's immediate).
+// The table and out are of the config's dtype (f32, f16 or bf16: a copy, bit-exact; ids stay u32).
+// One block per token (grid (tokens)), T = min(256, chunks rounded up to a warp) threads, each
+// copying its 16-byte chunks of the row (4 floats, 8 halves; 4 halves when hidden % 8 != 0;
+// unrolled, common/row_block.h). hidden must be a multiple of 4 in [4, 16384]; vocab and hidden
+// are baked (vocab is the guard's immediate).
 #pragma once
 
 #include "common/config_fields.h"
+#include "common/row_block.h"
 
 #include <cstdint>
+#include <ptxkit/kernels/dtype.h>
 #include <ptxkit/kernels/kernel.h>
 #include <span>
 #include <string_view>
@@ -30,6 +34,7 @@ struct EmbeddingGatherConfig {
   std::uint32_t vocab = 151936;
   std::uint32_t hidden = 896;
   std::uint32_t tokens = 1;
+  DType dtype = DType::kF32;
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
@@ -42,6 +47,7 @@ struct EmbeddingGatherConfig {
             common::launch_shape_field("ids per launch (grid.x)", common::kGridXMax,
                                        "launch shape only: grid.x = tokens and each block reads "
                                        "its id from ids[%ctaid.x], so no PTX depends on it"));
+    v.field("dtype", c.dtype, common::dtype_field("element type of the table and out (ids: u32)"));
   }
 };
 
@@ -49,15 +55,20 @@ struct EmbeddingGather {
   PTXKIT_KERNEL_FUNCTIONS(EmbeddingGatherConfig);
   static constexpr std::string_view kName = "embedding_gather";
   static constexpr std::string_view kSummary =
-      "embedding gather: out[t] = table[ids[t]] (.v4 row copy, one block per token); an id >= "
-      "vocab writes a zero row and reads nothing";
+      "embedding gather: out[t] = table[ids[t]] (16-byte row copy, one block per token; f32, f16 "
+      "or bf16 table); an id >= vocab writes a zero row and reads nothing";
   static constexpr std::string_view kLimits =
       "hidden a multiple of 4 in [4, 16384]; vocab in [1, 2^31 - 1]; tokens in [1, 2^31 - 1] "
       "(grid.x); ids >= vocab give zero rows (check_ids reports them on the host)";
 
   static Tolerance tolerance(const Config&, const HostTensors&) {
-    return {0, 0, "a copy: bit-exact"};
+    return {0, 0, "a copy: bit-exact (halves widen to f32 and narrow back exactly)"};
   }
+  // Elements per chunk (one access): row_block::chunk_width.
+  static constexpr std::uint32_t chunk_width(const Config& c) {
+    return row_block::chunk_width(c.dtype, c.hidden);
+  }
+  static constexpr std::uint32_t chunks(const Config& c) { return c.hidden / chunk_width(c); }
   static std::vector<BenchCase> bench_cases();
 
   // Host-side half of the launch contract: an error naming the first id >= vocab (and its

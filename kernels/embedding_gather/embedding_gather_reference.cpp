@@ -14,6 +14,10 @@ std::vector<NamedConfig<EmbeddingGatherConfig>> EmbeddingGather::reference_confi
        Config{.vocab = 151936, .hidden = 896, .tokens = 4}},
       {"llama", "Llama: vocab 32000, hidden 4096",
        Config{.vocab = 32000, .hidden = 4096, .tokens = 4}},
+      {"qwen05b_bf16", "Qwen2.5-0.5B in bf16: vocab 151936, hidden 896",
+       Config{.vocab = 151936, .hidden = 896, .tokens = 4, .dtype = DType::kBF16}},
+      {"llama_f16", "Llama in f16: vocab 32000, hidden 4096",
+       Config{.vocab = 32000, .hidden = 4096, .tokens = 4, .dtype = DType::kF16}},
   };
 }
 
@@ -44,7 +48,7 @@ ptxkit::Expected<void> EmbeddingGather::check_ids(const Config& c,
 LaunchDims EmbeddingGather::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.tokens;
-  d.block[0] = row_block::threads_for(c.hidden / 4);
+  d.block[0] = row_block::threads_for(chunks(c));
   return d;
 }
 
@@ -53,6 +57,7 @@ std::vector<ParamSpec> EmbeddingGather::params(const Config& c) {
       {.name = "table",
        .kind = ParamKind::kInput,
        .buffer = "table",
+       .elem = elem_type(c.dtype),
        .elems = std::size_t{c.vocab} * c.hidden},
       {.name = "ids",
        .kind = ParamKind::kInput,
@@ -62,6 +67,7 @@ std::vector<ParamSpec> EmbeddingGather::params(const Config& c) {
       {.name = "output",
        .kind = ParamKind::kOutput,
        .buffer = "out",
+       .elem = elem_type(c.dtype),
        .elems = std::size_t{c.tokens} * c.hidden},
   };
 }
@@ -70,6 +76,7 @@ HostTensors EmbeddingGather::make_inputs(const Config& c, std::uint64_t seed) {
   InputRng rng(seed);
   HostTensors t;
   t.f32["table"] = rng.uniform_vector(std::size_t{c.vocab} * c.hidden, -1.0f, 1.0f);
+  round_all(c.dtype, t.f32["table"]); // the copy keeps them exactly
   auto& ids = t.u32["ids"];
   // Valid ids, the last row of the table among them (the row next to the end).
   for (std::uint32_t i = 0; i < c.tokens; ++i)

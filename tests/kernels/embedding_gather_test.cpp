@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/key.h>
 #include <ptxkit/kernels/registry.h>
 
 namespace ptxkit::kernels {
@@ -93,6 +94,53 @@ TEST(EmbeddingGatherPtx, VocabGuardBeforeAnyTableRead) {
   EXPECT_LT(guard, table_read);
   EXPECT_NE(t.find(", 151936;"), std::string::npos);
   EXPECT_NE(t.find("$L__id_out_of_range:"), std::string::npos);
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(EmbeddingGatherHalf, TheTableIsCopiedBitForBit) {
+  EmbeddingGatherConfig c{.vocab = 100, .hidden = 64, .tokens = 3, .dtype = DType::kBF16};
+  HostTensors in = EmbeddingGather::make_inputs(c, 6);
+  for (float v : in.f32.at("table"))
+    ASSERT_EQ(v, round_to(DType::kBF16, v));
+  auto out = EmbeddingGather::reference(c, in);
+  ASSERT_TRUE(out);
+  const auto& ids = in.u32.at("ids");
+  for (std::size_t t = 0; t < ids.size(); ++t)
+    for (std::uint32_t i = 0; i < c.hidden; ++i)
+      ASSERT_EQ(out->f32.at("out")[t * c.hidden + i], in.f32.at("table")[ids[t] * c.hidden + i]);
+  EXPECT_EQ(EmbeddingGather::tolerance(c, in).abs, 0.0);
+}
+
+TEST(EmbeddingGatherHalf, HalfTableSixteenByteChunksIdsStayU32) {
+  EmbeddingGatherConfig c{.vocab = 151936, .hidden = 896, .tokens = 6, .dtype = DType::kF16};
+  auto p = EmbeddingGather::params(c);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].elem, ElemType::kF16);
+  EXPECT_EQ(p[1].elem, ElemType::kU32);
+  EXPECT_EQ(p[2].elem, ElemType::kF16);
+  EXPECT_EQ(EmbeddingGather::launch(c).block[0], 128u); // 112 chunks of 8 halves
+  const Kernel* k = KernelRegistry::find("embedding_gather");
+  ASSERT_NE(k, nullptr);
+  auto bf = config_from_assignments(*k, {"dtype=bf16"});
+  auto f32 = config_from_assignments(*k, {});
+  ASSERT_TRUE(bf && f32);
+  EXPECT_NE(cache_key(*k, *bf, "sm_90"), cache_key(*k, *f32, "sm_90"));
+  auto ptx = k->generate(*bf, ptxgen::Target::all_supported().front());
+  ASSERT_TRUE(ptx);
+  const std::string& t = ptx->text;
+  EXPECT_EQ(count(t, ".f32 {"), 0u);
+  EXPECT_EQ(count(t, "ld.global.nc.v4.b32"), 1u);
+  EXPECT_EQ(count(t, "st.global.v4.b32"), 2u);                   // the row, or zeros for a bad id
+  EXPECT_LT(t.find(", 151936;"), t.find("ld.global.nc.v4.b32")); // the vocab guard comes first
+  auto bad = config_from_assignments(*k, {"dtype=bf16", "hidden=6"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("multiple of 4"), std::string::npos) << bad.error().message;
 }
 
 } // namespace
