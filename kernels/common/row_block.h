@@ -15,7 +15,6 @@
 #include "common/dtype_access.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstdint>
 #include <ptxkit/ptxgen/ptxgen.h>
@@ -105,29 +104,6 @@ public:
       common::store_f32<E>(b_, p, v);
     } else {
       common::store_f32<E>(b_, p, v);
-    }
-  }
-
-  // Loads the k-th chunk (zeros where the thread has none). `nc`: through the read-only path.
-  template <class T>
-  std::array<Reg<F32>, 4> load(Ptr<Global, T> row, Ptr<Global, T> thread, std::uint32_t k,
-                               bool nc) const {
-    auto p = chunk_ptr(row, thread, k);
-    std::array<Reg<F32>, 4> v = nc ? b_.ld_nc_v4(p) : b_.ld_v4(p);
-    if (const Reg<Pred>* ok = valid(k))
-      for (auto& x : v)
-        x = b_.selp(x, b_.imm<F32>(0.0f), *ok);
-    return v;
-  }
-  // Stores the k-th chunk (predicated where some threads have none).
-  void store(Ptr<Global, F32> row, Ptr<Global, F32> thread, std::uint32_t k,
-             const std::array<Reg<F32>, 4>& v) const {
-    auto p = chunk_ptr(row, thread, k);
-    if (const Reg<Pred>* ok = valid(k)) {
-      auto only_owners = b_.guard(*ok);
-      b_.st_v4(p, v);
-    } else {
-      b_.st_v4(p, v);
     }
   }
 
