@@ -52,7 +52,12 @@ PEERS = [
     (r"^softmax_rows_(\d+)x(\d+)_bf16$", "softmax_bf16_{0}x{1}", 0),
     (r"^argmax_partial_(\d+)x(\d+)$", "argmax_f32_{0}x{1}", 0),
     (r"^argmax_partial_(\d+)x(\d+)_bf16$", "argmax_bf16_{0}x{1}", 0),
-    (r"^q4k_gemv_(?:q8_1_)?(\d+)x(\d+)$", "ggml_q4_K_{0}x{1}", 1.25),
+    # ggml times its mat-vec back to back on one weight tensor (warm L2): the _warm_l2 twins are
+    # timed the same way and carry the target; the cold figures are shown beside it.
+    (r"^q4k_gemv_(?:q8_1_)?(\d+)x(\d+)_warm_l2$", "ggml_q4_K_{0}x{1}", 1.25),
+    (r"^q4k_gemv_(?:q8_1_)?(\d+)x(\d+)(?:_back_to_back)?$", "ggml_q4_K_{0}x{1}", 0),
+    (r"^q8_0_gemv_(\d+)x(\d+)_warm_l2$", "ggml_q8_0_{0}x{1}", None),
+    (r"^q8_0_gemv_(\d+)x(\d+)(?:_back_to_back)?$", "ggml_q8_0_{0}x{1}", 0),
 ]
 
 

@@ -74,6 +74,7 @@ TEST(BenchCases, NamesAreUniqueOverTheRegistryAndTheBackToBackTwins) {
       EXPECT_TRUE(names.insert(c.name).second) << c.name;
       if (c.back_to_back) {
         EXPECT_TRUE(names.insert(c.name + "_back_to_back").second) << c.name;
+        EXPECT_TRUE(names.insert(c.name + "_warm_l2").second) << c.name;
       }
     }
   EXPECT_TRUE(names.contains("rmsnorm_65536x896"));
