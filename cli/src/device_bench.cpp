@@ -73,12 +73,15 @@ rt::Expected<Spec> spec(const std::string& kernel, const std::string& tag,
 
 // Each distinct buffer once, inputs read and outputs written: the fewest bytes the job moves.
 double buffer_bytes(const std::vector<kernels::ParamSpec>& params) {
-  std::map<std::string, std::size_t> elems;
-  for (const auto& p : params)
-    elems[p.buffer] = std::max(elems[p.buffer], p.elems);
+  std::map<std::string, double> bytes_of;
+  for (const auto& p : params) {
+    const double b =
+        static_cast<double>(p.elems) * static_cast<double>(kernels::elem_bytes(p.elem));
+    bytes_of[p.buffer] = std::max(bytes_of[p.buffer], b);
+  }
   double bytes = 0;
-  for (const auto& [name, n] : elems)
-    bytes += 4.0 * static_cast<double>(n);
+  for (const auto& [name, b] : bytes_of)
+    bytes += b;
   return bytes;
 }
 
