@@ -60,8 +60,8 @@ TEST(KeyLint, LibraryRmsNormIsCleanAndListsEveryBakedImmediate) {
   KernelKeyReport r = lint("rmsnorm");
   EXPECT_EQ(r.violations(), 0u) << all_messages(r);
   EXPECT_EQ(r.warnings(), 0u) << all_messages(r);
-  EXPECT_EQ(r.fields_checked, 3u);
-  EXPECT_EQ(r.fields_in_key, 2u); // hidden, eps; rows is exempt
+  EXPECT_EQ(r.fields_checked, 4u);
+  EXPECT_EQ(r.fields_in_key, 3u); // hidden, eps, dtype; rows is exempt
   EXPECT_GT(r.immediates_checked, r.instances);
   EXPECT_GT(r.configs_tried, 20u);
   bool eps_listed = false;
