@@ -25,6 +25,9 @@ using namespace ptxkit::ptxgen;
 template <class E>
 concept StorageElement =
     std::is_same_v<E, F32> || std::is_same_v<E, F16> || std::is_same_v<E, BF16>;
+// The half tags, whose elements travel two to a 32-bit word.
+template <class E>
+concept HalfElement = std::is_same_v<E, F16> || std::is_same_v<E, BF16>;
 
 // Calls f.template operator()<E>() with E the tag of `t` (F32, F16 or BF16): the switch from the
 // config's dtype field to a builder body templated on its element type.
@@ -76,6 +79,34 @@ Reg<B32> narrow_pair(KernelBuilder& b, Reg<F32> lo, Reg<F32> hi) {
 
 } // namespace detail
 
+// `width` (2, 4 or 8) consecutive halves at p as their raw words, not yet widened: one .b32,
+// .v2.b32 or .v4.b32 load (`width * 2` bytes aligned). With widen_words, a kernel can issue a
+// batch of loads before widening any: a word widened right after its load holds two f32
+// registers instead of one word until its use.
+template <HalfElement E>
+std::vector<Reg<B32>> load_words(KernelBuilder& b, Ptr<Global, const E> p, std::uint32_t width,
+                                 LoadPath path) {
+  const bool nc = path == LoadPath::kReadOnly;
+  auto w = reinterpret_ptr<B32>(p);
+  if (width == 2) return {nc ? b.ld_nc(w) : b.ld(w)};
+  if (width == 4) {
+    auto v = nc ? b.ld_nc_v2(w) : b.ld_v2(w);
+    return {v.begin(), v.end()};
+  }
+  auto v = nc ? b.ld_nc_v4(w) : b.ld_v4(w);
+  return {v.begin(), v.end()};
+}
+
+// Words of halves of E (from load_words) as f32, two per word, the lower address first.
+template <HalfElement E>
+std::vector<Reg<F32>> widen_words(KernelBuilder& b, const std::vector<Reg<B32>>& words) {
+  std::vector<Reg<F32>> out;
+  for (Reg<B32> word : words)
+    for (Reg<F32> x : detail::widen_pair<E>(b, word))
+      out.push_back(x);
+  return out;
+}
+
 // `width` (1, 2, 4 or 8) consecutive elements of E at p, as f32.
 template <StorageElement E>
 std::vector<Reg<F32>> load_f32(KernelBuilder& b, Ptr<Global, const E> p, std::uint32_t width,
@@ -87,27 +118,12 @@ std::vector<Reg<F32>> load_f32(KernelBuilder& b, Ptr<Global, const E> p, std::ui
     v.insert(v.end(), rest.begin(), rest.end());
     return v;
   } else {
-    const bool nc = path == LoadPath::kReadOnly;
     if (width == 1) {
       auto h = reinterpret_ptr<B16>(p);
+      const bool nc = path == LoadPath::kReadOnly;
       return {detail::widen_one<E>(b, nc ? b.ld_nc(h) : b.ld(h))};
     }
-    auto w = reinterpret_ptr<B32>(p);
-    std::vector<Reg<B32>> words;
-    if (width == 2) {
-      words = {nc ? b.ld_nc(w) : b.ld(w)};
-    } else if (width == 4) {
-      auto v = nc ? b.ld_nc_v2(w) : b.ld_v2(w);
-      words.assign(v.begin(), v.end());
-    } else {
-      auto v = nc ? b.ld_nc_v4(w) : b.ld_v4(w);
-      words.assign(v.begin(), v.end());
-    }
-    std::vector<Reg<F32>> out;
-    for (Reg<B32> word : words)
-      for (Reg<F32> x : detail::widen_pair<E>(b, word))
-        out.push_back(x);
-    return out;
+    return widen_words<E>(b, load_words<E>(b, p, width, path));
   }
 }
 
