@@ -7,12 +7,15 @@
 // ("steps" of 32 units: every warp-wide access is 512 consecutive bytes). A warp computes R rows
 // (rows_per_warp()) and loads each x unit once for all of them; it issues U steps of loads
 // (unroll()) for x and its R rows before any arithmetic, so R * U 16-byte weight loads per lane
-// are in flight. The steps in which all 32 lanes have a unit run as a loop of U steps; what is
-// left (fewer than U full steps and the final partial step) is one straight-line batch, its
-// partial step's lanes past the row reading the row's last unit (in bounds) and zeroing both
-// factors. Rows past n in the last warp read row n - 1 and are not stored. Each row's lane sums
-// meet in a shfl.bfly tree and lane 0 stores y, rounded once to y_dtype. W and x are read with
-// ld.global.nc (read-only for the launch); y must not alias them.
+// are in flight: the halves stay packed in their loaded words until the fma that uses them, each
+// row sums into two accumulators (even and odd fmas: two dependency chains), and .minnctapersm
+// lets ptxas spend the registers to keep the loads ahead of the fmas (kMinBlocksPerSm). The steps
+// in which all 32 lanes have a unit run as a loop of U steps; what is left (fewer than U full steps
+// and the final partial step) is one straight-line batch, its partial step's lanes past the row
+// reading the row's last unit (in bounds) and zeroing both factors. Rows past n in the last warp
+// read row n - 1 and are not stored. Each row's lane sums meet in a shfl.bfly tree and lane 0
+// stores y, rounded once to y_dtype. W and x are read with ld.global.nc (read-only for the launch);
+// y must not alias them.
 #pragma once
 
 #include <cstdint>
@@ -97,6 +100,8 @@ struct GemvHalf {
       "f16 or bf16; rows_per_warp 0, 1, 2 or 4; unroll 0, 1, 2, 4 or 8; y must not alias W or x";
   static constexpr std::uint32_t kWarps = 4;
   static constexpr std::uint32_t kThreads = kWarps * 32;
+  // The occupancy bound given to ptxas (.minnctapersm): see build().
+  static constexpr std::uint32_t kMinBlocksPerSm = 4;
 
   // gemv_f32's f32 dot-product bound (abs 4e-7 per term for inputs in [-1, 1]) plus, for a half
   // y, one rounding boundary of its format crossed (the reference rounds the double sum).

@@ -3,9 +3,11 @@
 //   row0 = (%ctaid.x * 4 + warp) * R;  row0 >= n -> exit (whole warp)
 //   row i of the warp: min(row0 + i, n - 1)                      (R rows, R = rows_per_warp())
 //   unit = lane; while unit < full batches' end: U steps: x units, then R * U W units
-//   (ld.global.nc, 16 bytes each when k % 8 == 0), then the fmas
+//   (ld.global.nc, 16 bytes each when k % 8 == 0), then the fmas, each word widened at its fma,
+//   into two accumulators per row
 //   the rest: one batch of the remaining full steps and the partial step (clamped, zeroed)
-//   acc_i = bfly-reduce(acc_i); lane 0: y[row0 + i] = round(acc_i) where row0 + i < n
+//   acc_i = bfly-reduce(acc_i_even + acc_i_odd)
+//   lane 0: y[row0 + i] = round(acc_i) where row0 + i < n
 #include "common/dtype_access.h"
 #include "common/strided_loop.h"
 #include "common/warp_reduce.h"
@@ -15,6 +17,7 @@
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/ptxgen/ptxgen.h>
+#include <type_traits>
 #include <vector>
 
 namespace ptxkit::kernels {
@@ -22,10 +25,38 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
-// One step's registers: x's unit and each row's unit of W, widened to f32.
+// One buffer's unit as loaded: halves stay packed in their words until the fma that uses them
+// (widened right after the load, every word would hold two f32 registers across the batch and
+// ptxas would start only a few of the batch's loads before the arithmetic); f32 elements and
+// single halves (k odd) are kept as loaded, already f32.
+struct Unit {
+  std::vector<Reg<B32>> words;
+  std::vector<Reg<F32>> values;
+};
+
+template <class E>
+Unit load_unit(KernelBuilder& b, Ptr<Global, const E> p, std::uint32_t width) {
+  if constexpr (!std::is_same_v<E, F32>) {
+    if (width >= 2) return {common::load_words<E>(b, p, width, common::LoadPath::kReadOnly), {}};
+  }
+  return {{}, common::load_f32<E>(b, p, width, common::LoadPath::kReadOnly)};
+}
+
+// Elements 2j and 2j + 1 of a unit as f32 (element 0 alone when the unit is one element),
+// widened here, at their use.
+template <class E>
+std::vector<Reg<F32>> unit_pair(KernelBuilder& b, const Unit& u, std::size_t j) {
+  if constexpr (!std::is_same_v<E, F32>) {
+    if (!u.words.empty()) return common::widen_words<E>(b, {u.words[j]});
+  }
+  if (u.values.size() == 1) return {u.values[0]};
+  return {u.values[2 * j], u.values[2 * j + 1]};
+}
+
+// One step's registers: x's unit and each row's unit of W.
 struct Step {
-  std::vector<Reg<F32>> x;
-  std::vector<std::vector<Reg<F32>>> w; // [row][element]
+  Unit x;
+  std::vector<Unit> w; // [row]
 };
 
 template <class EW, class EX, class EY>
@@ -61,24 +92,39 @@ void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
   auto load_step = [&](Reg<U32> unit) {
     Reg<U32> first = width == 1 ? unit : b.mul_lo(unit, b.baked<U32>("k", width));
     Step s;
-    s.x = common::load_f32<EX>(b, x + first, width, common::LoadPath::kReadOnly);
+    s.x = load_unit<EX>(b, x + first, width);
     for (std::uint32_t i = 0; i < rows; ++i)
-      s.w.push_back(common::load_f32<EW>(b, w_rows[i] + first, width, common::LoadPath::kReadOnly));
+      s.w.push_back(load_unit<EW>(b, w_rows[i] + first, width));
     return s;
   };
 
-  std::vector<std::unique_ptr<Var<F32>>> acc;
-  for (std::uint32_t i = 0; i < rows; ++i)
+  // Two accumulators per row (even and odd fmas of a batch): two dependency chains of fmas.
+  std::vector<std::unique_ptr<Var<F32>>> acc; // [row * 2 + chain]
+  for (std::uint32_t i = 0; i < 2 * rows; ++i)
     acc.emplace_back(new Var<F32>(b.var<F32>(b.imm<F32>(0.0f), "acc")));
-  // The fmas of a batch, after all its loads: row by row, step by step, element by element.
+  // The fmas of a batch, after all its loads: step by step, word by word (x's word widened once
+  // for all rows), row by row; each word widened just before its two fmas.
   auto accumulate = [&](const std::vector<Step>& batch) {
-    for (std::uint32_t i = 0; i < rows; ++i) {
-      Reg<F32> sum = acc[i]->read();
-      for (const Step& s : batch)
-        for (std::size_t e = 0; e < s.x.size(); ++e)
-          sum = b.fma(s.w[i][e], s.x[e], sum, rn);
-      acc[i]->assign(sum);
+    std::vector<Reg<F32>> sums;
+    for (const auto& a : acc)
+      sums.push_back(a->read());
+    std::uint32_t fmas = 0;
+    for (const Step& s : batch) {
+      const std::size_t pairs = (width + 1) / 2;
+      for (std::size_t j = 0; j < pairs; ++j) {
+        std::vector<Reg<F32>> xs = unit_pair<EX>(b, s.x, j);
+        for (std::uint32_t i = 0; i < rows; ++i) {
+          std::vector<Reg<F32>> ws = unit_pair<EW>(b, s.w[i], j);
+          for (std::size_t e = 0; e < xs.size(); ++e) {
+            Reg<F32>& sum = sums[2 * i + (fmas + e) % 2];
+            sum = b.fma(ws[e], xs[e], sum, rn);
+          }
+        }
+        fmas += static_cast<std::uint32_t>(xs.size());
+      }
     }
+    for (std::size_t i = 0; i < acc.size(); ++i)
+      acc[i]->assign(sums[i]);
   };
 
   // Full batches: U steps in which every lane has a unit.
@@ -108,8 +154,11 @@ void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
       Reg<U32> up = rest_full == 0 ? u : b.add(u, b.imm<U32>(32 * rest_full));
       Reg<Pred> inside = b.setp(cmp::lt, up, b.baked<U32>("k", units));
       Step s = load_step(b.min(up, b.baked<U32>("k", units - 1)));
-      auto zero_outside = [&](std::vector<Reg<F32>>& v) {
-        for (Reg<F32>& e : v)
+      // A zero word is two +0 halves in bf16 and f16 alike.
+      auto zero_outside = [&](Unit& unit) {
+        for (Reg<B32>& word : unit.words)
+          word = b.selp(word, b.imm<B32>(0u), inside);
+        for (Reg<F32>& e : unit.values)
           e = b.selp(e, b.imm<F32>(0.0f), inside);
       };
       zero_outside(s.x);
@@ -123,7 +172,7 @@ void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
   // Butterfly reductions: every lane ends with each row's sum; lane 0 stores the valid rows.
   Reg<Pred> lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
   for (std::uint32_t i = 0; i < rows; ++i) {
-    Reg<F32> sum = common::warp_all_sum(b, acc[i]->read());
+    Reg<F32> sum = common::warp_all_sum(b, b.add(acc[2 * i]->read(), acc[2 * i + 1]->read()));
     auto y_row = y + row_ids[i]; // the address outside the guard: only the store is predicated
     Reg<Pred> store =
         i == 0 ? lane0 : b.setp_and(cmp::lt, row_ids[i], b.baked<U32>("n", c.n), lane0);
@@ -140,6 +189,12 @@ ptxkit::Expected<GeneratedPtx> GemvHalf::build(const Config& c, const ptxgen::Ta
                                                const GenOptions& options) {
   KernelBuilder b(std::string(kName), target);
   b.reqntid(kThreads);
+  // Without an occupancy bound ptxas fits the kernel in 32 registers (the most blocks of 128
+  // threads an SM holds) and, to get there, sinks each batch's loads to their first use: only 4
+  // of the 16 16-byte loads of a 4096-long row's batch start before its fmas. At least 4 blocks
+  // per SM allows up to 128 registers; ptxas then starts all of a batch's loads first (about 80
+  // registers: 6 blocks, 24 warps per SM, still 96 KB of weights in flight per SM).
+  b.minnctapersm(kMinBlocksPerSm);
   // Weights are f16 or bf16 only (validate()), so no f32-weight body is instantiated.
   auto with_x_and_y = [&]<class EW>() {
     common::with_dtype(c.x_dtype, [&]<class EX>() {

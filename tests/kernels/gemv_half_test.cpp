@@ -177,9 +177,17 @@ TEST(GemvHalfPtx, SixteenByteHalfLoadsAndNoF32LoadsOfHalfBuffers) {
   EXPECT_NE(bf16.find("shfl.sync.bfly"), std::string::npos);
   EXPECT_NE(bf16.find("$L__main_loop:"), std::string::npos);
 
+  // A batch's loads all come before its first fma (the words are widened at their fmas), and
+  // ptxas is given the occupancy bound that lets it keep them there.
+  const std::size_t first_fma = bf16.find("fma.rn.f32");
+  ASSERT_NE(first_fma, std::string::npos);
+  EXPECT_EQ(count(bf16.substr(0, first_fma), "ld.global.nc.v4.b32"), 16u);
+  EXPECT_NE(bf16.find(".minnctapersm 4"), std::string::npos);
+
   // The lm_head: 2 rows of 3.5 steps, all in one batch (no loop): 4 x and 8 W loads.
   const std::string lm = generate({"n=151936", "k=896"}).text;
   EXPECT_EQ(count(lm, "ld.global.nc.v4.b32"), 12u);
+  EXPECT_EQ(count(lm.substr(0, lm.find("fma.rn.f32")), "ld.global.nc.v4.b32"), 12u);
   EXPECT_EQ(lm.find("$L__main_loop:"), std::string::npos);
   EXPECT_EQ(count(lm, "st.global.b16"), 2u);
 
