@@ -63,6 +63,8 @@ std::vector<NamedConfig<Q8_0GemvConfig>> Q8_0Gemv::reference_configs() {
        Config{.rows = 4096, .cols = 4096}},
       {"qwen05b", "Qwen2.5-0.5B FFN gate/up: 4864 x 896 (row stride 952 B: rows 8-byte aligned)",
        Config{.rows = 4864, .cols = 896}},
+      {"llama_ffn", "Llama FFN gate/up: 11008 x 4096 (from 8192 rows: 4 rows per warp)",
+       Config{.rows = 11008, .cols = 4096}},
   };
 }
 

@@ -26,6 +26,13 @@ inline std::vector<FieldValue> neighbours(const FieldInfo& f, const FieldValue& 
     if (x >= step) out.push_back(x - step);
     out.push_back(x * 2);
     out.push_back(x / 2);
+    // Further away, nearest first, for fields whose next values all break a cross-field rule
+    // (14 query heads over 2 KV heads: 13, 15 and 7 do not divide, 28 overflows shared memory;
+    // the KV heads of 14 query heads: only 7 divides and keeps the group small enough).
+    for (std::uint32_t k = 2; k <= 64; ++k) {
+      out.push_back(x + k * step);
+      if (x >= k * step) out.push_back(x - k * step);
+    }
     break;
   }
   case FieldType::kI32: {

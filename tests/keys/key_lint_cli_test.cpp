@@ -35,7 +35,7 @@ const std::string kGolden = std::string(" --golden-dir ") + PTXKIT_SOURCE_DIR + 
 TEST(LintKeysCli, RmsNormIsCleanWithCountsAndProvenance) {
   CmdResult r = run("lint-keys rmsnorm --target sm_90 --target sm_80" + kGolden);
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("rmsnorm: 3 fields checked (2 in the key)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rmsnorm: 4 fields checked (3 in the key)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("<- eps = 1e-06"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0f358637BD"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(": 0 violations, 0 warnings"), std::string::npos) << r.out;

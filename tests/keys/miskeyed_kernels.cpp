@@ -160,7 +160,11 @@ std::string repaired_rope_key(const Kernel& k, const ConfigValues& v, std::strin
   float theta = std::get<float>(v[static_cast<std::size_t>(k.field_index("theta"))]);
   std::uint32_t bits = 0;
   std::memcpy(&bits, &theta, sizeof bits);
-  return handwritten_rope_key(k, v, target) + "_theta" + std::to_string(bits);
+  // And the element type, a field the kernel gained later: a repaired hand-written key must be
+  // kept up to date by hand, which is what the lint is for.
+  const auto dtype = std::get<EnumValue>(v[static_cast<std::size_t>(k.field_index("dtype"))]).index;
+  return handwritten_rope_key(k, v, target) + "_theta" + std::to_string(bits) + "_dtype" +
+         std::to_string(dtype);
 }
 
 } // namespace ptxkit::kernels::keytest

@@ -24,7 +24,7 @@ struct Fixture {
 TEST(EmbeddedLoad, TheHeaderHoldsKeyContractAndParameters) {
   const EmbeddedKernel& k = embedded_test::residual_add_n_4099_sm_90;
   EXPECT_EQ(k.kernel, "residual_add");
-  EXPECT_EQ(k.config, "n=4099");
+  EXPECT_EQ(k.config, "n=4099,dtype=f32");
   EXPECT_EQ(k.target, "sm_90");
   EXPECT_TRUE(k.key.starts_with("residual_add-")) << k.key;
   EXPECT_NE(k.ptx.find(".visible .entry residual_add("), std::string_view::npos);
