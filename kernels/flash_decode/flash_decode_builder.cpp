@@ -1,6 +1,10 @@
 // flash_decode_builder.cpp: one-launch flash-decoding as PTX on ptxgen, and its registration.
 //
-// The chunk pass is flash_decode_chunk's (flash::emit_chunk_pass); its hooks add
+// The chunk pass is flash_decode_chunk's (flash::emit_chunk_pass) with prefetch on: a lone launch
+// of 4 warps per block is bound by its chain of dependent DRAM round trips, not by bandwidth, so
+// seq_lens[slot], both cache pointers and q are requested at once, and every K and V row of the
+// chunk (as the register budget allows) right after the pointers, before q's barrier, at rows
+// clamped to max_seq_len - 1 (rows past len masked by selp). Its hooks add
 //   arrival:  bar.sync (the block's partials are stored); thread 0: fence.acq_rel.gpu, old =
 //             atom.add(counter, 1), last = old == n - 1, the last block stores 0 into the counter
 //             and fences again (acquire); last is parked in shared memory, bar.sync, others ret.
@@ -234,7 +238,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecode::build(const Config& c, const ptxgen:
     b.place(done);
     b.ret();
   };
-  flash::emit_chunk_pass(b, c, io, hooks);
+  flash::emit_chunk_pass(b, c, io, hooks, {.prefetch = true});
   return finish_and_print(b, options);
 }
 

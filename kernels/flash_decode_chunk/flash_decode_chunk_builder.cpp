@@ -68,14 +68,53 @@ void for_each_strided(KernelBuilder& b, Reg<U32> tid, std::uint32_t count, F&& b
   }
 }
 
+// The lanes' parts of the score step: lane = (row group lane / 8, part li = lane % 8).
+struct ScoreLanes {
+  Reg<U32> li, row_in_warp, li_elem;
+};
+
+ScoreLanes score_lanes(KernelBuilder& b, Reg<U32> lane, Reg<U32> warp, std::uint32_t w) {
+  Reg<U32> li = b.and_(lane, b.imm<U32>(7));
+  Reg<U32> row_in_warp = b.add(b.shl(warp, b.imm<U32>(2)), b.shr(lane, b.imm<U32>(3)));
+  Reg<U32> li_elem = b.shl(li, b.imm<U32>(std::countr_zero(w)));
+  return {li, row_in_warp, li_elem};
+}
+
+// The lanes' parts of the o step: lane = (sub-row, 16-byte piece f), dv lanes per row.
+struct ValueLanes {
+  Reg<U32> f, sub_row, row_in_step, v_lane;
+};
+
+ValueLanes value_lanes(KernelBuilder& b, Reg<U32> lane, Reg<U32> warp, Reg<U32> chunk_base,
+                       std::uint32_t dv, std::uint32_t rs, std::uint32_t vec) {
+  Reg<U32> f = b.and_(lane, b.imm<U32>(dv - 1));
+  Reg<U32> sub_row = b.shr(lane, b.imm<U32>(std::countr_zero(dv)));
+  Reg<U32> row_in_step = b.mad_lo(warp, b.imm<U32>(rs), sub_row);
+  Reg<U32> f_elem = b.shl(f, b.imm<U32>(std::countr_zero(vec)));
+  return {f, sub_row, row_in_step, b.add(chunk_base, f_elem)};
+}
+
 template <class E>
 void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::ChunkPassIo& io,
-               const flash::ChunkPassHooks& hooks) {
+               const flash::ChunkPassHooks& hooks, const flash::ChunkPassOptions& opt) {
   const std::uint32_t D = c.head_dim, C = c.chunk_size, G = c.group(), NC = c.num_chunks();
   const std::uint32_t d4 = D / 4;                      // float4s per row of the partials
   const std::uint32_t d4_shift = std::countr_zero(d4); // D is a power of two
   // Elements of K/V per 16-byte load: 4 floats or 8 halves.
   const std::uint32_t vec = std::is_same_v<E, F32> ? 4 : 8;
+  const std::uint32_t bytes = std::is_same_v<E, F32> ? 4 : 2;
+  // Score step: each lane reads D/8 elements of a row in pieces of w (one 16-byte load of f32, or
+  // 8 or 4 halves): piece p covers elements li * w + p * 8w; C/16 rows per lane.
+  const std::uint32_t w = std::min(vec, D / 8), pieces = D / (8 * w), rows_per_lane = C / 16;
+  // O step: dv lanes per row, one 16-byte load each; rs rows per warp step, `steps` per warp.
+  const std::uint32_t dv = D / vec, rs = 32 / dv, steps = C / (kWarps * rs);
+  // With prefetch, the rows of K (then of V) whose loads fit the budget are issued up front.
+  const std::uint32_t k_row_words = D / 8 * bytes / 4, v_row_words = 4;
+  const std::uint32_t k_pre =
+      opt.prefetch ? std::min(rows_per_lane, flash::kPrefetchWords / k_row_words) : 0;
+  std::uint32_t v_pre =
+      opt.prefetch ? std::min(steps, (flash::kPrefetchWords - k_pre * k_row_words) / v_row_words)
+                   : 0;
   auto [q, k_ptrs, v_ptrs, part_max, part_sum, part_out, seq_lens] = io;
   auto sq = b.shared_array<F32>("q_scaled", std::uint64_t{G} * D, 16);
   auto ss = b.shared_array<F32>("scores", std::uint64_t{G} * C, 16);
@@ -91,7 +130,14 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
   const Imm<U32> head_dim = b.baked<U32>("head_dim", D);
   const Imm<U32> chunk_size = b.baked<U32>("chunk_size", C);
   const Imm<U32> num_chunks = b.baked<U32>("chunk_size", NC);
-  Reg<U32> len = b.min(b.ld(seq_lens + slot), b.baked<U32>("max_seq_len", c.max_seq_len));
+  // With prefetch the length and both cache pointers are requested together (independent loads).
+  Reg<U32> seq_len = b.ld(seq_lens + slot);
+  std::optional<Reg<U64>> k_addr, v_addr;
+  if (opt.prefetch) {
+    k_addr = b.ld(k_ptrs + slot);
+    v_addr = b.ld(v_ptrs + slot);
+  }
+  Reg<U32> len = b.min(seq_len, b.baked<U32>("max_seq_len", c.max_seq_len));
   Reg<U32> start = b.mul_lo(chunk, chunk_size);
   // First query head of the group, and its partial row (head g of the group adds g * NC).
   Reg<U32> head0 = b.mad_lo(slot, b.baked<U32>("num_heads", c.num_heads),
@@ -99,42 +145,110 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
   Reg<U32> part0 = b.mad_lo(head0, num_chunks, chunk);
   const flash::ChunkBlock block{chunk, kv_head, slot, tid, lane, warp, len, head0};
 
-  Label empty = b.new_label("empty_chunk");
-  b.bra_if(!b.setp(cmp::lt, start, len), empty);
+  // q of the group: float4 e4 of the group for e4 = tid, tid + 128, ... < G * d4. With prefetch
+  // its loads are issued with the pointers' (a partial last round loads a clamped float4 and
+  // skips the store), and scaled and stored once the K/V loads are out.
+  std::optional<Ptr<Global, const F32>> q_group;
+  std::vector<std::pair<Reg<U32>, F4>> q_pre;
+  if (opt.prefetch) q_group = q + b.mul_lo(head0, head_dim);
+  if (opt.prefetch)
+    for (std::uint32_t base = 0; base < G * d4; base += kThreads) {
+      Reg<U32> e4 = add_imm(b, tid, base);
+      Reg<U32> e4_load = base + kThreads <= G * d4 ? e4 : b.min(e4, b.imm<U32>(G * d4 - 1));
+      q_pre.emplace_back(e4, b.ld_nc_v4(*q_group + b.shl(e4_load, b.imm<U32>(2))));
+    }
 
-  // Rows of this chunk: [start, start + n_valid); loads clamp to row `last`.
-  Reg<U32> n_valid = b.min(b.sub(len, start), chunk_size);
-  Reg<U32> last_local = b.sub(n_valid, b.imm<U32>(1));
+  Label empty = b.new_label("empty_chunk");
+  auto branch_if_empty = [&] { b.bra_if(!b.setp(cmp::lt, start, len), empty); };
+  if (!opt.prefetch) branch_if_empty();
+
+  // Rows of this chunk: [start, start + n_valid). Without prefetch, loads clamp to the last
+  // valid row. With prefetch, they clamp only to the cache's last row (no dependence on len, so
+  // they go out with the pointers); rows past len are then masked by selp: scores to -inf, V to
+  // 0 (the cache past len may hold anything, NaN included).
+  std::optional<Reg<U32>> n_valid_early, last_local;
+  if (!opt.prefetch) {
+    n_valid_early = b.min(b.sub(len, start), chunk_size);
+    last_local = b.sub(*n_valid_early, b.imm<U32>(1));
+  } else if (c.max_seq_len % C != 0) {
+    last_local =
+        b.min(b.sub(b.baked<U32>("max_seq_len", c.max_seq_len - 1), start), b.imm<U32>(C - 1));
+  }
   // The slot's caches: the pointer arrays hold generic addresses of global buffers.
-  auto k_cache = b.global_ptr<const E>(b.ld(k_ptrs + slot));
-  auto v_cache = b.global_ptr<const E>(b.ld(v_ptrs + slot));
+  auto k_cache = b.global_ptr<const E>(opt.prefetch ? *k_addr : b.ld(k_ptrs + slot));
+  auto v_cache = b.global_ptr<const E>(opt.prefetch ? *v_addr : b.ld(v_ptrs + slot));
+  auto clamp = [&](Reg<U32> row) { return last_local ? b.min(row, *last_local) : row; };
   // Element offset of row `start` of this KV head in the slot's cache.
   Reg<U32> chunk_base =
       b.mad_lo(start, head_dim, b.mul_lo(kv_head, b.baked<U32>("max_seq_len", c.max_seq_len * D)));
 
+  // One row's part of K (score step) or of V (o step), widened to f32. Prefetched rows use plain
+  // loads: ptxas may sink ld.global.nc past bar.sync to its first use, but not a plain load.
+  const auto path = opt.prefetch ? common::LoadPath::kPlain : common::LoadPath::kReadOnly;
+  std::optional<ScoreLanes> sl;
+  auto load_k = [&](Reg<U32> row) {
+    auto k_row = k_cache + b.mad_lo(clamp(row), head_dim, b.add(chunk_base, sl->li_elem));
+    std::vector<Reg<F32>> row_k;
+    for (std::uint32_t p = 0; p < pieces; ++p)
+      for (Reg<F32> x : common::load_f32<E>(b, k_row + p * 8 * w, w, path))
+        row_k.push_back(x);
+    return row_k;
+  };
+  std::optional<ValueLanes> vl;
+  auto v_row_of = [&](std::uint32_t step) {
+    return add_imm(b, vl->row_in_step, step * kWarps * rs);
+  };
+  auto load_v = [&](Reg<U32> row) {
+    return common::load_f32<E>(b, v_cache + b.mad_lo(clamp(row), head_dim, vl->v_lane), vec, path);
+  };
+  std::vector<std::vector<Reg<F32>>> k_pre_vals, v_pre_vals;
+  if (opt.prefetch) {
+    sl = score_lanes(b, lane, warp, w);
+    for (std::uint32_t r = 0; r < k_pre; ++r)
+      k_pre_vals.push_back(load_k(add_imm(b, sl->row_in_warp, r * 16)));
+    vl = value_lanes(b, lane, warp, chunk_base, dv, rs, vec);
+    for (std::uint32_t s = 0; s < v_pre; ++s)
+      v_pre_vals.push_back(load_v(v_row_of(s)));
+  }
   // ---- 1. q of the group, pre-scaled into the log2 domain ----
   const Imm<F32> scale_log2e = b.baked<F32>(
       "scale", static_cast<float>(static_cast<double>(c.effective_scale()) * 1.4426950408889634));
-  auto q_group = q + b.mul_lo(head0, head_dim);
-  for_each_strided(b, tid, G * d4, [&](Reg<U32> e4) {
-    Reg<U32> elem = b.shl(e4, b.imm<U32>(2));
-    F4 x = b.ld_nc_v4(q_group + elem);
-    for (auto& v : x)
-      v = b.mul(v, scale_log2e);
-    b.st_v4(sq + elem, x);
-  });
+  if (opt.prefetch) {
+    for (std::size_t r = 0; r < q_pre.size(); ++r) {
+      auto& [e4, x] = q_pre[r];
+      for (auto& v : x)
+        v = b.mul(v, scale_log2e);
+      Reg<U32> elem = b.shl(e4, b.imm<U32>(2));
+      if ((r + 1) * kThreads <= G * d4) {
+        b.st_v4(sq + elem, x);
+        continue;
+      }
+      Label skip = b.new_label("q_tail");
+      b.bra_if(!b.setp(cmp::lt, e4, b.imm<U32>(G * d4)), skip);
+      b.st_v4(sq + elem, x);
+      b.place(skip);
+    }
+  } else {
+    q_group = q + b.mul_lo(head0, head_dim);
+    for_each_strided(b, tid, G * d4, [&](Reg<U32> e4) {
+      Reg<U32> elem = b.shl(e4, b.imm<U32>(2));
+      F4 x = b.ld_nc_v4(*q_group + elem);
+      for (auto& v : x)
+        v = b.mul(v, scale_log2e);
+      b.st_v4(sq + elem, x);
+    });
+  }
   b.bar_sync(0);
+  // With prefetch a chunk past len leaves only here: the loads above are out before anything
+  // waits on len (a branch before them would let ptxas sink them past it).
+  if (opt.prefetch) branch_if_empty();
+  Reg<U32> n_valid = n_valid_early ? *n_valid_early : b.min(b.sub(len, start), chunk_size);
 
   // ---- 2. scores, 8 lanes per row ----
   {
-    // Each lane reads D/8 elements of a row in pieces of w (one 16-byte load of f32, or 8 or 4
-    // halves): piece p covers elements li * w + p * 8w.
-    const std::uint32_t w = std::min(vec, D / 8), pieces = D / (8 * w);
-    Reg<U32> li = b.and_(lane, b.imm<U32>(7));
-    Reg<U32> row_in_warp = b.add(b.shl(warp, b.imm<U32>(2)), b.shr(lane, b.imm<U32>(3)));
-    Reg<U32> li_elem = b.shl(li, b.imm<U32>(std::countr_zero(w)));
+    if (!sl) sl = score_lanes(b, lane, warp, w);
+    auto [li, row_in_warp, li_elem] = *sl;
     Reg<Pred> writer = b.setp(cmp::eq, li, b.imm<U32>(0));
-    const std::uint32_t rows_per_lane = C / 16;
     const std::uint32_t batch = std::min<std::uint32_t>(4, rows_per_lane);
     for (std::uint32_t r0 = 0; r0 < rows_per_lane; r0 += batch) {
       const std::uint32_t n = std::min(batch, rows_per_lane - r0);
@@ -145,14 +259,7 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
         Reg<U32> row = add_imm(b, row_in_warp, (r0 + i) * 16);
         rows.push_back(row);
         valid.push_back(b.setp(cmp::lt, row, n_valid));
-        Reg<U32> off = b.mad_lo(b.min(row, last_local), head_dim, b.add(chunk_base, li_elem));
-        auto k_row = k_cache + off;
-        std::vector<Reg<F32>> row_k;
-        for (std::uint32_t p = 0; p < pieces; ++p)
-          for (Reg<F32> x :
-               common::load_f32<E>(b, k_row + p * 8 * w, w, common::LoadPath::kReadOnly))
-            row_k.push_back(x);
-        k_vals.push_back(std::move(row_k));
+        k_vals.push_back(r0 + i < k_pre ? k_pre_vals[r0 + i] : load_k(row));
       }
       for (std::uint32_t g = 0; g < G; ++g) {
         auto q_part = sq + add_imm(b, li_elem, g * D);
@@ -175,6 +282,10 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
       }
     }
   }
+  // With prefetch, V rows past the budget are issued now (K's registers are free), so their
+  // round trip overlaps the softmax.
+  for (; v_pre < (opt.prefetch ? steps : 0); ++v_pre)
+    v_pre_vals.push_back(load_v(v_row_of(v_pre)));
   b.bar_sync(0);
 
   // ---- 3. softmax over the chunk, one warp per head ----
@@ -214,14 +325,8 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
 
   // ---- 4. o = sum_p e_p v[p], rows split over the warps ----
   {
-    const std::uint32_t dv = D / vec;              // lanes per row, one 16-byte load each
-    const std::uint32_t rs = 32 / dv;              // rows per warp step
-    const std::uint32_t steps = C / (kWarps * rs); // steps per warp
-    Reg<U32> f = b.and_(lane, b.imm<U32>(dv - 1));
-    Reg<U32> sub_row = b.shr(lane, b.imm<U32>(std::countr_zero(dv)));
-    Reg<U32> row_in_step = b.mad_lo(warp, b.imm<U32>(rs), sub_row);
-    Reg<U32> f_elem = b.shl(f, b.imm<U32>(std::countr_zero(vec)));
-    Reg<U32> v_lane = b.add(chunk_base, f_elem);
+    if (!vl) vl = value_lanes(b, lane, warp, chunk_base, dv, rs, vec);
+    const Reg<U32> f = vl->f, sub_row = vl->sub_row;
     std::vector<std::vector<Reg<F32>>> acc;
     for (std::uint32_t g = 0; g < G; ++g) {
       Reg<F32> z = b.mov(b.imm<F32>(0.0f));
@@ -233,18 +338,22 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
       std::vector<Reg<U32>> rows;
       std::vector<std::vector<Reg<F32>>> vrow;
       for (std::uint32_t i = 0; i < n; ++i) {
-        Reg<U32> row = add_imm(b, row_in_step, (s0 + i) * kWarps * rs);
+        Reg<U32> row = v_row_of(s0 + i);
         rows.push_back(row);
-        vrow.push_back(
-            common::load_f32<E>(b, v_cache + b.mad_lo(b.min(row, last_local), head_dim, v_lane),
-                                vec, common::LoadPath::kReadOnly));
+        vrow.push_back(s0 + i < v_pre ? v_pre_vals[s0 + i] : load_v(row));
       }
       for (std::uint32_t i = 0; i < n; ++i) {
         auto e_col = ss + rows[i];
+        if (opt.prefetch) {
+          // Rows past len were loaded as they are: 0 * NaN would poison the sums.
+          Reg<Pred> in_len = b.setp(cmp::lt, rows[i], n_valid);
+          for (auto& x : vrow[i])
+            x = b.selp(x, b.imm<F32>(0.0f), in_len);
+        }
         for (std::uint32_t g = 0; g < G; ++g) {
-          Reg<F32> w = b.ld(e_col + g * C); // masked rows hold exactly 0
+          Reg<F32> e = b.ld(e_col + g * C); // masked rows hold exactly 0
           for (std::uint32_t j = 0; j < vec; ++j)
-            acc[g][j] = b.fma(w, vrow[i][j], acc[g][j], rn);
+            acc[g][j] = b.fma(e, vrow[i][j], acc[g][j], rn);
         }
       }
     }
@@ -310,8 +419,9 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
 } // namespace
 
 void flash::emit_chunk_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c,
-                            const ChunkPassIo& io, const ChunkPassHooks& hooks) {
-  common::with_dtype(c.kv_dtype, [&]<class E>() { emit_pass<E>(b, c, io, hooks); });
+                            const ChunkPassIo& io, const ChunkPassHooks& hooks,
+                            const ChunkPassOptions& options) {
+  common::with_dtype(c.kv_dtype, [&]<class E>() { emit_pass<E>(b, c, io, hooks, options); });
 }
 
 ptxkit::Expected<GeneratedPtx>

@@ -42,7 +42,25 @@ struct ChunkPassHooks {
   std::function<void(const ChunkBlock&)> at_empty;
 };
 
+// How the pass orders its loads.
+struct ChunkPassOptions {
+  // false: the dependent order (len, then the pointers, q, the K rows in batches of 4 after q's
+  // barrier, V after the softmax), loads clamped to the last row inside len.
+  // true (for the latency-bound one-launch kernel): len, both pointers and q requested at once;
+  // then, before q's barrier, every K row and V row of the chunk whose words fit
+  // kPrefetchWords per lane (K first; V rows past the budget go out right after the scores, once
+  // K's registers are free), with plain loads (ptxas sinks ld.global.nc past bar.sync) at rows
+  // clamped only to max_seq_len - 1 (addresses independent of len); rows past len are masked by
+  // selp (scores -inf, V 0). A chunk past len leaves after q's barrier (a branch on len before the
+  // loads would let ptxas sink them past it), so its loads only waste bandwidth.
+  bool prefetch = false;
+};
+
+// 32-bit words per lane of prefetched K and V (as loaded: two halves per word). 64 takes all of
+// a half chunk at head_dim 128, chunk 64 (128 registers in all), and f32's K only (96).
+inline constexpr std::uint32_t kPrefetchWords = 64;
+
 void emit_chunk_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const ChunkPassIo& io,
-                     const ChunkPassHooks& hooks = {});
+                     const ChunkPassHooks& hooks = {}, const ChunkPassOptions& options = {});
 
 } // namespace ptxkit::kernels::flash

@@ -98,12 +98,32 @@ TEST(FlashDecodeFused, TheLastBlockArrivesWithReleaseAndAcquireAndResetsItsCount
   EXPECT_EQ(count(ptx, "fence.acq_rel.gpu;"), 2u);
   EXPECT_EQ(count(ptx, "atom.global.add.u32"), 1u);
   EXPECT_EQ(count(ptx, "st.global.u32"), 1u); // the reset
-  // The partials written in this launch are read back with plain loads, never ld.global.nc:
-  // the K/V/q loads are the chunk kernel's 34.
-  EXPECT_EQ(count(ptx, "ld.global.nc.v4.f32"), 34u);
-  EXPECT_GT(count(ptx, "ld.global.v4.f32"), 0u);
+  // The partials written in this launch are read back with plain loads, never ld.global.nc; so
+  // are the prefetched K/V rows (ptxas would sink ld.global.nc past bar.sync): only q's 2 are nc.
+  EXPECT_EQ(count(ptx, "ld.global.nc.v4.f32"), 2u);
+  EXPECT_GT(count(ptx, "ld.global.v4.f32"), 32u);
   const std::string bf = ptx_for({"kv_dtype=bf16"});
-  EXPECT_EQ(count(bf, "ld.global.nc.v4.b32"), 16u);
+  EXPECT_EQ(count(bf, "ld.global.nc.v4.b32"), 0u);
+  EXPECT_EQ(count(bf, "ld.global.v4.b32"), 16u);
+}
+
+TEST(FlashDecodeFused, EveryKAndVLoadOfAHalfChunkIsIssuedBeforeTheFirstBarrier) {
+  const std::string bf = ptx_for({"kv_dtype=bf16"});
+  const std::size_t barrier = bf.find("bar.sync");
+  ASSERT_NE(barrier, std::string::npos);
+  const std::string before = bf.substr(0, barrier), after = bf.substr(barrier);
+  EXPECT_EQ(count(before, "ld.global.v4.b32"), 16u); // 4 K rows x 2 + 8 V rows per lane
+  EXPECT_EQ(count(before, "ld.global.u32"), 1u);     // seq_lens
+  EXPECT_EQ(count(before, "ld.global.u64"), 2u);     // both cache pointers
+  // No load waits on len: the empty chunk leaves after the barrier.
+  EXPECT_EQ(before.find("$L__empty_chunk"), std::string::npos);
+  EXPECT_NE(after.find("bra $L__empty_chunk"), std::string::npos);
+  // Rows past len (loaded as they are) are masked by selp: each score (4 rows x 6 heads per lane)
+  // to -inf, each V value (8 rows x 8 per lane) to 0.
+  EXPECT_GE(count(after, "selp.f32"), 4u * 6u + 8u * 8u);
+}
+
+TEST(FlashDecodeFused, TheKernelKeyFollowsKvDtype) {
   const Kernel* k = KernelRegistry::find("flash_decode");
   ASSERT_NE(k, nullptr);
   auto f = config_from_assignments(*k, {});
