@@ -39,9 +39,14 @@ find_package(Python3 COMPONENTS Interpreter REQUIRED)
 # base directory is set, so that spelling is mapped too.
 add_compile_options("-ffile-prefix-map=${PROJECT_SOURCE_DIR}/=")
 file(RELATIVE_PATH PTXKIT_SOURCE_FROM_BUILD ${CMAKE_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+string(REGEX REPLACE "/+$" "" PTXKIT_SOURCE_FROM_BUILD "${PTXKIT_SOURCE_FROM_BUILD}")
 if(PTXKIT_SOURCE_FROM_BUILD)
   add_compile_options("-ffile-prefix-map=${PTXKIT_SOURCE_FROM_BUILD}/=")
 endif()
+# ccache leaves the prefix-map options out of its hash (they name paths), so an object compiled
+# with other maps could be handed to this build; a define it does hash, naming the mapped
+# spelling, keeps them apart.
+add_compile_definitions(PTXKIT_SOURCE_FROM_BUILD="${PTXKIT_SOURCE_FROM_BUILD}")
 
 # ccache, when installed, makes rebuilds (and the second build tree of ./test.sh) cheap.
 find_program(PTXKIT_CCACHE ccache)

@@ -62,6 +62,11 @@ std::string relative_path(std::string_view file, const std::string& root_option)
   std::string root = normal(root_option.empty() ? PTXKIT_PTXGEN_SOURCE_ROOT : root_option);
   if (!root.empty() && root.back() != '/') root += '/';
   if (!root.empty() && path.compare(0, root.size(), root) == 0) return path.substr(root.size());
+  // A relative name is relative to the source root (the build maps it so), or, when a compiler
+  // cache handed the compiler a path relative to the build directory, to a build directory
+  // inside the tree (`../kernels/x.cpp`): the leading `../` steps are that directory's depth.
+  while (path.starts_with("../"))
+    path.erase(0, 3);
   return path;
 }
 
