@@ -1,6 +1,7 @@
 // bias_add_test.cpp: the bias add's reference (broadcast over rows, zero bias is the identity),
 // its limits, launch contract and the loads of its PTX.
 #include "bias_add/bias_add.h"
+#include "kernel_test_util.h"
 
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
@@ -69,12 +70,7 @@ TEST(BiasAddPtx, PlainLoadsOfXReadOnlyLoadsOfBias) {
   EXPECT_NE(t.find(", 1152;"), std::string::npos); // cols baked
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(BiasAddHalf, TheAddIsRoundedOnceToTheFormat) {
   BiasAddConfig c{.cols = 1152, .rows = 2, .dtype = DType::kBF16};

@@ -2,6 +2,7 @@
 // host-side id check, a scatter-then-gather round trip through the KV cache, and the guard in
 // the PTX.
 #include "embedding_gather/embedding_gather.h"
+#include "kernel_test_util.h"
 #include "kv_scatter/kv_scatter.h"
 
 #include <gtest/gtest.h>
@@ -96,12 +97,7 @@ TEST(EmbeddingGatherPtx, VocabGuardBeforeAnyTableRead) {
   EXPECT_NE(t.find("$L__id_out_of_range:"), std::string::npos);
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(EmbeddingGatherHalf, TheTableIsCopiedBitForBit) {
   EmbeddingGatherConfig c{.vocab = 100, .hidden = 64, .tokens = 3, .dtype = DType::kBF16};

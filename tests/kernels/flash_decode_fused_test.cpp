@@ -3,6 +3,7 @@
 // arrival in its PTX, its limits and bench cases.
 #include "batched_incremental_attention/batched_incremental_attention.h"
 #include "flash_decode/flash_decode.h"
+#include "kernel_test_util.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -24,22 +25,10 @@ FlashDecodeConfig small_config() {
 }
 
 std::string ptx_for(const std::vector<std::string>& sets) {
-  const Kernel* k = KernelRegistry::find("flash_decode");
-  EXPECT_NE(k, nullptr);
-  auto cfg = config_from_assignments(*k, sets);
-  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
-  if (!cfg) return {};
-  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
-  EXPECT_TRUE(ptx);
-  return ptx ? ptx->text : std::string();
+  return test_util::kernel_ptx("flash_decode", sets);
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(FlashDecodeFused, TheReferenceIsOnePassAttention) {
   for (DType t : {DType::kF32, DType::kBF16}) {

@@ -6,6 +6,7 @@
 #include "flash_decode_chunk/flash_decode_chunk.h"
 #include "flash_decode_reduce/flash_decode_reduce.h"
 #include "incremental_attention/incremental_attention.h"
+#include "kernel_test_util.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -238,22 +239,10 @@ TEST(FlashDecodeContract, GridsAndParamsMatchBatchedAttentionsLayout) {
 }
 
 std::string chunk_ptx(const std::vector<std::string>& sets) {
-  const Kernel* k = KernelRegistry::find("flash_decode_chunk");
-  EXPECT_NE(k, nullptr);
-  auto cfg = config_from_assignments(*k, sets);
-  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
-  if (!cfg) return {};
-  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
-  EXPECT_TRUE(ptx);
-  return ptx ? ptx->text : std::string();
+  return test_util::kernel_ptx("flash_decode_chunk", sets);
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(FlashDecodeHalfKv, MakeInputsHoldsCachesExactInTheFormatAndQInF32) {
   FlashDecodeChunkConfig c = chunk_config();

@@ -1,6 +1,7 @@
 // fused_residual_rmsnorm_test.cpp: the fused kernel's reference equals a separate residual add
 // then RMSNorm; limits, launch contract, and the PTX writes both outputs.
 #include "fused_residual_rmsnorm/fused_residual_rmsnorm.h"
+#include "kernel_test_util.h"
 #include "residual_add/residual_add.h"
 #include "rmsnorm/rmsnorm.h"
 
@@ -87,12 +88,7 @@ TEST(FusedResidualRmsNormPtx, StoresTheSumAndTheOutputPerChunk) {
       << "x and residual must use plain loads (sum may alias them)";
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(FusedResidualRmsNormHalf, TheReferenceRoundsTheSumAndTheOutput) {
   FusedResidualRmsNormConfig c{.hidden = 896, .eps = 1e-6f, .rows = 2, .dtype = DType::kBF16};

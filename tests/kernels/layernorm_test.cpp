@@ -1,5 +1,6 @@
 // layernorm_test.cpp: LayerNorm's CPU reference (mean 0 / variance 1 before gamma and beta),
 // limits, launch contract and the PTX shape that carries its meaning.
+#include "kernel_test_util.h"
 #include "layernorm/layernorm.h"
 
 #include <cmath>
@@ -112,12 +113,7 @@ TEST(LayerNormPtx, TwoBlockReductionsBroadcastAndEpsBaked) {
   EXPECT_NE(t.find("0f3727C5AC"), std::string::npos); // eps = 1e-5
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(LayerNormHalf, TheReferenceRoundsEachOutput) {
   LayerNormConfig c{.hidden = 896, .eps = 1e-6f, .rows = 2, .dtype = DType::kF16};

@@ -1,6 +1,7 @@
 // q4k_gemv_test.cpp: the Q4_K codec against values computed by hand (f16, the 6-bit scale/min
 // packing, ggml's nibble order), the GEMV reference's treatment of the padded last super-block
 // (cols not a multiple of 256: x is never read past cols), limits and launch contract.
+#include "kernel_test_util.h"
 #include "q4k_gemv/q4k_gemv.h"
 
 #include <array>
@@ -189,14 +190,7 @@ TEST(Q4kGemvContract, RowBatchesPerWarpGridCapAndPaddedRowStride) {
 // ---- x_format = q8_1 ----
 
 std::string q4k_ptx(const std::vector<std::string>& sets) {
-  const Kernel* k = KernelRegistry::find("q4k_gemv");
-  EXPECT_NE(k, nullptr);
-  auto cfg = config_from_assignments(*k, sets);
-  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
-  if (!cfg) return {};
-  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
-  EXPECT_TRUE(ptx);
-  return ptx ? ptx->text : std::string();
+  return test_util::kernel_ptx("q4k_gemv", sets);
 }
 
 TEST(Q4kGemvQ8_1Reference, AHandBuiltBlockAgainstOneQuantizedValue) {

@@ -1,6 +1,7 @@
 // q8_0_gemv_test.cpp: the Q8_0 codec against ggml's byte layout (34-byte blocks, rows not
 // 4-byte aligned), the reference against hand-computed blocks, limits, launch contract and the
 // PTX's dp4a and 16-byte loads.
+#include "kernel_test_util.h"
 #include "q8_0_gemv/q8_0_gemv.h"
 
 #include <cmath>
@@ -15,14 +16,7 @@ namespace ptxkit::kernels {
 namespace {
 
 std::string q8_0_ptx(const std::vector<std::string>& sets) {
-  const Kernel* k = KernelRegistry::find("q8_0_gemv");
-  EXPECT_NE(k, nullptr);
-  auto cfg = config_from_assignments(*k, sets);
-  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
-  if (!cfg) return {};
-  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
-  EXPECT_TRUE(ptx);
-  return ptx ? ptx->text : std::string();
+  return test_util::kernel_ptx("q8_0_gemv", sets);
 }
 
 TEST(Q8_0Codec, BlocksSitAt34ByteStridesInGgmlsOrder) {

@@ -1,5 +1,6 @@
 // qk_rmsnorm_test.cpp: per-head RMSNorm's CPU reference (each head on its own, constant heads),
 // limits, launch contract and the vector width the PTX uses.
+#include "kernel_test_util.h"
 #include "qk_rmsnorm/qk_rmsnorm.h"
 #include "rmsnorm/rmsnorm.h"
 
@@ -126,12 +127,7 @@ TEST(QkRmsNormPtx, VectorWidthAndReductionFollowHeadDim) {
   }
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(QkRmsNormHalf, TheReferenceRoundsEachOutput) {
   QkRmsNormConfig c{.head_dim = 64, .num_heads = 14, .eps = 1e-6f, .tokens = 2};

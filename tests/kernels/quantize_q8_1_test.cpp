@@ -1,6 +1,7 @@
 // quantize_q8_1_test.cpp: the Q8_1 codec against blocks computed by hand (roundf's ties away
 // from zero, d and s in f16, zero blocks, ggml's 512-value padding), the quantizer's limits,
 // launch contract and generated PTX.
+#include "kernel_test_util.h"
 #include "quantize_q8_1/quantize_q8_1.h"
 
 #include <cmath>
@@ -13,14 +14,7 @@ namespace ptxkit::kernels {
 namespace {
 
 std::string ptx_for(const std::vector<std::string>& sets) {
-  const Kernel* k = KernelRegistry::find("quantize_q8_1");
-  EXPECT_NE(k, nullptr);
-  auto cfg = config_from_assignments(*k, sets);
-  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
-  if (!cfg) return {};
-  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
-  EXPECT_TRUE(ptx);
-  return ptx ? ptx->text : std::string();
+  return test_util::kernel_ptx("quantize_q8_1", sets);
 }
 
 TEST(Q8_1Codec, AHandBuiltBlockWithAmax127HasUnitScaleAndRoundsHalvesAwayFromZero) {

@@ -1,6 +1,7 @@
 // residual_add_test.cpp: the residual add's reference, its grid for any length, and the scalar
 // tail that only exists when n % 4 != 0.
 #include "common/elementwise.h"
+#include "kernel_test_util.h"
 #include "residual_add/residual_add.h"
 
 #include <gtest/gtest.h>
@@ -21,12 +22,7 @@ std::string ptx_for(std::uint32_t n) {
   return ptx ? ptx->text : std::string();
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(ResidualAddReference, AddsElementwise) {
   std::vector<float> a{1.0f, -2.0f, 0.5f, 1e30f, -0.0f}, b{2.0f, 2.0f, 0.25f, 1e30f, 0.0f};

@@ -1,4 +1,5 @@
 // rmsnorm_test.cpp: RMSNorm's CPU reference, limits, launch contract and generated PTX.
+#include "kernel_test_util.h"
 #include "rmsnorm/rmsnorm.h"
 
 #include <cmath>
@@ -11,22 +12,10 @@ namespace ptxkit::kernels {
 namespace {
 
 std::string ptx_for(const std::vector<std::string>& sets) {
-  const Kernel* k = KernelRegistry::find("rmsnorm");
-  EXPECT_NE(k, nullptr);
-  auto cfg = config_from_assignments(*k, sets);
-  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
-  if (!cfg) return {};
-  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
-  EXPECT_TRUE(ptx);
-  return ptx ? ptx->text : std::string();
+  return test_util::kernel_ptx("rmsnorm", sets);
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(RmsNormReference, ConstantRowNormalizesToGamma) {
   // x = c everywhere: mean(x^2) = c^2, so out = c / sqrt(c^2 + eps) * gamma.

@@ -1,4 +1,5 @@
 // swiglu_test.cpp: SwiGLU's reference at known points, and the ex2/log2(e) form of the PTX.
+#include "kernel_test_util.h"
 #include "swiglu/swiglu.h"
 
 #include <cmath>
@@ -52,12 +53,7 @@ TEST(SwiGluPtx, ExpIsEx2OfMinusXTimesLog2e) {
   EXPECT_EQ(d.grid[0] * d.block[0] >= 1217u, true); // 1216 groups + the tail thread
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
+using test_util::count;
 
 TEST(SwiGluHalf, TheOutputIsRoundedOnceToTheFormat) {
   SwiGluConfig c{.n = 4864, .dtype = DType::kBF16};

@@ -1,0 +1,37 @@
+// kernel_test_util.h: what the kernels' unit tests share.
+#pragma once
+
+#include <cstddef>
+#include <gtest/gtest.h>
+#include <ptxkit/kernels/assign.h>
+#include <ptxkit/kernels/registry.h>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxkit::kernels::test_util {
+
+// The PTX of library kernel `name` at its defaults with `sets` (FIELD=VALUE, as --set takes
+// them) applied, for the first supported target; a test failure (and "") when the kernel is
+// unknown or the config refused.
+inline std::string kernel_ptx(std::string_view name, const std::vector<std::string>& sets) {
+  const Kernel* k = KernelRegistry::find(name);
+  EXPECT_NE(k, nullptr) << name;
+  if (k == nullptr) return {};
+  auto cfg = config_from_assignments(*k, sets);
+  EXPECT_TRUE(cfg) << (cfg ? "" : cfg.error().message);
+  if (!cfg) return {};
+  auto ptx = k->generate(*cfg, ptxgen::Target::all_supported().front());
+  EXPECT_TRUE(ptx) << name;
+  return ptx ? ptx->text : std::string();
+}
+
+// How many times `what` occurs in `text` (overlapping occurrences count).
+inline std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+} // namespace ptxkit::kernels::test_util
