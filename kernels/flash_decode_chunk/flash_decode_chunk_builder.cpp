@@ -115,7 +115,15 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
   std::uint32_t v_pre =
       opt.prefetch ? std::min(steps, (flash::kPrefetchWords - k_pre * k_row_words) / v_row_words)
                    : 0;
-  auto [q, k_ptrs, v_ptrs, part_max, part_sum, part_out, seq_lens] = io;
+  // Named copies, not a structured binding: the lambdas below capture them, which clang 14
+  // refuses for bindings.
+  const auto q = io.q;
+  const auto k_ptrs = io.k_ptrs;
+  const auto v_ptrs = io.v_ptrs;
+  const auto part_max = io.part_max;
+  const auto part_sum = io.part_sum;
+  const auto part_out = io.part_out;
+  const auto seq_lens = io.seq_lens;
   auto sq = b.shared_array<F32>("q_scaled", std::uint64_t{G} * D, 16);
   auto ss = b.shared_array<F32>("scores", std::uint64_t{G} * C, 16);
   auto sacc = b.shared_array<F32>("warp_acc", std::uint64_t{kWarps} * G * D, 16);
