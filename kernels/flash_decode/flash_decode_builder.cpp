@@ -201,15 +201,7 @@ ptxkit::Expected<GeneratedPtx> FlashDecode::build(const Config& c, const ptxgen:
   const std::uint32_t C = c.chunk_size, G = c.group(), D = c.head_dim;
   KernelBuilder b(std::string(kName), target);
   b.reqntid(kThreads);
-  flash::ChunkPassIo io{
-      .q = b.param<Ptr<Global, const F32>>("q"),
-      .k_ptrs = b.param<Ptr<Global, const U64>>("k_ptrs"),
-      .v_ptrs = b.param<Ptr<Global, const U64>>("v_ptrs"),
-      .part_max = b.param<Ptr<Global, F32>>("partial_max"),
-      .part_sum = b.param<Ptr<Global, F32>>("partial_sum"),
-      .part_out = b.param<Ptr<Global, F32>>("partial_out"),
-      .seq_lens = b.param<Ptr<Global, const U32>>("seq_lens"),
-  };
+  const flash::ChunkPassIo io = flash::declare_chunk_pass_io(b);
   Workspace ws{io.part_max, io.part_sum, io.part_out, b.param<Ptr<Global, U32>>("counters"),
                b.param<Ptr<Global, F32>>("out")};
   // n = ceil(len / chunk_size): the chunks that hold positions, the blocks that arrive.

@@ -432,11 +432,9 @@ void flash::emit_chunk_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c,
   common::with_dtype(c.kv_dtype, [&]<class E>() { emit_pass<E>(b, c, io, hooks, options); });
 }
 
-ptxkit::Expected<GeneratedPtx>
-FlashDecodeChunk::build(const Config& c, const ptxgen::Target& target, const GenOptions& options) {
-  KernelBuilder b(std::string(kName), target);
-  b.reqntid(kThreads);
-  flash::ChunkPassIo io{
+flash::ChunkPassIo flash::declare_chunk_pass_io(KernelBuilder& b) {
+  // Braced initialization runs left to right: the parameters are declared in this order.
+  return ChunkPassIo{
       .q = b.param<Ptr<Global, const F32>>("q"),
       .k_ptrs = b.param<Ptr<Global, const U64>>("k_ptrs"),
       .v_ptrs = b.param<Ptr<Global, const U64>>("v_ptrs"),
@@ -445,6 +443,13 @@ FlashDecodeChunk::build(const Config& c, const ptxgen::Target& target, const Gen
       .part_out = b.param<Ptr<Global, F32>>("partial_out"),
       .seq_lens = b.param<Ptr<Global, const U32>>("seq_lens"),
   };
+}
+
+ptxkit::Expected<GeneratedPtx>
+FlashDecodeChunk::build(const Config& c, const ptxgen::Target& target, const GenOptions& options) {
+  KernelBuilder b(std::string(kName), target);
+  b.reqntid(kThreads);
+  const flash::ChunkPassIo io = flash::declare_chunk_pass_io(b);
   flash::emit_chunk_pass(b, c, io);
   return finish_and_print(b, options);
 }

@@ -28,6 +28,10 @@ struct ChunkPassIo {
   Ptr<Global, const U32> seq_lens;
 };
 
+// Declares the pass's parameters on `b`, in the order both kernels take them (q, k_ptrs, v_ptrs,
+// partial_max, partial_sum, partial_out, seq_lens); a kernel adds its own after them.
+ChunkPassIo declare_chunk_pass_io(KernelBuilder& b);
+
 // The block's coordinates, as the pass computed them (valid in both hooks).
 struct ChunkBlock {
   Reg<U32> chunk, kv_head, slot, tid, lane, warp;
