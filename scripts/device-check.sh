@@ -6,8 +6,14 @@
 # under compute-sanitizer (memcheck, and racecheck on the kernels that use shared memory),
 # `ptxkit run --all`, `ptxkit bench --json`, then scripts/compare-pytorch.py (PyTorch rms_norm and
 # SDPA decode at the same shapes, same run), and write the logs and one results table under $OUT
-# (at most 8 files come back: summary.md, tests.log, memcheck.log, racecheck.log, run_all.log,
-# bench.json, bench.log, pytorch.log).
+# (at most 8 files come back, so a run writes at most 8: summary.md, tests.log, memcheck.log,
+# racecheck.log, run_all.log, bench.json, bench.log, pytorch.log; ggml_perf.log replaces the
+# tests' logs in a run that builds the ggml peer).
+#
+# A whole check no longer fits one 600 s call: split it by setting a step's limit to 0, e.g.
+#   T_BENCH=0 scripts/device-check.sh                 (tests, run --all, memcheck, racecheck)
+#   T_TESTS=0 T_RUN=0 T_MEMCHECK=0 T_RACECHECK=0 GGML_SRC=.peers/ggml scripts/device-check.sh
+#                                                     (ggml built here, then bench and PyTorch)
 #
 # Binaries: $PTXKIT_PREBUILT (default .rt2dev) holds bin/ptxkit and bin/ptxkit_device_tests built
 # elsewhere (static libstdc++; `scripts/device-check.sh --prepare` makes them on a developer
@@ -122,8 +128,12 @@ note ""
 note "## Steps"
 
 # --- device tests, plain ---------------------------------------------------------------------
-step "device tests" $T_TESTS "$OUT/tests.log" "$TESTS" --gtest_color=no
-grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? ran|^\[  FAILED  \]' "$OUT/tests.log" | tail -15 | sed 's/^/    /' | tee -a "$SUMMARY"
+if [ "$T_TESTS" -gt 0 ]; then
+  step "device tests" $T_TESTS "$OUT/tests.log" "$TESTS" --gtest_color=no
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) |tests? ran|^\[  FAILED  \]' "$OUT/tests.log" | tail -15 | sed 's/^/    /' | tee -a "$SUMMARY"
+else
+  note "- device tests: not run (T_TESTS=0)"
+fi
 
 # --- ptxkit run --all ------------------------------------------------------------------------
 if [ "$T_RUN" -gt 0 ]; then
@@ -132,7 +142,7 @@ if [ "$T_RUN" -gt 0 ]; then
 fi
 
 # --- a project's own kernel: examples/consumer's app and kernel tool --------------------------
-if [ -x "$BIN/consumer-app" ]; then
+if [ -x "$BIN/consumer-app" ] && [ "$T_RUN" -gt 0 ]; then
   step "consumer-app (3 embedded kernels vs their CPU references)" 30 "$OUT/run_all.log" \
     "$BIN/consumer-app"
   grep -E '^consumer-app:' "$OUT/run_all.log" | tail -1 | sed 's/^/    /' | tee -a "$SUMMARY"
@@ -141,7 +151,7 @@ if [ -x "$BIN/consumer-app" ]; then
 fi
 
 # --- verify on every core: the corpus at -j 1 and -j $(nproc) ---------------------------------
-if [ -f tests/corpus/corpus.tar.xz ]; then
+if [ -f tests/corpus/corpus.tar.xz ] && [ "$T_RUN" -gt 0 ]; then
   mkdir -p /tmp/ptxkit-corpus && tar -xJf tests/corpus/corpus.tar.xz -C /tmp/ptxkit-corpus
   for j in 1 "$(nproc)" 1 "$(nproc)"; do
     step "verify -j $j corpus" 60 "$OUT/run_all.log" bash -c \
@@ -151,15 +161,25 @@ if [ -f tests/corpus/corpus.tar.xz ]; then
 fi
 
 # --- benchmarks and PyTorch ------------------------------------------------------------------
-step "ptxkit bench --json ${BENCH_CASES:-}" $T_BENCH "$OUT/bench.log" \
-  sh -c "'$PTXKIT' bench ${BENCH_CASES:-} --json >'$OUT/bench.json'"
-# The ggml peer (scripts/ggml-peer.sh, built from source on this machine: about 6 minutes, so it
-# runs on its own and its log is handed in as GGML_LOG).
+# The ggml peer: with GGML_SRC (ggml's source tree), scripts/ggml-peer.sh builds its
+# test-backend-ops here and times the mat-vec shapes first, so both sides come from this run;
+# otherwise GGML_LOG names a log from an earlier run (the table then says so).
 GGML_LOG=${GGML_LOG:-.peers/ggml_perf.log}
-ggml_arg=()
-[ -s "$GGML_LOG" ] && ggml_arg=(--ggml "$GGML_LOG")
-step "compare-pytorch.py" $T_TORCH "$OUT/pytorch.log" env PYTHONUNBUFFERED=1 python3 \
-  scripts/compare-pytorch.py "$OUT/bench.json" --out "$OUT/table.md.tmp" "${ggml_arg[@]}"
+if [ -n "${GGML_SRC:-}" ] && [ "${T_GGML:-420}" -gt 0 ]; then
+  step "ggml test-backend-ops (built from $GGML_SRC)" "${T_GGML:-420}" "$OUT/bench.log" \
+    scripts/ggml-peer.sh "$GGML_SRC" "$OUT" && GGML_LOG=$OUT/ggml_perf.log
+  rm -f "$OUT/ggml_build.log"
+fi
+if [ "$T_BENCH" -gt 0 ]; then
+  step "ptxkit bench --json ${BENCH_CASES:-}" $T_BENCH "$OUT/bench.log" \
+    sh -c "'$PTXKIT' bench ${BENCH_CASES:-} --json >'$OUT/bench.json'"
+  ggml_arg=()
+  [ -s "$GGML_LOG" ] && ggml_arg=(--ggml "$GGML_LOG")
+  step "compare-pytorch.py" $T_TORCH "$OUT/pytorch.log" env PYTHONUNBUFFERED=1 python3 \
+    scripts/compare-pytorch.py "$OUT/bench.json" --out "$OUT/table.md.tmp" "${ggml_arg[@]}"
+else
+  note "- bench and PyTorch: not run (T_BENCH=0)"
+fi
 
 # --- compute-sanitizer -----------------------------------------------------------------------
 # memcheck over the whole device suite; racecheck (much slower) on the kernels with shared memory.

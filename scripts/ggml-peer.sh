@@ -34,7 +34,7 @@ PY
 jobs=$(nproc)
 {
   cmake -S "$work/ggml" -B "$work/build" -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-real \
-    -DGGML_BUILD_TESTS=ON -DGGML_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=Release
+    -DGGML_BUILD_TESTS=ON -DGGML_BUILD_EXAMPLES=OFF -DGGML_CUDA_FA=OFF -DGGML_CUDA_NCCL=OFF -DCMAKE_BUILD_TYPE=Release
   cmake --build "$work/build" -j "$jobs" --target test-backend-ops
 } >"$out/ggml_build.log" 2>&1 || { tail -30 "$out/ggml_build.log" >&2; exit 1; }
 bin=$(find "$work/build" -name test-backend-ops -type f -perm -u+x | head -1)
