@@ -66,7 +66,7 @@ ptxkit::Expected<void> SoftmaxRows::validate(const Config&) {
 LaunchDims SoftmaxRows::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.rows;
-  d.block[0] = softmax_geometry(c.row_len).threads;
+  d.block[0] = softmax_geometry(c.row_len, c.dtype).threads;
   return d;
 }
 
