@@ -38,10 +38,12 @@ BatchedIncrementalAttention::reference_configs() {
 }
 
 std::vector<BenchCase> BatchedIncrementalAttention::bench_cases() {
-  // Every slot at the full 2048 positions (make_inputs draws shorter ones), informative only.
+  // Every slot at the full 2048 positions (make_inputs draws shorter ones), informative only: the
+  // kernel is retired from decoding (flash_decode's cases carry the attention targets).
   return {{.name = "batched_incremental_attention_4x2048",
            .config = "qwen15b_coder",
-           .shape = "4 slots x 12/2 heads x 2048 x 128 (one warp per head)",
+           .shape = "4 slots x 12/2 heads x 2048 x 128 (one warp per head; retired: see "
+                    "flash_decode)",
            .flops = 4.0 * 4 * 12 * 2048 * 128,
            .adjust_inputs = [](HostTensors& in) {
              for (auto& len : in.u32["seq_lens"])
