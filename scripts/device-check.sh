@@ -189,7 +189,7 @@ if [ "$T_MEMCHECK" -gt 0 ]; then
     "--gtest_filter=$MEMCHECK_FILTER"
   grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$OUT/memcheck.log" | tail -5 | sed 's/^/    /' | tee -a "$SUMMARY"
 else
-  note "- memcheck: not run (no time left in the lease)"
+  note "- memcheck: not run (T_MEMCHECK=0)"
 fi
 RACE_FILTER=${RACE_FILTER:-'*rmsnorm*:*layernorm*:*softmax*:*argmax*:*flash_decode*:*FlashDecoding*:*incremental_attention_q*:*q4k_gemv*'}
 if [ "$T_RACECHECK" -gt 0 ]; then
@@ -197,7 +197,7 @@ if [ "$T_RACECHECK" -gt 0 ]; then
     --error-exitcode 1 "$TESTS" --gtest_color=no "--gtest_filter=$RACE_FILTER"
   grep -E 'RACECHECK SUMMARY|ERROR SUMMARY|^\[  (PASSED|FAILED) ' "$OUT/racecheck.log" | tail -5 | sed 's/^/    /' | tee -a "$SUMMARY"
 else
-  note "- racecheck: not run (--quick)"
+  note "- racecheck: not run (T_RACECHECK=0)"
 fi
 
 # --- the table -------------------------------------------------------------------------------
