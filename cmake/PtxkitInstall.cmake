@@ -1,6 +1,6 @@
 # Install rules and the CMake package: `find_package(ptxkit CONFIG)` gives the imported targets
-# ptxkit::isa, ptxkit::ptxgen, ptxkit::verifier, ptxkit::kernels, ptxkit::runtime, ptxkit::cli,
-# ptxkit::cli_main and ptxkit::ptxkit (the executable), plus ptxkit_add_kernel_tool() and
+# ptxkit::isa, ptxkit::ptxgen, ptxkit::verifier, ptxkit::kernels, ptxkit::runtime, ptxkit::decoder,
+# ptxkit::cli, ptxkit::cli_main and ptxkit::ptxkit (the executable), plus ptxkit_add_kernel_tool() and
 # ptxkit_generate_ptx() (PtxkitGenerate.cmake).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -8,11 +8,12 @@ include(CMakePackageConfigHelpers)
 set(PTXKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/ptxkit)
 
 # Public headers only: every library keeps its private headers beside its sources.
-foreach(lib isa ptxgen verifier kernels runtime)
+foreach(lib isa ptxgen verifier kernels runtime decoder)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${lib}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 
 install(TARGETS ptxkit_isa ptxkit_ptxgen ptxkit_verifier ptxkit_kernels_archive ptxkit_kernels ptxkit_runtime
+                ptxkit_decoder
                 ptxkit_cli_archive ptxkit_cli ptxkit_cli_main ptxkit
   EXPORT ptxkitTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
