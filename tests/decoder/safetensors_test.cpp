@@ -1,11 +1,11 @@
 // safetensors_test.cpp: checkpoints written here byte by byte (header length, JSON header, data)
 // read back through Checkpoint: values in F32, F16 and BF16, shards, and every header defect
 // refused with a message naming the file and the tensor.
-#include <cstring>
+#include "checkpoint_writer.h"
+
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <ptxkit/decoder/safetensors.h>
 #include <unistd.h>
 
@@ -14,51 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using kernels::DType;
-
-struct RawTensor {
-  std::string name;
-  std::string dtype; // "F32", "F16", "BF16" or anything else to test refusals
-  std::vector<std::uint64_t> shape;
-  std::vector<std::uint8_t> data;
-};
-
-std::vector<std::uint8_t> f32_bytes(const std::vector<float>& v) {
-  std::vector<std::uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-std::vector<std::uint8_t> half_bytes(const std::vector<float>& v, DType t) {
-  std::vector<std::uint8_t> b;
-  for (float x : v) {
-    const std::uint16_t h = t == DType::kF16 ? kernels::f16_bits(x) : kernels::bf16_bits(x);
-    b.push_back(static_cast<std::uint8_t>(h & 0xff));
-    b.push_back(static_cast<std::uint8_t>(h >> 8));
-  }
-  return b;
-}
-
-// Writes a safetensors file; `edit` may change the header before it is written.
-void write_file(const fs::path& path, const std::vector<RawTensor>& tensors,
-                const std::function<void(nlohmann::json&)>& edit = {}) {
-  nlohmann::json header = nlohmann::json::object();
-  header["__metadata__"] = {{"format", "pt"}};
-  std::vector<std::uint8_t> data;
-  for (const auto& t : tensors) {
-    header[t.name] = {{"dtype", t.dtype},
-                      {"shape", t.shape},
-                      {"data_offsets", {data.size(), data.size() + t.data.size()}}};
-    data.insert(data.end(), t.data.begin(), t.data.end());
-  }
-  if (edit) edit(header);
-  const std::string text = header.dump();
-  std::ofstream out(path, std::ios::binary);
-  const std::uint64_t n = text.size();
-  for (int i = 0; i < 8; ++i)
-    out.put(static_cast<char>(n >> (8 * i) & 0xff));
-  out << text;
-  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-}
+using test_util::f32_bytes;
+using test_util::half_bytes;
+using test_util::write_file;
 
 class SafetensorsTest : public ::testing::Test {
 protected:
