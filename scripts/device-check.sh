@@ -34,9 +34,10 @@ if [ "${1:-}" = "--prepare" ]; then
   # What the device run and the install below need (the install takes the libraries, the tool and
   # the generated CLI reference).
   cmake --build "$bdir" -j"${JOBS:-2}" --target ptxkit ptxkit_device_tests ptxkit_cli_main \
-    ptxkit_cli_reference || exit 2
+    ptxkit_cli_reference ptxkit_reference_decode || exit 2
   mkdir -p "$dir/bin"
-  cp "$bdir"/bin/ptxkit "$bdir"/bin/ptxkit_device_tests "$dir/bin/"
+  cp "$bdir"/bin/ptxkit "$bdir"/bin/ptxkit_device_tests "$bdir"/bin/ptxkit_reference_decode \
+    "$dir/bin/"
   # examples/consumer against this build's installed package: its app and its kernel tool.
   rm -rf "$bdir/prefix" "$bdir/consumer"
   cmake --install "$bdir" --prefix "$bdir/prefix" >/dev/null || exit 2
@@ -158,6 +159,14 @@ if [ -f tests/corpus/corpus.tar.xz ] && [ "$T_RUN" -gt 0 ]; then
       "TIMEFORMAT='verify -j $j: %R s wall, %U s user'; time '$PTXKIT' verify -j $j /tmp/ptxkit-corpus >/dev/null"
   done
   grep -E '^verify -j' "$OUT/run_all.log" | sed 's/^/    /' | tee -a "$SUMMARY"
+fi
+
+# --- the decoder's CPU reference against transformers (installed only on the GPU machine) -------
+if [ "${T_DECODER:-120}" -gt 0 ] && [ -x "$BIN/ptxkit_reference_decode" ]; then
+  step "decoder reference vs transformers" "${T_DECODER:-120}" "$OUT/run_all.log" \
+    env PYTHONUNBUFFERED=1 python3 scripts/check-decoder-reference.py "$BIN/ptxkit_reference_decode" "$OUT"
+  sed 's/^/    /' "$OUT/decoder_reference.log" 2>/dev/null | tee -a "$SUMMARY"
+  rm -f "$OUT/decoder_reference.log"
 fi
 
 # --- benchmarks and PyTorch ------------------------------------------------------------------

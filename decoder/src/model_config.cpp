@@ -97,7 +97,12 @@ Expected<ModelConfig> parse_model_config(const std::string& text, const std::str
   PTXKIT_TAKE(intermediate, uint_field(j, "intermediate_size", 0, origin));
   PTXKIT_TAKE(vocab, uint_field(j, "vocab_size", 0, origin));
   PTXKIT_TAKE(max_positions, uint_field(j, "max_position_embeddings", 2048, origin));
-  PTXKIT_TAKE(rope_theta, positive_number(j, "rope_theta", 10000.0, origin));
+  // transformers 5 writes the RoPE settings as "rope_parameters" {"rope_theta", "rope_type"};
+  // earlier versions a top-level "rope_theta" and an optional "rope_scaling".
+  const auto params = j.find("rope_parameters");
+  const bool nested = params != j.end() && params->is_object();
+  PTXKIT_TAKE(rope_theta, positive_number(nested && params->contains("rope_theta") ? *params : j,
+                                          "rope_theta", 10000.0, origin));
   PTXKIT_TAKE(rms_norm_eps, positive_number(j, "rms_norm_eps", 1e-6, origin));
   PTXKIT_TAKE(tie_word_embeddings, bool_field(j, "tie_word_embeddings", false, origin));
   // Qwen2's attention always has Q/K/V biases; Llama's only with attention_bias.
@@ -106,8 +111,16 @@ Expected<ModelConfig> parse_model_config(const std::string& text, const std::str
   else
     PTXKIT_TAKE(qkv_bias, bool_field(j, "attention_bias", false, origin));
 #undef PTXKIT_TAKE
-  if (const auto scaling = j.find("rope_scaling"); scaling != j.end() && !scaling->is_null())
-    return error_in(origin, "\"rope_scaling\" is set: scaled RoPE is not supported");
+  // Only the unscaled rotary embedding: a rope_type other than "default" is refused.
+  for (const char* key : {"rope_scaling", "rope_parameters"}) {
+    const auto it = j.find(key);
+    if (it == j.end() || it->is_null()) continue;
+    const auto type = it->is_object() ? it->value("rope_type", it->value("type", std::string()))
+                                      : std::string("?");
+    if (type != "default" && !(type.empty() && std::string(key) == "rope_parameters"))
+      return error_in(origin, std::string("\"") + key + "\" asks for RoPE type '" + type +
+                                  "': only the unscaled (default) rotary embedding is supported");
+  }
   if (auto ok = c.validate(); !ok) return error_in(origin, ok.error().message);
   return c;
 }

@@ -56,6 +56,19 @@ TEST(ModelConfig, LlamaTakesHuggingFaceDefaults) {
   EXPECT_EQ(biased->head_dim, 128u); // given explicitly
 }
 
+// transformers 5 nests the RoPE base in "rope_parameters": a default of 1e4 there instead of the
+// model's 1e6 would rotate every query and key wrongly.
+TEST(ModelConfig, ReadsTheRopeBaseFromRopeParameters) {
+  auto c = parse_model_config(R"({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 896,
+      "num_hidden_layers": 2, "num_attention_heads": 14, "num_key_value_heads": 2,
+      "intermediate_size": 4864, "vocab_size": 151936,
+      "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"},
+      "rope_scaling": null})",
+                              "config.json");
+  ASSERT_TRUE(c) << c.error().to_string();
+  EXPECT_DOUBLE_EQ(c->rope_theta, 1e6);
+}
+
 TEST(ModelConfig, RefusalsNameTheFileAndTheField) {
   struct Case {
     std::string json, message;
@@ -74,7 +87,11 @@ TEST(ModelConfig, RefusalsNameTheFileAndTheField) {
       {R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
            "num_attention_heads": 2, "intermediate_size": 8, "vocab_size": 8,
            "rope_scaling": {"type": "linear", "factor": 2.0}})",
-       "\"rope_scaling\" is set"},
+       "\"rope_scaling\" asks for RoPE type 'linear'"},
+      {R"({"model_type": "qwen2", "hidden_size": 64, "num_hidden_layers": 1,
+           "num_attention_heads": 2, "intermediate_size": 8, "vocab_size": 8,
+           "rope_parameters": {"rope_theta": 1e6, "rope_type": "yarn", "factor": 4.0}})",
+       "\"rope_parameters\" asks for RoPE type 'yarn'"},
       {R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 1,
            "num_attention_heads": 2, "intermediate_size": 8, "vocab_size": 8,
            "tie_word_embeddings": "yes"})",
