@@ -13,33 +13,82 @@
 
 namespace ptxkit::kernels {
 
-SoftmaxGeometry softmax_geometry(std::uint32_t row_len, DType dtype) {
+namespace {
+
+// On chip, a thread holds at most this many 32-bit words of its row in registers: with the
+// working set of a fold (two 16-byte units widened to f32) and the addresses, ptxas stays within
+// the 64 registers a thread has at 1024 threads, without spilling.
+constexpr std::uint32_t kMaxHeldWords = 24;
+
+constexpr std::uint32_t ceil_div(std::uint32_t a, std::uint32_t b) {
+  return (a + b - 1) / b;
+}
+
+} // namespace
+
+SoftmaxGeometry softmax_geometry(const SoftmaxRowsConfig& c) {
   SoftmaxGeometry g;
-  g.unit_elems = common::row_unit_elems(row_len, dtype);
-  g.units = row_len / g.unit_elems;
-  std::uint32_t quarter = (g.units + 3) / 4; // aim for 4 units per thread
+  g.unit_elems = common::row_unit_elems(c.row_len, c.dtype);
+  g.unit_bytes = g.unit_elems * static_cast<std::uint32_t>(dtype_bytes(c.dtype));
+  g.units = c.row_len / g.unit_elems;
+  std::uint32_t quarter = ceil_div(g.units, 4); // aim for 4 units per thread
   g.threads = std::clamp((quarter + 31) / 32 * 32, 32u, SoftmaxRows::kMaxThreads);
-  g.per_thread = (g.units + g.threads - 1) / g.threads;
-  g.in_registers = g.per_thread <= 4;
+  g.per_thread = ceil_div(g.units, g.threads);
+  if (g.per_thread <= 4) {
+    g.mode = SoftmaxMode::kRegisters;
+    return g;
+  }
+  // Past registers mode the block has 1024 threads. On chip needs cp.async (4, 8 or 16 bytes),
+  // registers for what shared memory cannot hold, and a full first staged unit for every thread.
+  g.mode = SoftmaxMode::kLoop;
+  const std::uint64_t budget = std::uint64_t{c.smem_kib} * 1024;
+  const std::uint64_t static_bytes = softmax_static_smem_bytes(g.threads);
+  if (g.unit_bytes < 4 || budget <= static_bytes) return g;
+  const std::uint64_t fit = (budget - static_bytes) / g.unit_bytes; // units shared memory holds
+  const std::uint32_t reg_units =
+      g.units > fit ? ceil_div(static_cast<std::uint32_t>(g.units - fit), g.threads) : 0;
+  if (reg_units * (g.unit_bytes / 4) > kMaxHeldWords) return g;
+  if (g.units < (reg_units + 1) * g.threads) return g;
+  g.mode = SoftmaxMode::kOnChip;
+  g.reg_units = reg_units;
+  g.smem_units = g.units - reg_units * g.threads;
+  g.stage_units = ceil_div(g.smem_units, g.threads);
+  g.smem_bytes = g.smem_units * g.unit_bytes;
   return g;
 }
 
 std::vector<NamedConfig<SoftmaxRowsConfig>> SoftmaxRows::reference_configs() {
   return {
-      {"qwen05b_vocab", "Qwen2.5 logits: vocabulary 151936, 4 rows (looped rows)",
+      {"qwen05b_vocab", "Qwen2.5 logits: vocabulary 151936, 4 rows (looped rows: 594 KiB)",
        SoftmaxRowsConfig{.row_len = 151936, .rows = 4}},
-      {"llama_vocab", "Llama logits: vocabulary 32000, 4 rows (looped rows)",
-       SoftmaxRowsConfig{.row_len = 32000, .rows = 4}},
+      {"llama_vocab",
+       "Llama logits: vocabulary 32000, 4 rows, smem_kib=0 (looped rows, as on a GPU without the "
+       "shared memory)",
+       SoftmaxRowsConfig{.row_len = 32000, .rows = 4, .smem_kib = 0}},
       {"qwen15b_coder_scores",
        "Qwen2.5-Coder-1.5B attention scores: 2048 positions, 4 slots x 12 heads (rows in "
        "registers)",
        SoftmaxRowsConfig{.row_len = 2048, .rows = 48}},
-      {"qwen05b_vocab_bf16", "Qwen2.5 logits in bf16: vocabulary 151936, 4 rows (looped rows)",
+      {"qwen05b_vocab_bf16",
+       "Qwen2.5 logits in bf16: vocabulary 151936, 4 rows (on chip: 5 units a thread in "
+       "registers, 216.75 KiB in shared memory)",
        SoftmaxRowsConfig{.row_len = 151936, .rows = 4, .dtype = DType::kBF16}},
       {"qwen15b_coder_scores_f16",
        "Qwen2.5-Coder-1.5B attention scores in f16: 2048 positions, 4 slots x 12 heads (rows in "
        "registers)",
        SoftmaxRowsConfig{.row_len = 2048, .rows = 48, .dtype = DType::kF16}},
+      {"llama_vocab_on_chip",
+       "Llama logits: vocabulary 32000, 4 rows (on chip: the whole row in 125 KiB of shared "
+       "memory, the last staged unit partial)",
+       SoftmaxRowsConfig{.row_len = 32000, .rows = 4}},
+      {"scores_40k_bf16_smem48",
+       "40000 attention scores in bf16, 4 rows, smem_kib=48 (on chip: 2 units a thread in "
+       "registers, 47232 B of shared memory, no opt-in needed)",
+       SoftmaxRowsConfig{.row_len = 40000, .rows = 4, .dtype = DType::kBF16, .smem_kib = 48}},
+      {"ragged_on_chip_f16",
+       "65540 f16 scores, 4 rows (on chip in 8-byte units of 4 halves: cp.async.ca, the last "
+       "staged unit held by thread 0 only)",
+       SoftmaxRowsConfig{.row_len = 65540, .rows = 4, .dtype = DType::kF16}},
   };
 }
 
@@ -66,7 +115,9 @@ ptxkit::Expected<void> SoftmaxRows::validate(const Config&) {
 LaunchDims SoftmaxRows::launch(const Config& c) {
   LaunchDims d;
   d.grid[0] = c.rows;
-  d.block[0] = softmax_geometry(c.row_len, c.dtype).threads;
+  const SoftmaxGeometry g = softmax_geometry(c);
+  d.block[0] = g.threads;
+  d.dynamic_smem_bytes = g.smem_bytes; // the staged part of an on-chip row (0 otherwise)
   return d;
 }
 
