@@ -42,6 +42,16 @@
 // differs only by s's f16 rounding. The x words of a step (10 scalar loads: the Q8_1 blocks are
 // only 4-byte aligned) are shared by the warp's rows like the f32 slice; the last step's lanes
 // past the row's super-blocks read the last one and zero d8 and s.
+//
+// x_format = f32_q8_1 (f32 x quantized to Q8_1 in each block: llama.cpp's semantics in one
+// launch, as ggml's MUL_MAT quantizes f32 x before its mat-vec): x is f32, and each block
+// quantizes all of it into shared memory (common/q8_1_quantize.h, the quantize_q8_1 kernel's own
+// arithmetic: the same Q8_1 values, bit for bit, zero past cols) before the q8_1 path's dp4a
+// steps read their slices from there (three ld.shared.v4 per step instead of ten global loads).
+// y equals the q8_1 path's on quantize_q8_1(x), bit for bit. A warp's first step is peeled: its
+// rows' quant loads are issued before the quantization (one bar.sync after it, in the block's
+// first batch only), so the x work runs under their DRAM latency; 2 lanes per Q8_1 block, 16
+// values each. Shared memory: 320 bytes per super-block, so cols <= 32768.
 #pragma once
 
 #include "quantize_q8_1/quantize_q8_1.h"
@@ -85,8 +95,10 @@ struct Q4kGemvConfig {
                       .min = 0.0,
                       .max = 8.0});
     v.field("x_format", c.x_format,
-            FieldSpec{.doc = "x as f32 values, or as ggml Q8_1 blocks (quantize_q8_1's output, "
-                             "ceil(cols/256)*8 blocks read) with dp4a dot products"});
+            FieldSpec{.doc = "x as f32 values (f32); as ggml Q8_1 blocks (q8_1: quantize_q8_1's "
+                             "output, ceil(cols/256)*8 blocks read) with dp4a dot products; or "
+                             "as f32 values quantized to Q8_1 in each block (f32_q8_1: llama.cpp's "
+                             "semantics in one launch, cols <= 32768)"});
   }
 
   [[nodiscard]] std::uint32_t blocks_per_row() const { return (cols + 255) / 256; }
@@ -118,6 +130,8 @@ struct Q4kGemvConfig {
   [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; } // u32 words
   // Q8_1 words of x the q8_1 path reads: 8 blocks of 9 words per super-block.
   [[nodiscard]] std::uint32_t x_q8_words() const { return blocks_per_row() * 8 * kQ8_1Words; }
+  // Whether x arrives as f32 values (f32 and f32_q8_1) rather than Q8_1 blocks.
+  [[nodiscard]] bool x_is_f32() const { return x_format != XFormat::kQ8_1; }
 };
 
 struct Q4kGemv {
@@ -130,19 +144,26 @@ struct Q4kGemv {
   static constexpr std::string_view kLimits =
       "cols a multiple of 4 in [4, 1048576] (x is read as float4s; a row is padded to "
       "ceil(cols/256) super-blocks, row stride ceil(cols/256)*144 bytes); rows in [1, 2^24]; "
-      "x is never read at or past cols; weights and x 16-byte aligned";
+      "x is never read at or past cols; weights and x 16-byte aligned; with x_format=f32_q8_1 "
+      "cols <= 32768 (x's Q8_1 copy lives in shared memory)";
   static constexpr std::uint32_t kWarps = 8;
   static constexpr std::uint32_t kThreads = kWarps * 32;
   // Grid cap: blocks loop over row batches (grid-stride), so a warp keeps its x slice in
   // registers across batches when cols <= 1024 (a single step).
   static constexpr std::uint32_t kMaxBlocks = 1024;
   static constexpr std::uint32_t kBlockBytes = 144;
+  // f32_q8_1 keeps x's Q8_1 copy in shared memory: 320 bytes per super-block.
+  static constexpr std::uint32_t kMaxFusedCols = 32768;
 
   // The error of a dot product grows with its length: abs 4e-7 per term. With Q8_1 x the
   // integer sums are exact and the reference uses the same quantized x, so only the f32
   // combination errs: a few roundings per 32-value sub-block term instead of one per value, well
   // inside the same bound.
   static Tolerance tolerance(const Config& c, const HostTensors&) {
+    if (c.x_format == XFormat::kF32Q8_1)
+      return {4e-7 * c.cols, 2e-5,
+              "abs 4e-7 * cols: the q8_1 path's, against the Q8_1 reference on the reference's "
+              "own quantization of x (bit-identical to the kernel's)"};
     if (c.x_format == XFormat::kQ8_1)
       return {4e-7 * c.cols, 2e-5,
               "abs 4e-7 * cols: exact dp4a sums of the same Q8_1 x, f32 combination per sub-block"};

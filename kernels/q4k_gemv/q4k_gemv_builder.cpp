@@ -23,9 +23,11 @@
 // min(k, cols-4), zeroing it when k >= cols, so x is never read past cols and padding values
 // contribute exactly 0. Each row is summed with shfl.down; only lane 0 uses (stores) the result,
 // so no broadcast is needed.
+#include "common/q8_1_quantize.h"
 #include "common/warp_reduce.h"
 #include "q4k_gemv.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -148,31 +150,166 @@ Q8Slice load_x_q8(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc
   return out;
 }
 
-// Super-block sb_w of every row against the Q8_1 slice: 8 dp4a per row, the integer sums
-// combined in f32 with d*sc, d8, dmin*m and s.
+// x_format = f32_q8_1: the block's Q8_1 copy of x in shared memory, laid out for the lanes'
+// reads rather than as ggml's 36-byte blocks. Per super-block sb:
+//   quants  64 words at 64*sb: words 4p .. 4p+3 are lane part p's 16 low-nibble x values
+//           (values 64*(p/2) + 16*(p%2) ..), words 32 + 4p .. the 16 high-nibble ones (32 further
+//           on): one conflict-free ld.shared.v4 per half, 8 lanes reading 32 consecutive words;
+//   ds      16 floats at 16*sb: per sub-block j, {d8, -s/2} at 2j, the f16 d and s of its Q8_1
+//           block widened (and s halved) exactly as the q8_1 path does after loading them, so
+//           the two paths' results are bit-identical on the same x.
+struct SharedXq {
+  Ptr<Shared, U32> quants;
+  Ptr<Shared, F32> ds;
+};
+constexpr std::uint32_t kSharedQuantWords = 64; // per super-block
+constexpr std::uint32_t kSharedDsFloats = 16;   // per super-block
+constexpr std::uint32_t kFusedMinBlocksPerSm = 3;
+constexpr std::uint32_t kQuantizePassSuperBlocks = 16; // 128 Q8_1 blocks: 2 lanes each
+// Super-blocks the shared arrays hold: every pass of the quantizer whole (the last one may reach
+// past the row), and super-block 4*full_steps + 2: the step loop's base + group, with base below
+// 4*full_steps, a multiple of 4 the verifier's interval analysis does not see (never read).
+std::uint32_t shared_super_blocks(const Q4kGemvConfig& c) {
+  const std::uint32_t passes =
+      (c.blocks_per_row() + kQuantizePassSuperBlocks - 1) / kQuantizePassSuperBlocks;
+  return std::max(passes * kQuantizePassSuperBlocks, (c.cols / 256) / 4 * 4 + 3);
+}
+
+// The Q8_1 slice of super-block sb for this lane from the shared copy; guard as load_x_q8's.
+Q8Slice load_x_q8_shared(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
+                         const SharedXq& xs, Reg<U32> sb, bool guard) {
+  Reg<U32> sb_in = guard ? b.min(sb, b.baked<U32>("cols", c.blocks_per_row() - 1)) : sb;
+  Reg<U32> quant_word = b.mad_lo(sb_in, b.imm<U32>(kSharedQuantWords), lc.x_off);
+  std::array<Reg<U32>, 4> lo = b.ld_v4(xs.quants + quant_word);
+  std::array<Reg<U32>, 4> hi = b.ld_v4(xs.quants + b.add(quant_word, b.imm<U32>(32)));
+  std::array<Reg<F32>, 4> ds =
+      b.ld_v4(xs.ds + b.mad_lo(sb_in, b.imm<U32>(kSharedDsFloats), *lc.x_ds_off));
+  std::optional<Reg<Pred>> inside;
+  if (guard) inside = b.setp(cmp::lt, sb, b.baked<U32>("cols", c.blocks_per_row()));
+  Q8Slice out;
+  for (std::size_t w = 0; w < 4; ++w) {
+    out.q[0].push_back(b.bitcast<S32>(lo[w]));
+    out.q[1].push_back(b.bitcast<S32>(hi[w]));
+  }
+  for (std::size_t half = 0; half < 2; ++half) {
+    Reg<F32> d8 = ds[2 * half];
+    Reg<F32> nhs = ds[2 * half + 1];
+    if (inside) {
+      d8 = b.selp(d8, b.imm<F32>(0.0f), *inside);
+      nhs = b.selp(nhs, b.imm<F32>(0.0f), *inside);
+    }
+    out.d8.push_back(d8);
+    out.neg_half_s.push_back(nhs);
+  }
+  return out;
+}
+
+// x (cols f32) to the block's shared Q8_1 copy, by all 256 threads: two lanes per Q8_1 block
+// (16 values each, four float4 loads), 128 blocks (16 super-blocks) per pass, ceil(cols/256)*8
+// blocks in all; values at or past cols are quantized as 0, as quantize_q8_1 pads. Thread t is lane
+// h = t % 2 of block bi = t / 2 (+ 128 per pass): its quants are words 4h .. 4h+3 of the block's 8
+// in the shared layout, 64*(bi/8) + 32*(bi%2) + 8*((bi%8)/2) + 4h; lane 0 writes the block's {d8,
+// -s/2}.
+void quantize_x_to_shared(KernelBuilder& b, const Q4kGemvConfig& c, Ptr<Global, const F32> x,
+                          const SharedXq& xs, Reg<U32> tid) {
+  constexpr std::uint32_t kLanes = 2;
+  constexpr std::uint32_t kValues = kQ8_1Values / kLanes;
+  constexpr std::uint32_t kBlocksPerPass = Q4kGemv::kThreads / kLanes;
+  static_assert(kBlocksPerPass == kQuantizePassSuperBlocks * 8);
+  const std::uint32_t blocks = c.blocks_per_row() * 8;
+  const std::uint32_t passes = (blocks + kBlocksPerPass - 1) / kBlocksPerPass;
+  Reg<U32> h = b.and_(tid, b.imm<U32>(1));
+  Reg<U32> bi0 = b.shr(tid, b.imm<U32>(1));
+  Reg<U32> k0 = b.mul_lo(tid, b.imm<U32>(kValues));
+  // 8*(bi & ~7) + 32*(bi & 1) + 4*(bi & 6) + 4h
+  Reg<U32> q_word0 =
+      b.add(b.add(b.shl(b.and_(bi0, b.imm<U32>(~7u)), b.imm<U32>(3)),
+                  b.shl(b.and_(bi0, b.imm<U32>(1)), b.imm<U32>(5))),
+            b.add(b.shl(b.and_(bi0, b.imm<U32>(6)), b.imm<U32>(2)), b.shl(h, b.imm<U32>(2))));
+  Reg<U32> ds0 = b.shl(bi0, b.imm<U32>(1));
+  Reg<Pred> lane0 = b.setp(cmp::eq, h, b.imm<U32>(0));
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    const std::uint32_t first_block = pass * kBlocksPerPass;
+    const std::uint32_t first_value = first_block * kQ8_1Values;
+    // Whether some value of this pass is at or past cols: guard the loads. (A last pass that
+    // reaches past the row's blocks writes zero blocks into the arrays' padding.)
+    const bool guard_x = first_value + kBlocksPerPass * kQ8_1Values > c.cols;
+    std::vector<Reg<F32>> v;
+    for (std::uint32_t f = 0; f < kValues / 4; ++f) {
+      const std::uint32_t offset = first_value + 4 * f;
+      Reg<U32> k = offset == 0 ? k0 : b.add(k0, b.imm<U32>(offset));
+      std::array<Reg<F32>, 4> raw = [&] {
+        if (!guard_x) return b.ld_nc_v4(x + k);
+        // A float4 at or past cols (a multiple of 4) is read from cols - 4 and zeroed.
+        std::array<Reg<F32>, 4> r = b.ld_nc_v4(x + b.min(k, b.baked<U32>("cols", c.cols - 4)));
+        Reg<Pred> inside = b.setp(cmp::lt, k, b.baked<U32>("cols", c.cols));
+        for (auto& e : r)
+          e = b.selp(e, b.imm<F32>(0.0f), inside);
+        return r;
+      }();
+      v.insert(v.end(), raw.begin(), raw.end());
+    }
+    const common::Q8_1Lane q = common::quantize_q8_1_block(b, v, kLanes);
+    // The widened d8 and -s/2 the dp4a path multiplies by (as load_x_q8 makes them).
+    auto dsh = b.unpack<F16>(q.ds);
+    std::array<Reg<F32>, 2> ds_f = {b.cvt<F32>(dsh[0]),
+                                    b.mul(b.cvt<F32>(dsh[1]), b.imm<F32>(-0.5f))};
+    Reg<U32> q_word =
+        pass == 0 ? q_word0
+                  : b.add(q_word0, b.imm<U32>(pass * kBlocksPerPass / 8 * kSharedQuantWords));
+    Reg<U32> ds_at = pass == 0 ? ds0 : b.add(ds0, b.imm<U32>(2 * first_block));
+    b.st_v4(xs.quants + q_word, {q.quants[0], q.quants[1], q.quants[2], q.quants[3]});
+    {
+      auto only_lane0 = b.guard(lane0);
+      b.st_v2(xs.ds + ds_at, ds_f);
+    }
+  }
+}
+
+// The words of a row's super-block a lane reads: its header (d|dmin, scales) and its 16 quant
+// bytes, as word offsets from the row's start.
+struct StepWords {
+  Reg<U32> block_word, quant_word;
+};
+StepWords step_words(KernelBuilder& b, const LaneConsts& lc, Reg<U32> sb_w) {
+  Reg<U32> block_word = b.mul_lo(sb_w, b.imm<U32>(36));
+  return {block_word, b.add(block_word, lc.q_word)};
+}
+struct RowWeights {
+  std::array<Reg<U32>, 4> hdr, qs;
+};
+RowWeights load_row(KernelBuilder& b, const RowState& r, const StepWords& at) {
+  std::array<Reg<U32>, 4> hdr = b.ld_nc_v4(r.row + at.block_word);
+  return {hdr, b.ld_nc_v4(r.row + at.quant_word)};
+}
+
+// One row's super-block against the Q8_1 slice: 8 dp4a, the integer sums combined in f32 with
+// d*sc, d8, dmin*m and s.
+void row_dp4a(KernelBuilder& b, const LaneConsts& lc, const Q8Slice& xsl, const RowWeights& wt,
+              RowState& r) {
+  const SubBlockScales sbs = sub_block_scales(b, lc, wt.hdr, std::nullopt);
+  Reg<F32> acc = r.acc.read();
+  for (std::size_t half = 0; half < 2; ++half) {
+    // Nibbles of this half as 4 unsigned bytes per word, against 4 int8 of x each.
+    std::optional<Reg<S32>> dot;
+    for (std::size_t w = 0; w < 4; ++w) {
+      Reg<U32> word = half == 0 ? wt.qs[w] : b.shr(wt.qs[w], b.imm<U32>(4));
+      Reg<U32> nib = b.and_(word, b.imm<U32>(0x0F0F0F0Fu));
+      dot = dot ? b.dp4a(nib, xsl.q[half][w], *dot) : b.dp4a(nib, xsl.q[half][w], b.imm<S32>(0));
+    }
+    Reg<F32> scaled = b.mul(xsl.d8[half], b.cvt<F32>(*dot, rn)); // exact int: |dot| < 2^24
+    acc = b.fma(sbs.dsc[half], scaled, acc, rn);
+    acc = b.fma(sbs.dm[half], xsl.neg_half_s[half], acc, rn);
+  }
+  r.acc.assign(acc);
+}
+
+// Super-block sb_w of every row against the Q8_1 slice, each row loaded just before its use.
 void rows_step(KernelBuilder& b, const LaneConsts& lc, const Q8Slice& xsl, Reg<U32> sb_w,
                std::vector<std::unique_ptr<RowState>>& rows) {
-  Reg<U32> block_word = b.mul_lo(sb_w, b.imm<U32>(36));
-  Reg<U32> quant_word = b.add(block_word, lc.q_word);
-  for (auto& r : rows) {
-    std::array<Reg<U32>, 4> hdr = b.ld_nc_v4(r->row + block_word);
-    std::array<Reg<U32>, 4> qs = b.ld_nc_v4(r->row + quant_word);
-    const SubBlockScales sbs = sub_block_scales(b, lc, hdr, std::nullopt);
-    Reg<F32> acc = r->acc.read();
-    for (std::size_t half = 0; half < 2; ++half) {
-      // Nibbles of this half as 4 unsigned bytes per word, against 4 int8 of x each.
-      std::optional<Reg<S32>> dot;
-      for (std::size_t w = 0; w < 4; ++w) {
-        Reg<U32> word = half == 0 ? qs[w] : b.shr(qs[w], b.imm<U32>(4));
-        Reg<U32> nib = b.and_(word, b.imm<U32>(0x0F0F0F0Fu));
-        dot = dot ? b.dp4a(nib, xsl.q[half][w], *dot) : b.dp4a(nib, xsl.q[half][w], b.imm<S32>(0));
-      }
-      Reg<F32> scaled = b.mul(xsl.d8[half], b.cvt<F32>(*dot, rn)); // exact int: |dot| < 2^24
-      acc = b.fma(sbs.dsc[half], scaled, acc, rn);
-      acc = b.fma(sbs.dm[half], xsl.neg_half_s[half], acc, rn);
-    }
-    r->acc.assign(acc);
-  }
+  const StepWords at = step_words(b, lc, sb_w);
+  for (auto& r : rows)
+    row_dp4a(b, lc, xsl, load_row(b, *r, at), *r);
 }
 
 // The lane's x values of one step: per half (low/high nibbles), -sum x and the 16 values scaled
@@ -267,11 +404,17 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   const bool tail_step = full_steps * 4 < nblk;
   KernelBuilder b(std::string(kName), target);
   b.reqntid(kThreads);
-  const bool q8 = c.x_format == XFormat::kQ8_1;
+  // f32_q8_1 holds the first step's quants of 8 rows while it quantizes x: left alone, ptxas
+  // takes 90-126 registers (2 blocks per SM, where the q8_1 path's 76 allow 3); the bound keeps 3
+  // (80 registers) at the price of a few spilled bytes at some shapes.
+  if (c.x_format == XFormat::kF32Q8_1) b.minnctapersm(kFusedMinBlocksPerSm);
+  // f32_q8_1: x comes as f32 and the dp4a path reads the block's own Q8_1 copy of it.
+  const bool fused = c.x_format == XFormat::kF32Q8_1;
+  const bool q8 = c.x_format == XFormat::kQ8_1 || fused;
   auto w = b.param<Ptr<Global, const U32>>("w_q4k");
   std::optional<Ptr<Global, const F32>> x;
   std::optional<Ptr<Global, const U32>> xq;
-  if (q8)
+  if (c.x_format == XFormat::kQ8_1)
     xq = b.param<Ptr<Global, const U32>>("x_q8");
   else
     x = b.param<Ptr<Global, const F32>>("x");
@@ -287,20 +430,28 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   const LaneConsts lc{
       .group = group,
       .shift = b.shl(b.and_(part, b.imm<U32>(3)), b.imm<U32>(3)),
-      .x_off =
-          q8 ? b.add(b.mad_lo(pair, b.imm<U32>(2 * kQ8_1Words),
-                              b.shl(b.and_(part, b.imm<U32>(1)), b.imm<U32>(2))),
-                     b.imm<U32>(1))
-             : b.add(b.shl(pair, b.imm<U32>(6)), b.shl(b.and_(part, b.imm<U32>(1)), b.imm<U32>(4))),
+      .x_off = fused ? b.shl(part, b.imm<U32>(2))
+               : q8  ? b.add(b.mad_lo(pair, b.imm<U32>(2 * kQ8_1Words),
+                                      b.shl(b.and_(part, b.imm<U32>(1)), b.imm<U32>(2))),
+                             b.imm<U32>(1))
+                     : b.add(b.shl(pair, b.imm<U32>(6)),
+                             b.shl(b.and_(part, b.imm<U32>(1)), b.imm<U32>(4))),
       .q_word = b.add(b.shl(part, b.imm<U32>(2)), b.imm<U32>(4)),
       .src_lo = b.and_(lane, b.imm<U32>(~1u)),
       .src_hi = b.or_(lane, b.imm<U32>(1)),
       .upper = b.setp(cmp::ge, part, b.imm<U32>(4)),
-      .x_ds_off =
-          q8 ? std::optional<Reg<U32>>(b.mul_lo(pair, b.imm<U32>(2 * kQ8_1Words))) : std::nullopt};
+      .x_ds_off = fused ? std::optional<Reg<U32>>(b.shl(pair, b.imm<U32>(2)))
+                  : q8  ? std::optional<Reg<U32>>(b.mul_lo(pair, b.imm<U32>(2 * kQ8_1Words)))
+                        : std::nullopt};
+  std::optional<SharedXq> shared_x;
+  if (fused)
+    shared_x =
+        SharedXq{b.shared_array<U32>("x_q8_quants", shared_super_blocks(c) * kSharedQuantWords, 16),
+                 b.shared_array<F32>("x_q8_ds", shared_super_blocks(c) * kSharedDsFloats, 16)};
   // The x slice of a step, in the format x comes in.
   using Slice = std::variant<XSlice, Q8Slice>;
   auto load_slice = [&](Reg<U32> sb, bool guard_x) -> Slice {
+    if (fused) return load_x_q8_shared(b, c, lc, *shared_x, sb, guard_x);
     if (q8) return load_x_q8(b, c, lc, *xq, sb, guard_x);
     return load_x(b, c, lc, *x, sb, guard_x);
   };
@@ -335,18 +486,21 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   // (cols <= 1024), its x slice: loaded once, kept in registers for every row of the warp.
   std::optional<Reg<U32>> tail_sb, tail_sb_w;
   std::optional<Slice> x_once;
-  if (tail_step) {
+  // (Not with f32_q8_1: its x is read from shared memory, filled inside the batch loop; and
+  // when full_steps < S its tail is a warp's peeled first step, which clamps its own.)
+  if (tail_step && !(fused && full_steps < split)) {
     tail_sb = full_steps == 0 ? lc.group : b.add(lc.group, b.baked<U32>("cols", full_steps * 4));
     tail_sb_w = b.min(*tail_sb, b.baked<U32>("cols", nblk - 1));
-    if (full_steps == 0) x_once = load_slice(*tail_sb, /*guard_x=*/true);
-  } else if (full_steps == 1) {
+    if (full_steps == 0 && !fused) x_once = load_slice(*tail_sb, /*guard_x=*/true);
+  } else if (full_steps == 1 && !fused) {
     x_once = load_slice(lc.group, /*guard_x=*/false);
   }
 
   // Grid-stride loop over the block's batches of rows_per_block rows; the loop condition is the
   // block's first row, so every warp of the block runs the same iterations (bar.sync inside).
   Reg<U32> stride = b.mul_lo(b.nctaid_x(), b.imm<U32>(rows_per_block));
-  Var<U32> block_row0 = b.var<U32>(b.mul_lo(b.ctaid_x(), b.imm<U32>(rows_per_block)), "row0");
+  Reg<U32> first_batch = b.mul_lo(b.ctaid_x(), b.imm<U32>(rows_per_block));
+  Var<U32> block_row0 = b.var<U32>(first_batch, "row0");
   Label batch_loop = b.new_label("row_batch_loop");
   b.place(batch_loop);
   Reg<U32> first = block_row0.read();
@@ -365,14 +519,12 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   for (Reg<U32> row : row_in)
     rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row, row_words)));
 
-  if (full_steps == 1 && !tail_step) {
-    step(*x_once, lc.group, rows);
-  } else if (full_steps > 0) {
-    // The loop runs over the warp's first super-block of each step (a multiple of 4, the same in
-    // every lane); a lane's own super-block adds its group (< 4). The bound is a multiple of 4, so
-    // `base < bound` equals `base + group < bound`, and testing the base keeps the exit, and the
-    // shfl.sync inside the loop, visibly warp-uniform.
-    Reg<U32> base0 = wstep ? b.mul_lo(*wstep, b.imm<U32>(4)) : b.mov(b.imm<U32>(0));
+  // The steps from the warp's super-block base0 (a multiple of 4) on, S steps apart, up to the
+  // last whole one. The loop runs over the warp's first super-block of each step (the same in
+  // every lane); a lane's own super-block adds its group (< 4). The bound is a multiple of 4, so
+  // `base < bound` equals `base + group < bound`, and testing the base keeps the exit, and the
+  // shfl.sync inside the loop, visibly warp-uniform.
+  auto full_step_loop = [&](Reg<U32> base0) {
     Var<U32> base = b.var<U32>(base0, "super_block_base");
     Label loop = b.new_label("block_loop");
     Label done = b.new_label("block_done");
@@ -384,9 +536,9 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     base.assign(b.add(base_now, b.imm<U32>(4 * split)));
     b.bra(loop);
     b.place(done);
-  }
-  if (tail_step) {
-    // The tail step belongs to warp full_steps % S of each row group.
+  };
+  // The tail step belongs to warp full_steps % S of each row group.
+  auto tail = [&] {
     std::optional<Label> not_mine;
     if (split > 1) {
       not_mine = b.new_label("tail_not_mine");
@@ -394,6 +546,46 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     }
     step(x_once ? *x_once : load_slice(*tail_sb, /*guard_x=*/true), *tail_sb_w, rows);
     if (not_mine) b.place(*not_mine);
+  };
+
+  if (fused) {
+    // The warp's first step (step wstep; step 0 without a split) is peeled: its weight loads are
+    // issued before the block quantizes x (in its first batch only; the branch is block-uniform),
+    // so the quantization runs under their DRAM latency. When full_steps < S every warp has one
+    // step and warp full_steps's is the tail: the first step is then guarded as the tail is.
+    const bool first_guarded = full_steps < split;
+    Reg<U32> first_sb = wstep ? b.mad_lo(*wstep, b.imm<U32>(4), lc.group) : lc.group;
+    Reg<U32> first_sb_w =
+        first_guarded ? b.min(first_sb, b.baked<U32>("cols", nblk - 1)) : first_sb;
+    // Only the quants are held across the quantization (32 registers, not 64): the 8 lanes of a
+    // group load all of a super-block but its 16-byte header, and the header shares its 32-byte
+    // sector with part 0's quants (or with the previous super-block's last part) whenever the
+    // row starts 32-byte aligned, so the header loads after the barrier find the sector cached.
+    const StepWords at = step_words(b, lc, first_sb_w);
+    std::vector<std::array<Reg<U32>, 4>> first_qs;
+    for (const auto& r : rows)
+      first_qs.push_back(b.ld_nc_v4(r->row + at.quant_word));
+    Label quantized = b.new_label("x_quantized");
+    b.bra_if(!b.setp(cmp::eq, first, first_batch), quantized);
+    quantize_x_to_shared(b, c, *x, *shared_x, tid);
+    b.bar_sync(0); // the shared Q8_1 x is complete (and never written again)
+    b.place(quantized);
+    std::vector<std::array<Reg<U32>, 4>> first_hdr;
+    for (const auto& r : rows)
+      first_hdr.push_back(b.ld_nc_v4(r->row + at.block_word));
+    const Q8Slice first_x = load_x_q8_shared(b, c, lc, *shared_x, first_sb, first_guarded);
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      row_dp4a(b, lc, first_x, RowWeights{first_hdr[r], first_qs[r]}, *rows[r]);
+    if (full_steps > split)
+      full_step_loop(wstep ? b.mad_lo(*wstep, b.imm<U32>(4), b.imm<U32>(4 * split))
+                           : b.mov(b.imm<U32>(4)));
+    if (tail_step && !first_guarded) tail();
+  } else {
+    if (full_steps == 1 && !tail_step)
+      step(*x_once, lc.group, rows);
+    else if (full_steps > 0)
+      full_step_loop(wstep ? b.mul_lo(*wstep, b.imm<U32>(4)) : b.mov(b.imm<U32>(0)));
+    if (tail_step) tail();
   }
 
   // Row sums: shfl.down tree; only lane 0 uses the total (stores it, or parks it for the split).

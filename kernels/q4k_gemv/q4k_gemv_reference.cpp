@@ -129,6 +129,16 @@ std::vector<NamedConfig<Q4kGemvConfig>> Q4kGemv::reference_configs() {
        Config{.rows = 896, .cols = 4864, .x_format = XFormat::kQ8_1}},
       {"llama_q8_1", "Llama attention projection, Q8_1 x: 4096 x 4096",
        Config{.rows = 4096, .cols = 4096, .x_format = XFormat::kQ8_1}},
+      {"qwen05b_f32_q8_1",
+       "Qwen2.5-0.5B FFN gate/up, f32 x quantized to Q8_1 in each block: 4864 x 896 (one guarded "
+       "step)",
+       Config{.rows = 4864, .cols = 896, .x_format = XFormat::kF32Q8_1}},
+      {"qwen05b_down_f32_q8_1",
+       "Qwen2.5-0.5B FFN down, f32 x quantized in each block: 896 x 4864 (steps split over 4 "
+       "warps, a tail step)",
+       Config{.rows = 896, .cols = 4864, .x_format = XFormat::kF32Q8_1}},
+      {"llama_f32_q8_1", "Llama attention projection, f32 x quantized in each block: 4096 x 4096",
+       Config{.rows = 4096, .cols = 4096, .x_format = XFormat::kF32Q8_1}},
   };
 }
 
@@ -160,10 +170,29 @@ std::vector<BenchCase> Q4kGemv::bench_cases() {
                      .flops = 2.0 * n * k,
                      .back_to_back = true};
   };
-  return {gemv(4096, 4096, true),  gemv(11008, 4096, true),  gemv(14336, 4096, true),
-          gemv(4096, 14336, true), gemv(151936, 896, false), gemv(128256, 4096, false),
-          gemv_q8(4096, 4096),     gemv_q8(11008, 4096),     gemv_q8(14336, 4096),
-          gemv_q8(4096, 14336),    gemv_q8(128256, 4096)};
+  // f32 x quantized to Q8_1 inside the GEMV: like for like with ggml's MUL_MAT, which takes f32
+  // x and quantizes it itself (its quantize kernel and mat-vec timed together); the bytes are the
+  // weights' and x's f32 values.
+  auto gemv_f32_q8 = [](std::uint32_t n, std::uint32_t k) {
+    const std::string rows = std::to_string(n), cols = std::to_string(k);
+    return BenchCase{.name = "q4k_gemv_f32_q8_1_" + rows + "x" + cols,
+                     .sets = {"rows=" + rows, "cols=" + cols, "x_format=f32_q8_1"},
+                     .shape = "W " + rows + " x " + cols +
+                              " Q4_K, f32 x quantized to Q8_1 in "
+                              "each block (dp4a)",
+                     .target = BenchTarget{.min_pct_of_copy = 80,
+                                           .qualifier = "on the weight + f32 x bytes; >= 1.25x "
+                                                        "ggml's MUL_MAT (quantize + mmvq)"},
+                     .bytes = 144.0 * ((k + 255) / 256) * n + 4.0 * k,
+                     .flops = 2.0 * n * k,
+                     .back_to_back = true};
+  };
+  return {gemv(4096, 4096, true),   gemv(11008, 4096, true),  gemv(14336, 4096, true),
+          gemv(4096, 14336, true),  gemv(151936, 896, false), gemv(128256, 4096, false),
+          gemv_q8(4096, 4096),      gemv_q8(11008, 4096),     gemv_q8(14336, 4096),
+          gemv_q8(4096, 14336),     gemv_q8(128256, 4096),    gemv_f32_q8(4096, 4096),
+          gemv_f32_q8(11008, 4096), gemv_f32_q8(14336, 4096), gemv_f32_q8(4096, 14336),
+          gemv_f32_q8(128256, 4096)};
 }
 
 ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
@@ -174,6 +203,10 @@ ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
     if (v != 0 && !std::has_single_bit(v))
       return fail(std::string(name) + " = " + std::to_string(v) +
                   " is not 0 (automatic), 1, 2, 4 or 8");
+  if (c.x_format == XFormat::kF32Q8_1 && c.cols > kMaxFusedCols)
+    return fail("cols = " + std::to_string(c.cols) + " is beyond " + std::to_string(kMaxFusedCols) +
+                " for x_format=f32_q8_1 (each block keeps x's Q8_1 copy in shared memory: 320 "
+                "bytes per 256 values); quantize x with quantize_q8_1 and use x_format=q8_1");
   const std::uint64_t words = std::uint64_t{c.rows} * c.row_words();
   if (words * 4 >= (std::uint64_t{1} << 40))
     return fail("rows * ceil(cols/256) * 144 = " + std::to_string(words * 4) +
@@ -228,6 +261,26 @@ HostTensors Q4kGemv::make_inputs(const Config& c, std::uint64_t seed) {
       std::memcpy(words.data() + r * c.row_words() + sb * 36, block.data(), kBlockBytes);
     }
   t.f32["x"] = rng.uniform_vector(c.cols, -1.0f, 1.0f);
+  if (c.x_format == XFormat::kF32Q8_1) {
+    // The kernel quantizes x itself: Q8_1 blocks of mixed scale (each 32 values' amax a power
+    // of two in 2^-9 .. 1, so d spans several binades), one block in 17 all zero (d = 0), and
+    // every 7th value on an exact half of d (roundf's away-from-zero tie).
+    auto& x = t.f32["x"];
+    for (std::size_t blk = 0; blk * kQ8_1Values < c.cols; ++blk) {
+      const float range = std::ldexp(1.0f, -static_cast<int>(rng.next_u64() % 10));
+      for (std::size_t j = 0; j < kQ8_1Values && blk * kQ8_1Values + j < c.cols; ++j) {
+        float& v = x[blk * kQ8_1Values + j];
+        if (blk % 17 == 5)
+          v = 0.0f;
+        else if (j == 0)
+          v = range; // the amax: d = range / 127
+        else if (j % 7 == 3)
+          v = (static_cast<float>(rng.next_u64() % 100) + 0.5f) * (range / 127.0f);
+        else
+          v = range * v;
+      }
+    }
+  }
   if (c.x_format == XFormat::kQ8_1) { // x quantized as quantize_q8_1 does, zero past cols
     t.u32["x_q8"] = q8_1_quantize(t.f32["x"], std::size_t{c.blocks_per_row()} * 8);
     t.f32.erase("x");
@@ -237,6 +290,22 @@ HostTensors Q4kGemv::make_inputs(const Config& c, std::uint64_t seed) {
 
 ptxkit::Expected<HostTensors> Q4kGemv::reference(const Config& c, const HostTensors& in) {
   auto w = in.u32.find("w_q4k");
+  if (c.x_format == XFormat::kF32Q8_1) {
+    // The kernel's own quantization is bit-identical to q8_1_quantize: the q8_1 reference on it.
+    auto x = in.f32.find("x");
+    if (w == in.u32.end() || x == in.f32.end())
+      return fail("q4k_gemv reference: inputs w_q4k (u32 words) and x (f32) are required");
+    if (w->second.size() != std::size_t{c.rows} * c.row_words() || x->second.size() != c.cols)
+      return fail("q4k_gemv reference: w_q4k has " + std::to_string(w->second.size()) +
+                  " words and x " + std::to_string(x->second.size()) +
+                  " elements; expected rows * ceil(cols/256) * 36 = " +
+                  std::to_string(std::size_t{c.rows} * c.row_words()) +
+                  " and cols = " + std::to_string(c.cols));
+    HostTensors out;
+    out.f32["y"] = q4k_gemv_q8_1_reference(
+        c, w->second, q8_1_quantize(x->second, std::size_t{c.blocks_per_row()} * 8));
+    return out;
+  }
   if (c.x_format == XFormat::kQ8_1) {
     auto xq = in.u32.find("x_q8");
     if (w == in.u32.end() || xq == in.u32.end())

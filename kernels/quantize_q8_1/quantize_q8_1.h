@@ -71,9 +71,12 @@ struct QuantizeQ8_1 {
   }
 };
 
-// The format of a quantized GEMV's x: f32 values, or ggml Q8_1 blocks (this kernel's output)
-// with the dot products on dp4a. A config enum field ("f32", "q8_1"), baked into the PTX.
-enum class XFormat : std::uint32_t { kF32, kQ8_1 };
+// The format of a quantized GEMV's x: f32 values; ggml Q8_1 blocks (this kernel's output) with
+// the dot products on dp4a; or f32 values quantized to Q8_1 inside the GEMV by each block
+// (common/q8_1_quantize.h, bit-identical to this kernel's output), then the same dp4a path:
+// llama.cpp's semantics in one launch. A config enum field ("f32", "q8_1", "f32_q8_1"), baked
+// into the PTX.
+enum class XFormat : std::uint32_t { kF32, kQ8_1, kF32Q8_1 };
 std::span<const std::string_view> ptxkit_enum_names(XFormat);
 
 // One decoded block.

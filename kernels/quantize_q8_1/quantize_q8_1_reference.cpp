@@ -11,7 +11,7 @@
 namespace ptxkit::kernels {
 
 namespace {
-constexpr std::string_view kXFormatNames[] = {"f32", "q8_1"};
+constexpr std::string_view kXFormatNames[] = {"f32", "q8_1", "f32_q8_1"};
 } // namespace
 
 std::span<const std::string_view> ptxkit_enum_names(XFormat) {

@@ -4,6 +4,7 @@
 #include "kernel_test_util.h"
 #include "q4k_gemv/q4k_gemv.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -275,6 +276,131 @@ TEST(Q4kGemvQ8_1Ptx, Dp4aOnInt8XAndNoF32XLoads) {
   const std::string f32 = q4k_ptx({"cols=896"});
   EXPECT_EQ(f32.find("dp4a"), std::string::npos);
   EXPECT_NE(f32.find("ld.global.nc.v4.f32"), std::string::npos);
+}
+
+// ---- x_format = f32_q8_1 ----
+
+// The f32_q8_1 inputs of `c` with the same weights and x as the q8_1 reference's input: x
+// quantized on the host as quantize_q8_1 does.
+HostTensors as_q8_1_inputs(const Q4kGemvConfig& c, const HostTensors& fused_in) {
+  HostTensors q;
+  q.u32["w_q4k"] = fused_in.u32.at("w_q4k");
+  q.u32["x_q8"] = q8_1_quantize(fused_in.f32.at("x"), std::size_t{c.blocks_per_row()} * 8);
+  return q;
+}
+
+TEST(Q4kGemvF32Q8_1Reference, EqualsTheQ8_1PathOnTheHostQuantizedXBitForBit) {
+  for (std::uint32_t cols : {300u, 896u, 4864u}) {
+    Q4kGemvConfig c{.rows = 24, .cols = cols, .x_format = XFormat::kF32Q8_1};
+    HostTensors in = Q4kGemv::make_inputs(c, 5);
+    ASSERT_EQ(in.f32.at("x").size(), cols);
+    ASSERT_EQ(in.u32.count("x_q8"), 0u); // the kernel takes f32 x
+    auto fused = Q4kGemv::reference(c, in);
+    ASSERT_TRUE(fused) << fused.error().message;
+    Q4kGemvConfig cq = c;
+    cq.x_format = XFormat::kQ8_1;
+    auto q8 = Q4kGemv::reference(cq, as_q8_1_inputs(c, in));
+    ASSERT_TRUE(q8);
+    for (std::size_t r = 0; r < c.rows; ++r)
+      EXPECT_EQ(fused->f32.at("y")[r], q8->f32.at("y")[r]) << "cols " << cols << " row " << r;
+    // Positive control: x moved by one quantization step in one value moves y.
+    const auto& x = in.f32.at("x");
+    std::size_t k = 1;
+    while (x[k] == 0.0f)
+      ++k;
+    HostTensors planted = in;
+    planted.f32["x"][k] += std::fabs(x[k]);
+    auto moved = Q4kGemv::reference(c, planted);
+    bool differs = false;
+    for (std::size_t r = 0; r < c.rows; ++r)
+      differs |= moved->f32.at("y")[r] != fused->f32.at("y")[r];
+    EXPECT_TRUE(differs) << "cols " << cols;
+  }
+}
+
+TEST(Q4kGemvF32Q8_1Inputs, XExercisesTheQuantizerZeroBlocksTiesAndManyScales) {
+  Q4kGemvConfig c{.rows = 2, .cols = 4864, .x_format = XFormat::kF32Q8_1};
+  HostTensors in = Q4kGemv::make_inputs(c, 3);
+  const auto& x = in.f32.at("x");
+  const auto words = q8_1_quantize(x, std::size_t{c.blocks_per_row()} * 8);
+  int zero_blocks = 0, ties = 0;
+  float d_min = INFINITY, d_max = 0.0f;
+  for (std::size_t blk = 0; blk < c.cols / kQ8_1Values; ++blk) {
+    const Q8_1Block qb = q8_1_block(words, blk);
+    if (qb.d == 0.0f) {
+      ++zero_blocks;
+      continue;
+    }
+    d_min = std::min(d_min, qb.d);
+    d_max = std::max(d_max, qb.d);
+    // The quantizer's v = x * (1/d) exactly on a half, as q8_1_quantize computes it.
+    float amax = 0.0f;
+    for (std::size_t j = 0; j < kQ8_1Values; ++j)
+      amax = std::max(amax, std::fabs(x[blk * kQ8_1Values + j]));
+    const float id = 1.0f / (amax / 127.0f);
+    for (std::size_t j = 0; j < kQ8_1Values; ++j) {
+      const float v = x[blk * kQ8_1Values + j] * id;
+      ties += std::fabs(v - std::trunc(v)) == 0.5f;
+    }
+  }
+  EXPECT_GE(zero_blocks, 5);    // one in 17 of 152 blocks
+  EXPECT_GT(ties, 0);           // roundf's away-from-zero rule is exercised
+  EXPECT_GE(d_max / d_min, 64); // d spans several binades
+  for (float v : x)
+    EXPECT_LE(std::fabs(v), 1.0f); // the tolerance's |x| <= 1
+}
+
+TEST(Q4kGemvF32Q8_1Contract, F32XInTheQ8_1GridAndColsBoundedBySharedMemory) {
+  Q4kGemvConfig c{.rows = 4096, .cols = 4096, .x_format = XFormat::kF32Q8_1};
+  auto p = Q4kGemv::params(c);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[1].name, "x");
+  EXPECT_EQ(p[1].elem, ElemType::kF32);
+  EXPECT_EQ(p[1].elems, 4096u);
+  Q4kGemvConfig cq = c;
+  cq.x_format = XFormat::kQ8_1;
+  EXPECT_EQ(Q4kGemv::launch(c).grid[0], Q4kGemv::launch(cq).grid[0]);
+  const Kernel* k = KernelRegistry::find("q4k_gemv");
+  ASSERT_NE(k, nullptr);
+  auto f32 = config_from_assignments(*k, {});
+  auto q8 = config_from_assignments(*k, {"x_format=q8_1"});
+  auto fused = config_from_assignments(*k, {"x_format=f32_q8_1"});
+  ASSERT_TRUE(f32 && q8 && fused);
+  EXPECT_NE(cache_key(*k, *fused, "sm_90"), cache_key(*k, *q8, "sm_90"));
+  EXPECT_NE(cache_key(*k, *fused, "sm_90"), cache_key(*k, *f32, "sm_90"));
+  // x's Q8_1 copy lives in shared memory: cols up to 32768; the q8_1 path has no such bound.
+  EXPECT_TRUE(config_from_assignments(*k, {"x_format=f32_q8_1", "cols=32768"}));
+  auto wide = config_from_assignments(*k, {"x_format=f32_q8_1", "cols=32772"});
+  ASSERT_FALSE(wide);
+  EXPECT_NE(wide.error().message.find("32768"), std::string::npos) << wide.error().message;
+  EXPECT_TRUE(config_from_assignments(*k, {"x_format=q8_1", "cols=32772"}));
+}
+
+TEST(Q4kGemvF32Q8_1Ptx, QuantizesXIntoSharedMemoryAfterTheFirstQuantLoadsThenDp4a) {
+  for (const char* cols : {"cols=896", "cols=4864", "cols=4096", "cols=14336"}) {
+    const std::string ptx = q4k_ptx({cols, "x_format=f32_q8_1"});
+    for (const char* op :
+         {"dp4a.u32.s32", "add.rm.f32", "div.rn.f32", "rcp.rn.f32", "cvt.rn.f16x2.f32",
+          "st.shared.v4.u32", "ld.shared.v4.u32", "ld.shared.v4.f32", ".minnctapersm 3"})
+      EXPECT_NE(ptx.find(op), std::string::npos) << cols << ": " << op;
+    EXPECT_EQ(ptx.find("cvt.rzi"), std::string::npos) << cols;
+    EXPECT_EQ(ptx.find("ld.global.nc.u32"), std::string::npos) << cols; // no Q8_1 x in global
+    // The first step's quants are requested before x is read and quantized, and the one
+    // barrier after the quantization precedes the first dp4a.
+    const std::size_t quants = ptx.find("ld.global.nc.v4.u32");
+    const std::size_t x = ptx.find("ld.global.nc.v4.f32");
+    const std::size_t bar = ptx.find("bar.sync");
+    const std::size_t dot = ptx.find("dp4a");
+    ASSERT_NE(x, std::string::npos) << cols;
+    EXPECT_LT(quants, x) << cols;
+    EXPECT_LT(x, bar) << cols;
+    EXPECT_LT(bar, dot) << cols;
+  }
+  // Positive control: the q8_1 path reads Q8_1 x from global memory and has no quantizer.
+  const std::string q8 = q4k_ptx({"cols=896", "x_format=q8_1"});
+  EXPECT_NE(q8.find("ld.global.nc.u32"), std::string::npos);
+  EXPECT_EQ(q8.find("add.rm.f32"), std::string::npos);
+  EXPECT_EQ(q8.find("bar.sync"), std::string::npos);
 }
 
 } // namespace

@@ -4,7 +4,10 @@
 #include "kernel_test_util.h"
 #include "quantize_q8_1/quantize_q8_1.h"
 
+#include <bit>
+#include <cfenv>
 #include <cmath>
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/dtype.h>
@@ -105,12 +108,57 @@ TEST(QuantizeQ8_1Limits, ColsAMultipleOfFourAndTheContract) {
   EXPECT_EQ(QuantizeQ8_1::launch(c).grid[0], 5u); // 160 blocks * 8 lanes / 256
 }
 
+// The device's roundf (common/q8_1_quantize.h): a = |v| + 1/2 and a + 2^23, both rounded down,
+// whose low 23 bits are |roundf(v)|, the sign applied as an integer. Emulated here with the
+// rounding mode switched around each add (volatile, so the adds happen where the mode is set).
+float add_round_down(float a, float b) {
+  const int mode = std::fegetround();
+  std::fesetround(FE_DOWNWARD);
+  volatile float va = a, vb = b;
+  const float sum = va + vb;
+  volatile float result = sum;
+  std::fesetround(mode);
+  return result;
+}
+std::int32_t round_as_the_device_does(float v) {
+  const float biased = add_round_down(add_round_down(std::fabs(v), 0.5f), 8388608.0f);
+  const auto n = static_cast<std::int32_t>(std::bit_cast<std::uint32_t>(biased) & 0x7FFFFFu);
+  const std::int32_t sign = std::bit_cast<std::int32_t>(v) < 0 ? -1 : 0;
+  return (n ^ sign) - sign;
+}
+
+TEST(Q8_1Rounding, TwoRoundedDownAddsGiveRoundfWithoutAConversion) {
+  // Every half n + 1/2 and its neighbours, both signs, over the quantizer's range (|v| <= 127
+  // plus a few ulps), then a sweep over the f32 bit patterns below 130. (Checked for every f32
+  // below 2^22 when written.)
+  auto check = [](float v) {
+    ASSERT_EQ(round_as_the_device_does(v), static_cast<std::int32_t>(std::round(v))) << v;
+    ASSERT_EQ(round_as_the_device_does(-v), static_cast<std::int32_t>(std::round(-v))) << -v;
+  };
+  for (int n = 0; n <= 130; ++n) {
+    const float half = static_cast<float>(n) + 0.5f;
+    check(half);
+    check(std::nextafter(half, 0.0f));
+    check(std::nextafter(half, 200.0f));
+    check(static_cast<float>(n));
+  }
+  check(std::nextafter(0.5f, 0.0f)); // 0.49999997: a single round-to-nearest add gives 1
+  const std::uint32_t end = std::bit_cast<std::uint32_t>(130.0f);
+  for (std::uint32_t u = 0; u < end; u += 4099)
+    check(std::bit_cast<float>(u));
+  // Positive control: one add to nearest instead of down rounds 0.49999997 up.
+  volatile float just_below_half = std::nextafter(0.5f, 0.0f);
+  EXPECT_EQ(just_below_half + 0.5f, 1.0f);
+}
+
 TEST(QuantizeQ8_1Ptx, CorrectlyRoundedOperationsAndNoTiesToEvenRounding) {
   const std::string ptx = ptx_for({"cols=896"});
-  for (const char* op : {"div.rn.f32", "rcp.rn.f32", "mul.rn.f32", "cvt.rzi.f32.f32",
-                         "cvt.rn.f16x2.f32", "prmt.b32", "ld.global.nc.v4.f32", "max.f32"})
+  for (const char* op : {"div.rn.f32", "rcp.rn.f32", "mul.rn.f32", "add.rm.f32", "cvt.rn.f16x2.f32",
+                         "prmt.b32", "ld.global.nc.v4.f32", "max.f32"})
     EXPECT_NE(ptx.find(op), std::string::npos) << op;
   EXPECT_EQ(ptx.find("cvt.rni"), std::string::npos); // ties to even is not roundf
+  // roundf takes no conversion instruction (two add.rm and integer operations).
+  EXPECT_EQ(ptx.find("cvt.rzi"), std::string::npos);
   EXPECT_EQ(ptx.find("div.approx"), std::string::npos);
   EXPECT_EQ(ptx.find("div.full"), std::string::npos);
 }
