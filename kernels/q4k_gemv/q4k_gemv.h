@@ -108,13 +108,18 @@ struct Q4kGemvConfig {
   // memory: 1 when a row is one step; else the smallest of 1, 2, 4, 8 (and at most the number of
   // steps) that still gives 2 blocks of 64 rows-per-split per SM of a 132-SM GPU -- split only
   // as far as parallelism needs, since a split that does not divide the steps idles warps.
+  // With x_format = f32_q8_1 every block quantizes all of x, so the split stops before a block
+  // would hold fewer than 16 rows (4096 x 14336: 4 warps, 256 blocks in one wave, instead of 8
+  // and 512 blocks each quantizing 14336 values for 8 rows).
   // The `split` field overrides it (capped at the steps, rounded down to a power of two).
   [[nodiscard]] std::uint32_t step_split() const {
     const std::uint32_t s = steps();
     if (split != 0)
       return std::min<std::uint32_t>(split, std::bit_floor(std::min<std::uint32_t>(8, s)));
+    const std::uint32_t max_split =
+        x_format == XFormat::kF32Q8_1 ? std::max<std::uint32_t>(1, rows_per_warp() * 8 / 16) : 8;
     std::uint32_t chosen = 1;
-    while (chosen * 2 <= std::min<std::uint32_t>(8, s) &&
+    while (chosen * 2 <= std::min<std::uint32_t>(max_split, s) &&
            std::uint64_t{rows} * chosen < std::uint64_t{264} * 64)
       chosen *= 2;
     return chosen;
@@ -130,8 +135,6 @@ struct Q4kGemvConfig {
   [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; } // u32 words
   // Q8_1 words of x the q8_1 path reads: 8 blocks of 9 words per super-block.
   [[nodiscard]] std::uint32_t x_q8_words() const { return blocks_per_row() * 8 * kQ8_1Words; }
-  // Whether x arrives as f32 values (f32 and f32_q8_1) rather than Q8_1 blocks.
-  [[nodiscard]] bool x_is_f32() const { return x_format != XFormat::kQ8_1; }
 };
 
 struct Q4kGemv {

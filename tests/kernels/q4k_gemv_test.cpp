@@ -359,7 +359,16 @@ TEST(Q4kGemvF32Q8_1Contract, F32XInTheQ8_1GridAndColsBoundedBySharedMemory) {
   EXPECT_EQ(p[1].elems, 4096u);
   Q4kGemvConfig cq = c;
   cq.x_format = XFormat::kQ8_1;
-  EXPECT_EQ(Q4kGemv::launch(c).grid[0], Q4kGemv::launch(cq).grid[0]);
+  EXPECT_EQ(Q4kGemv::launch(c).grid[0], Q4kGemv::launch(cq).grid[0]); // 16 rows a block
+  // Each block quantizes all of x: the split stops at 16 rows a block (the q8_1 path splits the
+  // 14 steps of 4096 x 14336 over 8 warps, 8 rows a block); an explicit split still rules.
+  Q4kGemvConfig wide_k{.rows = 4096, .cols = 14336, .x_format = XFormat::kF32Q8_1};
+  EXPECT_EQ(wide_k.step_split(), 4u);
+  EXPECT_EQ(Q4kGemv::launch(wide_k).grid[0], 256u);
+  wide_k.x_format = XFormat::kQ8_1;
+  EXPECT_EQ(wide_k.step_split(), 8u);
+  wide_k = {.rows = 4096, .cols = 14336, .split = 8, .x_format = XFormat::kF32Q8_1};
+  EXPECT_EQ(wide_k.step_split(), 8u);
   const Kernel* k = KernelRegistry::find("q4k_gemv");
   ASSERT_NE(k, nullptr);
   auto f32 = config_from_assignments(*k, {});
