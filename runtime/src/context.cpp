@@ -125,6 +125,11 @@ Expected<void> Context::make_current() const {
 }
 
 Expected<void> Context::synchronize() const {
+  if (state_->captures.load(std::memory_order_acquire) > 0)
+    return fail(ErrorKind::kBadArgument,
+                "Context::synchronize while a stream of the context is capturing a CUDA graph: "
+                "the driver refuses it and invalidates the capture; synchronize after capture() "
+                "returns");
   return check(driver(), driver().ctx_synchronize(), "cuCtxSynchronize");
 }
 
@@ -138,6 +143,8 @@ Expected<Stream> Stream::create(const Context& ctx) {
   return Stream(ctx.state(), s);
 }
 
+// A move does not carry a capture in progress along: capture() ends it on the handle it began
+// with and clears the flag of the object it was given.
 Stream::Stream(Stream&& o) noexcept
     : state_(std::move(o.state_)), stream_(std::exchange(o.stream_, nullptr)) {}
 
@@ -161,6 +168,11 @@ Stream::~Stream() {
 }
 
 Expected<void> Stream::synchronize() const {
+  if (capture_ != nullptr)
+    return fail(ErrorKind::kBadArgument,
+                "Stream::synchronize on a stream that is capturing a CUDA graph: the captured "
+                "work has not run (it runs when the graph is launched), and the driver refuses "
+                "the call and invalidates the capture; synchronize after capture() returns");
   return check(*state_->driver, state_->driver->stream_synchronize(stream_), "cuStreamSynchronize");
 }
 
@@ -173,7 +185,8 @@ Expected<Event> Event::create(const Context& ctx) {
 }
 
 Event::Event(Event&& o) noexcept
-    : state_(std::move(o.state_)), event_(std::exchange(o.event_, nullptr)) {}
+    : state_(std::move(o.state_)), event_(std::exchange(o.event_, nullptr)),
+      captured_(std::exchange(o.captured_, false)) {}
 
 Event& Event::operator=(Event&& o) noexcept {
   if (this != &o) {
@@ -183,6 +196,7 @@ Event& Event::operator=(Event&& o) noexcept {
     }
     state_ = std::move(o.state_);
     event_ = std::exchange(o.event_, nullptr);
+    captured_ = std::exchange(o.captured_, false);
   }
   return *this;
 }
@@ -195,15 +209,28 @@ Event::~Event() {
 }
 
 Expected<void> Event::record(const Stream& stream) {
-  return check(*state_->driver, state_->driver->event_record(event_, stream.handle()),
-               "cuEventRecord");
+  PTXKIT_RT_TRY(check(*state_->driver, state_->driver->event_record(event_, stream.handle()),
+                      "cuEventRecord"));
+  captured_ = stream.capturing();
+  return {};
 }
 
+namespace {
+Unexpected refuse_captured(const char* what) {
+  return fail(ErrorKind::kBadArgument,
+              std::string(what) +
+                  " of an event last recorded on a stream capturing a CUDA graph: it marks a "
+                  "point in the graph, not work that has run; record it outside the capture");
+}
+} // namespace
+
 Expected<void> Event::synchronize() const {
+  if (captured_) return refuse_captured("Event::synchronize");
   return check(*state_->driver, state_->driver->event_synchronize(event_), "cuEventSynchronize");
 }
 
 Expected<float> Event::elapsed_ms(const Event& start, const Event& end) {
+  if (start.captured_ || end.captured_) return refuse_captured("Event::elapsed_ms");
   float ms = 0.0f;
   PTXKIT_RT_TRY(check(*start.state_->driver,
                       start.state_->driver->event_elapsed_time(&ms, start.event_, end.event_),

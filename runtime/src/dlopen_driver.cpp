@@ -52,11 +52,20 @@ struct Entry {
   Result (*func_set_attribute)(cu::Function, int, int) = nullptr;
   Result (*launch_kernel)(cu::Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                           unsigned, cu::Stream, void**, void**) = nullptr;
+  Result (*stream_begin_capture)(cu::Stream, int) = nullptr;
+  Result (*stream_end_capture)(cu::Stream, cu::Graph*) = nullptr;
+  Result (*stream_is_capturing)(cu::Stream, int*) = nullptr;
+  Result (*graph_instantiate)(cu::GraphExec*, cu::Graph, unsigned long long) = nullptr;
+  Result (*graph_launch)(cu::GraphExec, cu::Stream) = nullptr;
+  Result (*graph_exec_destroy)(cu::GraphExec) = nullptr;
+  Result (*graph_destroy)(cu::Graph) = nullptr;
   Result (*get_error_name)(Result, const char**) = nullptr;
   Result (*get_error_string)(Result, const char**) = nullptr;
 };
 
-static_assert(sizeof(cu::JitOption) == sizeof(int) && sizeof(cu::DeviceAttribute) == sizeof(int),
+static_assert(sizeof(cu::JitOption) == sizeof(int) && sizeof(cu::DeviceAttribute) == sizeof(int) &&
+                  sizeof(cu::StreamCaptureMode) == sizeof(int) &&
+                  sizeof(cu::StreamCaptureStatus) == sizeof(int),
               "the driver's enums are passed as int");
 
 class DlopenDriver final : public Driver {
@@ -140,6 +149,24 @@ public:
                        void** extra) override {
     return e_.launch_kernel(f, gx, gy, gz, bx, by, bz, smem, s, params, extra);
   }
+  Result stream_begin_capture(cu::Stream s, cu::StreamCaptureMode mode) override {
+    return e_.stream_begin_capture(s, static_cast<int>(mode));
+  }
+  Result stream_end_capture(cu::Stream s, cu::Graph* g) override {
+    return e_.stream_end_capture(s, g);
+  }
+  Result stream_is_capturing(cu::Stream s, cu::StreamCaptureStatus* status) override {
+    int v = 0;
+    const Result r = e_.stream_is_capturing(s, &v);
+    if (r == cu::kSuccess) *status = static_cast<cu::StreamCaptureStatus>(v);
+    return r;
+  }
+  Result graph_instantiate(cu::GraphExec* x, cu::Graph g, unsigned long long flags) override {
+    return e_.graph_instantiate(x, g, flags);
+  }
+  Result graph_launch(cu::GraphExec x, cu::Stream s) override { return e_.graph_launch(x, s); }
+  Result graph_exec_destroy(cu::GraphExec x) override { return e_.graph_exec_destroy(x); }
+  Result graph_destroy(cu::Graph g) override { return e_.graph_destroy(g); }
   Result get_error_name(Result r, const char** n) override { return e_.get_error_name(r, n); }
   Result get_error_string(Result r, const char** t) override { return e_.get_error_string(r, t); }
 
@@ -218,6 +245,17 @@ Expected<std::shared_ptr<Driver>> load_cuda_driver(std::string path) {
   resolve(handle, "cuFuncGetAttribute", e.func_get_attribute, missing);
   resolve(handle, "cuFuncSetAttribute", e.func_set_attribute, missing);
   resolve(handle, "cuLaunchKernel", e.launch_kernel, missing);
+  // Graphs. cuStreamBeginCapture_v2 is what <cuda.h> maps cuStreamBeginCapture to (the first
+  // version took no mode); cuGraphInstantiateWithFlags is what it maps cuGraphInstantiate to
+  // (the unversioned symbol is CUDA 10's five-argument signature). All exist in CUDA 12.0, so a
+  // driver without them is too old like one without any other entry point.
+  resolve(handle, "cuStreamBeginCapture_v2", e.stream_begin_capture, missing);
+  resolve(handle, "cuStreamEndCapture", e.stream_end_capture, missing);
+  resolve(handle, "cuStreamIsCapturing", e.stream_is_capturing, missing);
+  resolve(handle, "cuGraphInstantiateWithFlags", e.graph_instantiate, missing);
+  resolve(handle, "cuGraphLaunch", e.graph_launch, missing);
+  resolve(handle, "cuGraphExecDestroy", e.graph_exec_destroy, missing);
+  resolve(handle, "cuGraphDestroy", e.graph_destroy, missing);
   resolve(handle, "cuGetErrorName", e.get_error_name, missing);
   resolve(handle, "cuGetErrorString", e.get_error_string, missing);
 

@@ -38,7 +38,7 @@ std::string_view to_string(ErrorKind kind) {
 namespace cu {
 
 std::string_view result_name(Result r) {
-  static constexpr std::array<std::pair<Result, std::string_view>, 39> kNames{{
+  static constexpr std::array<std::pair<Result, std::string_view>, 50> kNames{{
       {0, "CUDA_SUCCESS"},
       {1, "CUDA_ERROR_INVALID_VALUE"},
       {2, "CUDA_ERROR_OUT_OF_MEMORY"},
@@ -77,6 +77,17 @@ std::string_view result_name(Result r) {
       {801, "CUDA_ERROR_NOT_SUPPORTED"},
       {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
       {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+      {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
+      {901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+      {902, "CUDA_ERROR_STREAM_CAPTURE_MERGE"},
+      {903, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED"},
+      {904, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED"},
+      {905, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION"},
+      {906, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"},
+      {907, "CUDA_ERROR_CAPTURED_EVENT"},
+      {908, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"},
+      {909, "CUDA_ERROR_TIMEOUT"},
+      {910, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE"},
       {999, "CUDA_ERROR_UNKNOWN"},
   }};
   for (const auto& [code, name] : kNames)

@@ -6,6 +6,7 @@
 // at lookup and the launch with the limits read at lookup: no allocation, no extra driver call.
 #include "ptxkit/runtime/module.h"
 
+#include "capture_p.h"
 #include "module_p.h"
 #include "ptxkit/runtime/context.h"
 #include "ptxkit/verifier/verified_ptx.h"
@@ -263,11 +264,14 @@ Expected<void> Function::launch_args(const Stream& stream, const LaunchDims& dim
       fs.max_dynamic_smem.store(dims.dynamic_smem_bytes, std::memory_order_release);
     }
   }
-  return check(d,
-               d.launch_kernel(fs.function, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x,
-                               dims.block.y, dims.block.z, dims.dynamic_smem_bytes, stream.handle(),
-                               params, nullptr),
-               "cuLaunchKernel");
+  const cu::Result r = d.launch_kernel(fs.function, dims.grid.x, dims.grid.y, dims.grid.z,
+                                       dims.block.x, dims.block.y, dims.block.z,
+                                       dims.dynamic_smem_bytes, stream.handle(), params, nullptr);
+  // Captured into a graph (graph.h): the graph keeps the module loaded. Only a capture pays for
+  // this; outside one the launch path stays free of allocation.
+  if (r == cu::kSuccess)
+    if (detail::CaptureState* c = detail::StreamAccess::capture(stream)) c->note_launch(fs.module);
+  return check(d, r, "cuLaunchKernel");
 }
 
 } // namespace ptxkit::runtime

@@ -6,6 +6,8 @@
 
 #include <cuda.h>
 #include <gtest/gtest.h>
+#include <type_traits>
+#include <utility>
 
 namespace ptxkit::runtime {
 namespace {
@@ -31,11 +33,83 @@ TEST(CudaAbi, ResultCodes) {
   PTXKIT_SAME(cu::kErrorLaunchFailed, CUDA_ERROR_LAUNCH_FAILED);
   PTXKIT_SAME(cu::kErrorSystemDriverMismatch, CUDA_ERROR_SYSTEM_DRIVER_MISMATCH);
   PTXKIT_SAME(cu::kErrorUnknown, CUDA_ERROR_UNKNOWN);
+  PTXKIT_SAME(cu::kErrorInvalidHandle, CUDA_ERROR_INVALID_HANDLE);
+  PTXKIT_SAME(cu::kErrorIllegalState, CUDA_ERROR_ILLEGAL_STATE);
   // The fallback names table must agree with the enumerators it claims to name.
   EXPECT_EQ(cu::result_name(CUDA_ERROR_ILLEGAL_ADDRESS), "CUDA_ERROR_ILLEGAL_ADDRESS");
   EXPECT_EQ(cu::result_name(CUDA_ERROR_MISALIGNED_ADDRESS), "CUDA_ERROR_MISALIGNED_ADDRESS");
   EXPECT_EQ(cu::result_name(CUDA_ERROR_UNSUPPORTED_PTX_VERSION),
             "CUDA_ERROR_UNSUPPORTED_PTX_VERSION");
+}
+
+TEST(CudaAbi, StreamCaptureAndGraphs) {
+  PTXKIT_SAME(cu::kErrorStreamCaptureUnsupported, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+  PTXKIT_SAME(cu::kErrorStreamCaptureInvalidated, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+  PTXKIT_SAME(cu::kErrorStreamCaptureMerge, CUDA_ERROR_STREAM_CAPTURE_MERGE);
+  PTXKIT_SAME(cu::kErrorStreamCaptureUnmatched, CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
+  PTXKIT_SAME(cu::kErrorStreamCaptureUnjoined, CUDA_ERROR_STREAM_CAPTURE_UNJOINED);
+  PTXKIT_SAME(cu::kErrorStreamCaptureIsolation, CUDA_ERROR_STREAM_CAPTURE_ISOLATION);
+  PTXKIT_SAME(cu::kErrorStreamCaptureImplicit, CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+  PTXKIT_SAME(cu::kErrorCapturedEvent, CUDA_ERROR_CAPTURED_EVENT);
+  PTXKIT_SAME(cu::kErrorStreamCaptureWrongThread, CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+  // Every capture result, and its neighbours, by the name the header gives it.
+  for (const auto& [code, name] : {
+           std::pair{CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE"},
+           std::pair{CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE"},
+           std::pair{CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                     "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
+           std::pair{CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+                     "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+           std::pair{CUDA_ERROR_STREAM_CAPTURE_MERGE, "CUDA_ERROR_STREAM_CAPTURE_MERGE"},
+           std::pair{CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED"},
+           std::pair{CUDA_ERROR_STREAM_CAPTURE_UNJOINED, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED"},
+           std::pair{CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION"},
+           std::pair{CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"},
+           std::pair{CUDA_ERROR_CAPTURED_EVENT, "CUDA_ERROR_CAPTURED_EVENT"},
+           std::pair{CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD,
+                     "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"},
+           std::pair{CUDA_ERROR_TIMEOUT, "CUDA_ERROR_TIMEOUT"},
+           std::pair{CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE"},
+       })
+    EXPECT_EQ(cu::result_name(code), name);
+
+  using M = cu::StreamCaptureMode;
+  PTXKIT_SAME(M::kGlobal, CU_STREAM_CAPTURE_MODE_GLOBAL);
+  PTXKIT_SAME(M::kThreadLocal, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  PTXKIT_SAME(M::kRelaxed, CU_STREAM_CAPTURE_MODE_RELAXED);
+  using S = cu::StreamCaptureStatus;
+  PTXKIT_SAME(S::kNone, CU_STREAM_CAPTURE_STATUS_NONE);
+  PTXKIT_SAME(S::kActive, CU_STREAM_CAPTURE_STATUS_ACTIVE);
+  PTXKIT_SAME(S::kInvalidated, CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+  static_assert(sizeof(cu::StreamCaptureMode) == sizeof(CUstreamCaptureMode));
+  static_assert(sizeof(cu::StreamCaptureStatus) == sizeof(CUstreamCaptureStatus));
+  static_assert(sizeof(cu::Graph) == sizeof(CUgraph));
+  static_assert(sizeof(cu::GraphExec) == sizeof(CUgraphExec));
+
+  // The symbols runtime/src/dlopen_driver.cpp resolves are the ones <cuda.h> maps the API names
+  // to (a plain name may be an older ABI: cuGraphInstantiate is CUDA 10's five-argument call).
+#define PTXKIT_SYMBOL_NAME(api) PTXKIT_SYMBOL_NAME_(api)
+#define PTXKIT_SYMBOL_NAME_(symbol) #symbol
+  EXPECT_STREQ(PTXKIT_SYMBOL_NAME(cuStreamBeginCapture), "cuStreamBeginCapture_v2");
+  EXPECT_STREQ(PTXKIT_SYMBOL_NAME(cuStreamEndCapture), "cuStreamEndCapture");
+  EXPECT_STREQ(PTXKIT_SYMBOL_NAME(cuStreamIsCapturing), "cuStreamIsCapturing");
+  EXPECT_STREQ(PTXKIT_SYMBOL_NAME(cuGraphInstantiate), "cuGraphInstantiateWithFlags");
+  EXPECT_STREQ(PTXKIT_SYMBOL_NAME(cuGraphLaunch), "cuGraphLaunch");
+  EXPECT_STREQ(PTXKIT_SYMBOL_NAME(cuGraphExecDestroy), "cuGraphExecDestroy");
+  EXPECT_STREQ(PTXKIT_SYMBOL_NAME(cuGraphDestroy), "cuGraphDestroy");
+#undef PTXKIT_SYMBOL_NAME_
+#undef PTXKIT_SYMBOL_NAME
+  // And the C signatures the resolved pointers are called through.
+  static_assert(
+      std::is_same_v<decltype(&cuStreamBeginCapture), CUresult (*)(CUstream, CUstreamCaptureMode)>);
+  static_assert(std::is_same_v<decltype(&cuStreamEndCapture), CUresult (*)(CUstream, CUgraph*)>);
+  static_assert(std::is_same_v<decltype(&cuStreamIsCapturing),
+                               CUresult (*)(CUstream, CUstreamCaptureStatus*)>);
+  static_assert(std::is_same_v<decltype(&cuGraphInstantiate),
+                               CUresult (*)(CUgraphExec*, CUgraph, unsigned long long)>);
+  static_assert(std::is_same_v<decltype(&cuGraphLaunch), CUresult (*)(CUgraphExec, CUstream)>);
+  static_assert(std::is_same_v<decltype(&cuGraphExecDestroy), CUresult (*)(CUgraphExec)>);
+  static_assert(std::is_same_v<decltype(&cuGraphDestroy), CUresult (*)(CUgraph)>);
 }
 
 TEST(CudaAbi, DeviceAttributes) {

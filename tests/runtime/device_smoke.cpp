@@ -4,14 +4,18 @@
 // through libcuda.so.1, JIT-loads a hand-written vector add, checks its output exactly, shows a
 // real JIT failure and a refusal before loading, then times 10,000 launches through
 // Function::launch against 10,000 raw cuLaunchKernel calls on the same function, and measures
-// the D2D copy bandwidth and the vector add with event timing (timing.h). Exit 0 when
-// everything held, 1 when something did not, 3 when there is no usable device.
+// the D2D copy bandwidth and the vector add with event timing (timing.h). Last, CUDA graphs
+// (graph.h): three dependent vector adds captured, shown not to run at capture, replayed and
+// checked exactly; the refusals and failures around a capture on the real driver; and a step of
+// 32 empty kernels replayed as one graph against 32 checked launches. Exit 0 when everything
+// held, 1 when something did not, 3 when there is no usable device (it says why).
 #include "module_p.h"
 #include "ptxkit/runtime/runtime.h"
 #include "test_ptx.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -219,6 +223,106 @@ int main() {
   if (vadd_time)
     std::printf("vadd over %u elements: median %.2f us, %.0f GB/s (12 bytes per element)\n", n,
                 vadd_time->median_us, gigabytes_per_second(12.0 * n, vadd_time->median_us));
+
+  // 7. CUDA graphs on the real driver.
+  auto dt = DeviceBuffer<float>::allocate(*ctx, n);
+  auto dt2 = DeviceBuffer<float>::allocate(*ctx, n);
+  expect(dt && dt2, "graph buffers allocated");
+  if (dt && dt2) {
+    expect(dt->fill_bytes(0xFF) && dt2->fill_bytes(0xFF) && dout->fill_bytes(0xFF),
+           "graph outputs poisoned with NaN");
+    // t = a + b; out = t + b; t2 = out + a: each launch reads the one before it.
+    auto step = [&](const Stream& s2) -> Expected<void> {
+      PTXKIT_RT_TRY(fn->launch(s2, dims, *da, *db, *dt, n));
+      PTXKIT_RT_TRY(fn->launch(s2, dims, *dt, *db, *dout, n));
+      return fn->launch(s2, dims, *dout, *da, *dt2, n);
+    };
+    bool refused_sync = false;
+    auto graph = capture(*stream, [&](const Stream& s2) -> Expected<void> {
+      auto sync = s2.synchronize();
+      refused_sync = !sync && sync.error().kind == ErrorKind::kBadArgument;
+      return step(s2);
+    });
+    if (!graph) std::printf("  %s\n", graph.error().message.c_str());
+    expect(graph.has_value() && graph->kernel_launches() == 3, "three launches captured");
+    expect(refused_sync, "a synchronize inside the capture refused without breaking it");
+    auto status = capture_status(*stream);
+    expect(status && *status == cu::StreamCaptureStatus::kNone, "the stream no longer captures");
+    std::vector<float> t2(n);
+    expect(stream->synchronize() && dt2->download(t2), "graph output read after capture");
+    expect(std::isnan(t2[0]) && std::isnan(t2[n - 1]), "nothing ran at capture");
+    if (graph) {
+      expect(graph->launch(*stream) && graph->launch(*stream) && stream->synchronize(),
+             "graph replayed twice");
+      expect(dt2->download(t2).has_value(), "graph output downloaded");
+      std::uint32_t differ = 0;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const float t = a[i] + b[i];
+        const float o = t + b[i];
+        differ += t2[i] != o + a[i];
+      }
+      std::printf("graph: %u of %u elements differ from the CPU's ((a + b) + b) + a\n", differ, n);
+      expect(differ == 0, "graph replay output equals the CPU exactly");
+    }
+    // An error inside the capture: returned as it was, the stream left usable.
+    auto refused = capture(*stream, [&](const Stream& s2) -> Expected<void> {
+      PTXKIT_RT_TRY(fn->launch(s2, dims, *da, *db, *dt, n));
+      return fn->launch(s2, {{1, 1, 1}, {512, 1, 1}, 0}, *da, *db, *dt, n); // over .maxntid
+    });
+    expect(!refused && refused.error().kind == ErrorKind::kBadLaunch,
+           "a refused launch inside a capture is the capture's error");
+    status = capture_status(*stream);
+    expect(status && *status == cu::StreamCaptureStatus::kNone &&
+               fn->launch(*stream, dims, *da, *db, *dt, n) && stream->synchronize(),
+           "the stream launches and synchronizes after a failed capture");
+    // The driver's own rule: its cuStreamSynchronize of a capturing stream invalidates it.
+    cu::Result raw_sync = cu::kSuccess;
+    auto invalidated = capture(*stream, [&](const Stream& s2) -> Expected<void> {
+      PTXKIT_RT_TRY(step(s2));
+      raw_sync = drv.stream_synchronize(s2.handle());
+      return {};
+    });
+    std::printf("  raw cuStreamSynchronize while capturing: %s\n",
+                std::string(cu::result_name(raw_sync)).c_str());
+    if (!invalidated) std::printf("  %s\n", invalidated.error().message.c_str());
+    expect(!invalidated && invalidated.error().cu_result == cu::kErrorStreamCaptureInvalidated,
+           "a capture the driver invalidated is reported as such");
+    status = capture_status(*stream);
+    expect(status && *status == cu::StreamCaptureStatus::kNone && stream->synchronize(),
+           "the stream is usable after an invalidated capture");
+    // A moved-from graph is refused; its successor still launches.
+    if (graph) {
+      Graph moved = std::move(*graph);
+      expect(!graph->launch(*stream) && moved.launch(*stream) && stream->synchronize(),
+             "a moved-from graph refused, the moved-to one launched");
+    }
+  }
+
+  // 8. A step of 32 kernels: 32 checked launches against one graph replay.
+  constexpr int kStepKernels = 32;
+  constexpr int kSteps = 1000;
+  auto empty_step = [&](const Stream& s2) -> Expected<void> {
+    for (int k = 0; k < kStepKernels; ++k)
+      PTXKIT_RT_TRY(empty->launch(s2, one));
+    return {};
+  };
+  auto step_graph = capture(*stream, empty_step);
+  expect(step_graph.has_value(), "32-kernel step captured");
+  if (step_graph) {
+    LaunchTiming direct_step, graph_step;
+    for (int rep = 0; rep < 2; ++rep) { // the first repetition is a warm-up
+      direct_step = time_launches(*stream, kSteps, kRounds, [&] { (void)empty_step(*stream); });
+      graph_step =
+          time_launches(*stream, kSteps, kRounds, [&] { (void)step_graph->launch(*stream); });
+    }
+    std::printf("a step of %d empty kernels, medians of %d rounds of %d steps:\n"
+                "  checked launches %.2f us per step (enqueue %.2f), graph replay %.2f us per "
+                "step (enqueue %.2f): %.2fx end to end, %.1fx host time\n",
+                kStepKernels, kRounds, kSteps, direct_step.total_us, direct_step.enqueue_us,
+                graph_step.total_us, graph_step.enqueue_us,
+                direct_step.total_us / graph_step.total_us,
+                direct_step.enqueue_us / graph_step.enqueue_us);
+  }
   std::printf("%s (%d failure(s))\n", failures == 0 ? "SMOKE PASSED" : "SMOKE FAILED", failures);
   return failures == 0 ? 0 : 1;
 }

@@ -5,6 +5,13 @@
 // names in it, every call is counted, and any call can be made to fail with a chosen CUresult.
 // A PTX line containing `FAKE-JIT-ERROR: msg` makes the load fail with a ptxas-style error log
 // naming that line, as the real JIT does.
+//
+// Stream capture works as the driver's does: while a stream captures, kernel launches and async
+// copies/memsets on it are recorded instead of run (a launch's argument bytes copied then, their
+// sizes read from the `.entry`'s `.param` list), cuGraphLaunch runs the recorded operations in
+// order, and the calls the driver forbids during a capture fail with its CUresults and
+// invalidate the capture (a synchronize of the capturing stream or the context, a blocking copy,
+// an allocation or free from a thread the capture mode covers, a wait on a captured event).
 #pragma once
 
 #include "ptxkit/runtime/driver.h"
@@ -15,9 +22,20 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace ptxkit::runtime::testing {
+
+// One kernel launch that ran (directly, or replayed from a graph).
+struct LaunchRecord {
+  cu::Function function = nullptr;
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned smem = 0;
+  std::vector<std::vector<std::uint8_t>> args; // each argument's bytes, as the kernel saw them
+  bool operator==(const LaunchRecord&) const = default;
+};
 
 class FakeDriver final : public Driver {
 public:
@@ -58,6 +76,14 @@ public:
   std::vector<std::uint64_t> last_args_u64; // the first 8 bytes (or fewer) of each argument
   std::size_t expected_arg_bytes[16] = {};  // sizes the test says the arguments have
   std::size_t live_allocations() const;
+  // Graphs.
+  bool log_launches = false;               // true: every launch that runs is appended to launch_log
+  std::vector<LaunchRecord> launch_log;    // (off by default: logging allocates)
+  std::atomic<int> captured_operations{0}; // launches, copies, memsets recorded by captures
+  std::atomic<int> graph_launches{0};
+  std::atomic<int> live_graphs{0};
+  std::atomic<int> live_graph_execs{0};
+  std::atomic<int> invalidations{0}; // captures invalidated by a forbidden call
 
   // ---- Driver ----
   std::string_view origin() const override { return "fake driver"; }
@@ -103,20 +129,59 @@ public:
                            unsigned block_x, unsigned block_y, unsigned block_z,
                            unsigned shared_bytes, cu::Stream stream, void** params,
                            void** extra) override;
+  cu::Result stream_begin_capture(cu::Stream stream, cu::StreamCaptureMode mode) override;
+  cu::Result stream_end_capture(cu::Stream stream, cu::Graph* graph) override;
+  cu::Result stream_is_capturing(cu::Stream stream, cu::StreamCaptureStatus* status) override;
+  cu::Result graph_instantiate(cu::GraphExec* exec, cu::Graph graph,
+                               unsigned long long flags) override;
+  cu::Result graph_launch(cu::GraphExec exec, cu::Stream stream) override;
+  cu::Result graph_exec_destroy(cu::GraphExec exec) override;
+  cu::Result graph_destroy(cu::Graph graph) override;
   cu::Result get_error_name(cu::Result error, const char** name) override;
   cu::Result get_error_string(cu::Result error, const char** text) override;
 
 private:
+  // An operation recorded by a capture.
+  struct Op {
+    enum Kind { kKernel, kCopy, kMemset } kind = kKernel;
+    LaunchRecord launch;   // kKernel
+    cu::DevicePtr dst = 0; // kCopy, kMemset
+    cu::DevicePtr src = 0; // kCopy
+    std::size_t bytes = 0;
+    unsigned char value = 0; // kMemset
+  };
+  struct Capture {
+    cu::StreamCaptureMode mode = cu::StreamCaptureMode::kGlobal;
+    std::thread::id thread;
+    bool invalidated = false;
+    std::vector<Op> ops;
+  };
+
   // The injected failure for `call`, or kSuccess.
   cu::Result injected(const char* call);
   // Finds the allocation holding [ptr, ptr+bytes); nullptr if none.
   std::uint8_t* at(cu::DevicePtr ptr, std::size_t bytes);
+  // The driver's rule for "potentially unsafe" calls (blocking copies, allocation): forbidden
+  // when this thread has a capture in progress not begun relaxed, or another thread has a
+  // global one; such a call invalidates those captures. True if forbidden.
+  bool forbid_unsafe_locked();
+  // The capture in progress on `stream`, or nullptr.
+  Capture* capturing_locked(cu::Stream stream);
+  // Runs a kernel launch: counts it, remembers its shape, logs it.
+  void run_kernel_locked(const LaunchRecord& launch, const void* const* params);
+  cu::Result copy_locked(cu::DevicePtr dst, cu::DevicePtr src, std::size_t bytes);
+  cu::Result set_locked(cu::DevicePtr dst, unsigned char value, std::size_t count);
 
   mutable std::mutex mutex_;
   std::map<std::string, cu::Result> failures_;
   std::map<cu::DevicePtr, std::vector<std::uint8_t>> memory_;
   cu::DevicePtr next_ptr_ = 0x10000;
-  std::map<std::uintptr_t, std::string> modules_; // handle -> PTX text
+  std::map<std::uintptr_t, std::string> modules_;                  // handle -> PTX text
+  std::map<std::uintptr_t, std::vector<std::size_t>> param_sizes_; // function -> .param sizes
+  std::map<std::uintptr_t, Capture> captures_;                     // stream -> capture
+  std::map<std::uintptr_t, std::vector<Op>> graphs_;               // CUgraph -> its operations
+  std::map<std::uintptr_t, std::vector<Op>> execs_;                // CUgraphExec -> same
+  std::map<std::uintptr_t, bool> captured_events_; // event -> last recorded in a capture
   std::uintptr_t next_handle_ = 0x100;
   std::size_t elapsed_calls_ = 0;
 };

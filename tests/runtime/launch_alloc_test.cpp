@@ -1,4 +1,4 @@
-// launch_alloc_test.cpp: the checked launch path performs no heap allocation.
+// launch_alloc_test.cpp: the checked launch path and a graph replay perform no heap allocation.
 //
 // The cached launch path must stay within 10% of a raw cuLaunchKernel; an allocation per launch
 // would cost more than all the checks together. This binary replaces the global operator new
@@ -8,6 +8,7 @@
 #include "fake_driver.h"
 #include "module_p.h"
 #include "ptxkit/runtime/arg_pack.h"
+#include "ptxkit/runtime/graph.h"
 #include "test_ptx.h"
 
 #include <atomic>
@@ -79,6 +80,44 @@ TEST(LaunchAllocations, TheCheckedLaunchPathDoesNotAllocate) {
   const long before_refusal = g_allocations.load();
   EXPECT_FALSE(fn->launch(*stream, dims, *buf, *buf));
   EXPECT_GT(g_allocations.load(), before_refusal);
+}
+
+// A decoder step captured once is replayed every token: the replay must not allocate either
+// (the capture may: it records the launches and keeps their modules).
+TEST(LaunchAllocations, AGraphReplayDoesNotAllocate) {
+  auto fake = std::make_shared<testing::FakeDriver>();
+  auto ctx = Context::open(fake);
+  ASSERT_TRUE(ctx);
+  auto m = load_module_text(*ctx, testing::vector_add_ptx(), "vadd.ptx",
+                            {testing::vector_add_signature()}, {});
+  ASSERT_TRUE(m);
+  auto fn = m->function("vadd");
+  auto stream = Stream::create(*ctx);
+  auto buf = DeviceBuffer<float>::allocate(*ctx, 1024);
+  ASSERT_TRUE(fn && stream && buf);
+  const LaunchDims dims{{4, 1, 1}, {256, 1, 1}, 0};
+  const std::uint32_t n = 1024;
+  const long before_capture = g_allocations.load();
+  auto graph = capture(*stream, [&](const Stream& s) -> Expected<void> {
+    for (int i = 0; i < 3; ++i)
+      PTXKIT_RT_TRY(fn->launch(s, dims, *buf, *buf, *buf, n));
+    return {};
+  });
+  ASSERT_TRUE(graph);
+  EXPECT_GT(g_allocations.load(), before_capture); // the counter sees the capture's allocations
+  ASSERT_TRUE(graph->launch(*stream));             // warm-up
+
+  const long before = g_allocations.load();
+  int ok = 0;
+  for (int i = 0; i < 1000; ++i)
+    ok += graph->launch(*stream).has_value();
+  // The launch path outside a capture, after one: the capture's hook costs it nothing.
+  for (int i = 0; i < 1000; ++i)
+    ok += fn->launch(*stream, dims, *buf, *buf, *buf, n).has_value();
+  EXPECT_EQ(g_allocations.load() - before, 0) << "a graph replay or a later launch allocated";
+  EXPECT_EQ(ok, 2000);
+  EXPECT_EQ(fake->graph_launches, 1001);
+  EXPECT_EQ(fake->launches, 3 * 1001 + 1000);
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include "ptxkit/runtime/driver.h"
 #include "ptxkit/runtime/error.h"
 
+#include <atomic>
 #include <memory>
 
 namespace ptxkit::runtime {
@@ -18,12 +19,18 @@ namespace ptxkit::runtime {
 inline constexpr int kMinimumDriverVersion = 12000;
 
 namespace detail {
+struct CaptureState;
+struct StreamAccess;
+
 // Shared by a Context and everything made from it; releases the primary context last.
 struct ContextState {
   std::shared_ptr<Driver> driver;
   cu::Device device = 0;
   cu::Context context = nullptr;
   DeviceInfo info;
+  // Graph captures (graph.h) in progress on this context's streams: a context-wide
+  // synchronize is not permitted while any runs.
+  std::atomic<int> captures{0};
   ContextState() = default;
   ContextState(const ContextState&) = delete;
   ContextState& operator=(const ContextState&) = delete;
@@ -51,6 +58,8 @@ public:
 
   // Makes this context current on the calling thread (each thread that uses it must).
   Expected<void> make_current() const;
+  // cuCtxSynchronize; refused while a stream of this context is capturing a graph (graph.h),
+  // since the driver would invalidate the capture.
   Expected<void> synchronize() const;
 
   const std::shared_ptr<detail::ContextState>& state() const { return state_; }
@@ -72,13 +81,20 @@ public:
 
   cu::Stream handle() const { return stream_; }
   Driver& driver() const { return *state_->driver; }
+  // cuStreamSynchronize; refused while the stream is capturing a graph (graph.h): the captured
+  // work has not run, and the driver would invalidate the capture.
   Expected<void> synchronize() const;
+  // True while capture() (graph.h) records this stream's work into a graph. A capture begun
+  // with the driver directly is not seen here (capture_status() asks the driver).
+  bool capturing() const { return capture_ != nullptr; }
 
 private:
+  friend struct detail::StreamAccess;
   Stream(std::shared_ptr<detail::ContextState> s, cu::Stream h)
       : state_(std::move(s)), stream_(h) {}
   std::shared_ptr<detail::ContextState> state_;
   cu::Stream stream_ = nullptr;
+  detail::CaptureState* capture_ = nullptr; // the capture in progress (owned by capture())
 };
 
 class Event {
@@ -91,6 +107,9 @@ public:
   ~Event();
 
   cu::Event handle() const { return event_; }
+  // Recording on a capturing stream is legal (it becomes part of the graph), but such an event
+  // has no completion to wait for or time: synchronize() and elapsed_ms() then refuse it, as
+  // the driver would (CUDA_ERROR_CAPTURED_EVENT), until it is recorded outside a capture.
   Expected<void> record(const Stream& stream);
   Expected<void> synchronize() const;
   // Milliseconds between two recorded events (cuEventElapsedTime); `end` must have completed.
@@ -100,6 +119,7 @@ private:
   Event(std::shared_ptr<detail::ContextState> s, cu::Event h) : state_(std::move(s)), event_(h) {}
   std::shared_ptr<detail::ContextState> state_;
   cu::Event event_ = nullptr;
+  bool captured_ = false; // last recorded on a capturing stream
 };
 
 } // namespace ptxkit::runtime

@@ -20,11 +20,15 @@ struct ModuleSt;
 struct FunctionSt;
 struct StreamSt;
 struct EventSt;
-using Context = ContextSt*;   // CUcontext
-using Module = ModuleSt*;     // CUmodule
-using Function = FunctionSt*; // CUfunction
-using Stream = StreamSt*;     // CUstream (nullptr: the legacy default stream)
-using Event = EventSt*;       // CUevent
+struct GraphSt;
+struct GraphExecSt;
+using Context = ContextSt*;     // CUcontext
+using Module = ModuleSt*;       // CUmodule
+using Function = FunctionSt*;   // CUfunction
+using Stream = StreamSt*;       // CUstream (nullptr: the legacy default stream)
+using Event = EventSt*;         // CUevent
+using Graph = GraphSt*;         // CUgraph: a captured graph, not yet executable
+using GraphExec = GraphExecSt*; // CUgraphExec: an instantiated, launchable graph
 
 // CUresult values the runtime treats specially (the rest are reported by name).
 inline constexpr Result kSuccess = 0;
@@ -41,10 +45,24 @@ inline constexpr Result kErrorNoBinaryForGpu = 209;
 inline constexpr Result kErrorInvalidPtx = 218;
 inline constexpr Result kErrorJitCompilerNotFound = 221;
 inline constexpr Result kErrorUnsupportedPtxVersion = 222;
+inline constexpr Result kErrorInvalidHandle = 400;
+inline constexpr Result kErrorIllegalState = 401;
 inline constexpr Result kErrorNotFound = 500;
 inline constexpr Result kErrorLaunchOutOfResources = 701;
 inline constexpr Result kErrorLaunchFailed = 719;
 inline constexpr Result kErrorSystemDriverMismatch = 803;
+// What stream capture returns: an operation not permitted while a stream captures (and which
+// invalidates the capture), a capture invalidated by such an operation, and misuse of the
+// begin/end pairing, of captured events, of threads.
+inline constexpr Result kErrorStreamCaptureUnsupported = 900;
+inline constexpr Result kErrorStreamCaptureInvalidated = 901;
+inline constexpr Result kErrorStreamCaptureMerge = 902;
+inline constexpr Result kErrorStreamCaptureUnmatched = 903;
+inline constexpr Result kErrorStreamCaptureUnjoined = 904;
+inline constexpr Result kErrorStreamCaptureIsolation = 905;
+inline constexpr Result kErrorStreamCaptureImplicit = 906;
+inline constexpr Result kErrorCapturedEvent = 907;
+inline constexpr Result kErrorStreamCaptureWrongThread = 908;
 inline constexpr Result kErrorUnknown = 999;
 
 // The CUresult's enumerator name ("CUDA_ERROR_OUT_OF_MEMORY"), or "" if this table lacks it.
@@ -83,6 +101,21 @@ enum class FunctionAttribute : int {
   kPtxVersion = 5,
   kBinaryVersion = 6,
   kMaxDynamicSharedSizeBytes = 8,
+};
+
+// CUstreamCaptureMode values: which threads' "potentially unsafe" calls (blocking copies,
+// allocations, synchronizations) a capture forbids while it runs.
+enum class StreamCaptureMode : int {
+  kGlobal = 0,      // this thread's, and every thread's while any global capture runs
+  kThreadLocal = 1, // this thread's only
+  kRelaxed = 2,     // none (only the calls that conflict with capture itself)
+};
+
+// CUstreamCaptureStatus values (cuStreamIsCapturing).
+enum class StreamCaptureStatus : int {
+  kNone = 0,
+  kActive = 1,
+  kInvalidated = 2, // still capturing, but cuStreamEndCapture will return no graph
 };
 
 // CUjit_option values.

@@ -74,6 +74,18 @@ public:
                                    unsigned block_z, unsigned shared_bytes, cu::Stream stream,
                                    void** params, void** extra) = 0;
 
+  // Stream capture and graphs (CUDA 10+; the runtime needs CUDA 12.0 anyway). While a stream
+  // captures, the work enqueued on it is recorded into a graph instead of running; the graph is
+  // instantiated once and then launched, each launch replaying all of it with one call.
+  virtual cu::Result stream_begin_capture(cu::Stream stream, cu::StreamCaptureMode mode) = 0;
+  virtual cu::Result stream_end_capture(cu::Stream stream, cu::Graph* graph) = 0;
+  virtual cu::Result stream_is_capturing(cu::Stream stream, cu::StreamCaptureStatus* status) = 0;
+  virtual cu::Result graph_instantiate(cu::GraphExec* exec, cu::Graph graph,
+                                       unsigned long long flags) = 0;
+  virtual cu::Result graph_launch(cu::GraphExec exec, cu::Stream stream) = 0;
+  virtual cu::Result graph_exec_destroy(cu::GraphExec exec) = 0;
+  virtual cu::Result graph_destroy(cu::Graph graph) = 0;
+
   virtual cu::Result get_error_name(cu::Result error, const char** name) = 0;
   virtual cu::Result get_error_string(cu::Result error, const char** text) = 0;
 };

@@ -1,7 +1,8 @@
 // runtime.h: the whole public runtime API in one include.
 //
 // Load verified PTX and launch it, checked: Context::open_default() -> KernelCache::get() ->
-// Module::function() -> Function::launch(). See docs/runtime.md.
+// Module::function() -> Function::launch(); capture() a sequence of launches into a Graph and
+// replay it with one call. See docs/runtime.md.
 #pragma once
 
 #include "ptxkit/runtime/arg_pack.h"
@@ -12,6 +13,7 @@
 #include "ptxkit/runtime/driver.h"
 #include "ptxkit/runtime/embedded.h"
 #include "ptxkit/runtime/error.h"
+#include "ptxkit/runtime/graph.h"
 #include "ptxkit/runtime/kernel_cache.h"
 #include "ptxkit/runtime/launch.h"
 #include "ptxkit/runtime/module.h"
