@@ -1,5 +1,5 @@
 // isa/arith.h: arithmetic instructions: add sub mul mad fma div rem rcp sqrt rsqrt ex2 lg2 sin cos
-// min max neg abs.
+// min max (and their .NaN forms) neg abs.
 //
 // Operand types must match exactly (PTX converts nothing implicitly: use cvt), and each modifier
 // combination is checked against the PTX ISA rule for that instruction and type; the
@@ -164,6 +164,16 @@ public:
   auto max(const A& a, const C& c, M = {}, Loc loc = Loc::current()) {
     return min_max<M>(Op::kMax, a, c, loc);
   }
+  // min.NaN.type / max.NaN.type (f32, f16/bf16{x2}; sm_80): a NaN operand makes the result the
+  // canonical NaN, where min/max return the other operand, so a reduction keeps its NaNs.
+  template <class A, class C>
+  auto min_nan(const A& a, const C& c, Loc loc = Loc::current()) {
+    return min_max_nan(Op::kMin, a, c, loc);
+  }
+  template <class A, class C>
+  auto max_nan(const A& a, const C& c, Loc loc = Loc::current()) {
+    return min_max_nan(Op::kMax, a, c, loc);
+  }
   // neg{.ftz}.type / abs{.ftz}.type (signed ints, f32 (.ftz), f64, f16/bf16{x2})
   template <class A, ModSet M = NoMods>
   auto neg(const A& a, M = {}, Loc loc = Loc::current()) {
@@ -318,6 +328,19 @@ private:
                       std::is_same_v<T, F16x2>,
                   "PTX: min/max .ftz applies to f32 and f16 only");
     return emit_binary<M, T>(op, a, c, loc);
+  }
+
+  template <class A, class C>
+  auto min_max_nan(Op op, const A& a, const C& c, const Loc& loc) {
+    using T = binary_type<A, C>;
+    static_assert(std::is_same_v<T, F32> || HalfType<T>,
+                  "PTX: min/max .NaN applies to f32, f16 and bf16 (and f16x2, bf16x2) only");
+    self().require(isa::Form::kMinMaxNan, loc);
+    Operand sa = detail::source(self(), a, loc);
+    Operand sc = detail::source(self(), c, loc);
+    Reg<T> d = self().template new_reg<T>();
+    self().emit_op(op, {Mod::kPropagateNan}, {T::id}, {Emitter::reg_op(d), sa, sc}, loc);
+    return d;
   }
 
   template <ModSet M, class A>
