@@ -20,6 +20,17 @@
 // least one unit (a partial is never empty) and a thread has ~4 units in flight: with one unit per
 // thread (the earlier geometry) each 4 KB block spent more time in its reduction than in its
 // loads, 58% of copy bandwidth.
+// f32 (and single halves) fold every element: its key, a compare, a max and a select. Halves in
+// words fold a group (the units loaded together: 32 bf16 at vocab % 8 == 0) at once: the group's
+// maximum m by packed max.NaN (one per word, a NaN anywhere makes m the NaN), m's key against
+// the thread's best, and only when m beats it the index of m's first element, by a descent over
+// the max tree (4 steps for 16 words: which half of the candidate words holds m) and the word's
+// low or high half. Halves other than zeros and NaNs are equal exactly when their bits are, so
+// the descent compares bits; a group whose m is a zero (+0.0 == -0.0) or a NaN (the first NaN,
+// whatever its sign and payload) folds element by element as f32 does, rarely (real logits
+// seldom have a maximum of exactly 0 and only broken ones hold NaNs). On an sm_90 ptxas the
+// bf16 group's common path is ~75 SASS instructions for 32 elements (2.3 each, 3-input
+// VHMNMX for the tree) where folding every element took ~300 (9.4 each).
 // Each block writes partial_value[row, block] (f32, canonical: NaN as 0x7fffffff, -0.0 as +0.0)
 // and partial_index[row, block] (u32).
 // Stage 2: grid (rows), 256 threads; loops over the row's num_partials partials and writes
@@ -29,8 +40,10 @@
 // references bit for bit (values on a 1/8 grid, so ties are frequent), and pass compute-sanitizer
 // memcheck/racecheck. With 4 units per thread and the 5-operation key (2026-12-02, 1024 x 151936):
 // f32 141 us (105% of copy bandwidth, up from 258 us / 57%), bf16 91 us (82%: the 8 elements of
-// a 16-byte load cost ~9 integer operations each, so bf16 is ALU-bound); NaNs of either sign and
-// any payload win at their first index.
+// a 16-byte load cost ~9 integer operations each, so bf16 was ALU-bound: hence the group fold,
+// not yet measured); NaNs of either sign and any payload win at their first index.
+// The inputs plant, per row, the cases the group fold treats apart, each in a block of its own
+// (argmax_reference.cpp: plant_cases), so the reference configs check them on the device.
 #pragma once
 
 #include "common/config_fields.h"
@@ -94,8 +107,9 @@ struct ArgmaxPartial {
   static constexpr std::string_view kName = "argmax_partial";
   static constexpr std::string_view kSummary =
       "argmax stage 1: per-block (max, index) partials over a vocabulary row of f32, f16 or bf16 "
-      "logits (grid-stride 16-byte loads, 4 per thread in flight, packed u64 max: ties to the "
-      "lowest index, NaN greatest)";
+      "logits (grid-stride 16-byte loads, 4 per thread in flight; halves folded per group by "
+      "packed max.NaN, searched only when the group beats the best; ties to the lowest index, "
+      "NaN greatest)";
   static constexpr std::string_view kLimits =
       "vocab in [1, 2^30] (f32 .v4 when a multiple of 4, halves 8/4/2 per access when a "
       "multiple of 8/4/2, scalar otherwise); rows in [1, 65535] (grid.y); blocks = "

@@ -8,6 +8,10 @@
 // shared memory, bar.sync, warp 0 reduces the warps' maxima the same way and lane 0 writes the
 // result. Only lane 0 of warp 0 writes, after a bfly tree, so the result it writes is the
 // block's.
+//
+// Stage 1 on halves in words folds each group of loaded units with packed max.NaN first and
+// looks for the maximum's first position only when the group beats the thread's best
+// (argmax.h; fold_words below).
 #include "argmax.h"
 #include "common/dtype_access.h"
 #include "common/row_units.h"
@@ -97,6 +101,84 @@ void block_max_then(KernelBuilder& b, Reg<U32> tid, Reg<U64> mine, Write write) 
   b.ret();
 }
 
+// Folds `values` (f32, in increasing index order; value e of unit k is element firsts[k] + e)
+// into the thread's (best_key, best_index): a key, a compare, a max and a select per element.
+void fold_exact(KernelBuilder& b, Var<U32>& best_key, Var<U32>& best_index,
+                const std::vector<Reg<F32>>& values, const std::vector<Reg<U32>>& firsts,
+                std::uint32_t width) {
+  Reg<U32> key = best_key.read();
+  Reg<U32> at = best_index.read();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto e = static_cast<std::uint32_t>(i % width);
+    Reg<U32> first = firsts[i / width];
+    Reg<U32> candidate = order_key(b, values[i]);
+    Reg<Pred> better = b.setp(cmp::gt, candidate, key);
+    Reg<U32> index = e == 0 ? first : b.add(first, b.imm<U32>(e));
+    key = b.max(candidate, key);
+    at = b.selp(index, at, better);
+  }
+  best_key.assign(key);
+  best_index.assign(at);
+}
+
+// The group search of the half path. `levels` is the max tree of a group's words (levels[0] the
+// words, two halves each, in index order; levels[l][i] the .NaN max of levels[l - 1][2i, 2i + 1],
+// lane by lane; levels.back() the root), `m2` the group's maximum m in both halves, neither NaN
+// nor zero, so a half equals m exactly when its 16 bits are m's. Returns the element index of the
+// group's first half equal to m: a descent that keeps, at each step, the half of the candidate
+// words whose left part holds m (else the right part), then the word's low or high half.
+// `word_weight(o)` is the element offset of the word o words after the first.
+template <class H2, class Weight>
+Reg<U32> first_of_max(KernelBuilder& b, const std::vector<std::vector<Reg<B32>>>& levels,
+                      Reg<B32> m2, Reg<U32> first, Weight word_weight) {
+  const auto as_pair = [&b](Reg<B32> w) { return b.bitcast<H2>(w); };
+  // w holds m in one of its halves: max(lo, hi) is m (no NaN here, so plain max).
+  const auto holds_m = [&](Reg<B32> w) {
+    Reg<B32> swapped = b.prmt(w, w, b.imm<U32>(0x1032));
+    Reg<B32> both = b.bitcast<B32>(b.max(as_pair(w), as_pair(swapped)));
+    return b.setp(cmp::eq, both, m2);
+  };
+  std::vector<Reg<B32>> cand = levels[0];
+  std::vector<Reg<Pred>> in_left; // one per step, the first step first
+  Reg<U32> index = first;
+  std::size_t level = levels.size() - 1; // cand is the subtree levels[level][chosen]
+  while (cand.size() > 1) {
+    const std::size_t half = cand.size() / 2;
+    // The left part's maximum: the tree's node, selected by the steps so far (2^steps - 1
+    // selects), or recomputed from the candidates (half - 1 max), whichever is shorter.
+    const std::size_t options = std::size_t{1} << in_left.size();
+    Reg<B32> left = [&] {
+      if (options - 1 <= half - 1) {
+        std::vector<Reg<B32>> nodes;
+        for (std::size_t c = 0; c < options; ++c)
+          nodes.push_back(levels[level - 1][2 * c]);
+        for (std::size_t s = in_left.size(); s-- > 0;) { // the last step's choice first
+          std::vector<Reg<B32>> chosen;
+          for (std::size_t c = 0; c < nodes.size(); c += 2)
+            chosen.push_back(b.selp(nodes[c], nodes[c + 1], in_left[s]));
+          nodes = chosen;
+        }
+        return nodes[0];
+      }
+      Reg<H2> m = as_pair(cand[0]);
+      for (std::size_t i = 1; i < half; ++i)
+        m = b.max(m, as_pair(cand[i]));
+      return b.bitcast<B32>(m);
+    }();
+    Reg<Pred> here = holds_m(left);
+    std::vector<Reg<B32>> next;
+    for (std::size_t i = 0; i < half; ++i)
+      next.push_back(b.selp(cand[i], cand[half + i], here));
+    index = b.add(index, b.selp(b.imm<U32>(0), word_weight(half), here));
+    in_left.push_back(here);
+    cand = next;
+    --level;
+  }
+  // The low half (the lower index) when its bits are m's.
+  Reg<Pred> low = b.setp(cmp::eq, b.shl(cand[0], b.imm<U32>(16)), b.shl(m2, b.imm<U32>(16)));
+  return b.add(index, b.selp(b.imm<U32>(0), b.imm<U32>(1), low));
+}
+
 template <class E>
 ptxkit::Expected<GeneratedPtx> build_partial(const ArgmaxPartialConfig& c,
                                              const ptxgen::Target& target,
@@ -117,35 +199,91 @@ ptxkit::Expected<GeneratedPtx> build_partial(const ArgmaxPartialConfig& c,
   auto x_row = in + b.mul_wide(row, b.baked<U32>("vocab", c.vocab)); // 64-bit offsets
 
   // Grid-stride loop over the row's units. While every one of kArgmaxUnitsPerThread strided units
-  // is in the row they are loaded together (in flight at once), then folded; the rest one at a
-  // time. The bounds are the row's unit count: never past the row.
+  // is in the row they are loaded together (in flight at once), then folded as one group; the
+  // rest one unit (one group) at a time. The bounds are the row's unit count: never past the row.
   // A thread meets its elements in increasing index order, so it keeps (key, index) as two u32
-  // and replaces them only on a strictly greater key (ties keep the lower index): a compare, a
-  // max and a select per element. The packed u64 (key << 32 | ~index) is formed once, for the
-  // block's reduction. A thread without elements holds key 0, below every element's key.
+  // and replaces them only on a strictly greater key (ties keep the lower index). The packed u64
+  // (key << 32 | ~index) is formed once, for the block's reduction. A thread without elements
+  // holds key 0, below every element's key.
   Var<U32> best_key = b.var<U32>(b.imm<U32>(0), "best_key");
   Var<U32> best_index = b.var<U32>(b.imm<U32>(0), "best_index");
   Var<U32> unit = b.var<U32>(b.mad_lo(block, b.imm<U32>(kArgmaxThreads), tid), "unit");
-  auto fold = [&](const std::vector<Reg<U32>>& us) {
-    std::vector<std::vector<Reg<F32>>> values;
+  auto first_of = [&](Reg<U32> u) {
+    return width == 1 ? u : b.shl(u, b.imm<U32>(common::row_unit_shift(width)));
+  };
+  // f32 (and single halves): every element through fold_exact.
+  auto fold_each = [&](const std::vector<Reg<U32>>& us) {
+    std::vector<Reg<F32>> values;
     std::vector<Reg<U32>> firsts;
     for (Reg<U32> u : us) {
-      Reg<U32> first = width == 1 ? u : b.shl(u, b.imm<U32>(common::row_unit_shift(width)));
-      values.push_back(common::load_f32<E>(b, x_row + first, width, common::LoadPath::kReadOnly));
+      Reg<U32> first = first_of(u);
+      for (Reg<F32> v : common::load_f32<E>(b, x_row + first, width, common::LoadPath::kReadOnly))
+        values.push_back(v);
       firsts.push_back(first);
     }
-    Reg<U32> key = best_key.read();
-    Reg<U32> at = best_index.read();
-    for (std::size_t k = 0; k < us.size(); ++k)
-      for (std::uint32_t e = 0; e < width; ++e) {
-        Reg<U32> candidate = order_key(b, values[k][e]);
-        Reg<Pred> better = b.setp(cmp::gt, candidate, key);
-        Reg<U32> index = e == 0 ? firsts[k] : b.add(firsts[k], b.imm<U32>(e));
-        key = b.max(candidate, key);
-        at = b.selp(index, at, better);
+    fold_exact(b, best_key, best_index, values, firsts, width);
+  };
+  // Halves in words (2, 4 or 8 per unit): the group's maximum m first, with packed .NaN max
+  // (one per word), and its key against the best: a group that does not beat it is done (most
+  // groups, once a thread has met a few), one that does finds m's first position by
+  // first_of_max (every thread's first group: at 151936 bf16 a thread has ~one group per row). A
+  // NaN m (its first position needs each element's NaN test) and a zero m (+0.0 and -0.0 are equal
+  // but differ in bits) take fold_exact.
+  auto fold_words = [&](const std::vector<Reg<U32>>& us) {
+    if constexpr (common::HalfElement<E>) {
+      using H2 = std::conditional_t<std::is_same_v<E, BF16>, BF16x2, F16x2>;
+      const std::uint32_t unit_words = width / 2;
+      std::vector<Reg<B32>> words;
+      std::vector<Reg<U32>> firsts;
+      for (Reg<U32> u : us) {
+        Reg<U32> first = first_of(u);
+        for (Reg<B32> w :
+             common::load_words<E>(b, x_row + first, width, common::LoadPath::kReadOnly))
+          words.push_back(w);
+        firsts.push_back(first);
       }
-    best_key.assign(key);
-    best_index.assign(at);
+      std::vector<std::vector<Reg<B32>>> levels{words};
+      while (levels.back().size() > 1) {
+        const auto& below = levels.back();
+        std::vector<Reg<B32>> up;
+        for (std::size_t i = 0; i < below.size(); i += 2)
+          up.push_back(
+              b.bitcast<B32>(b.max_nan(b.bitcast<H2>(below[i]), b.bitcast<H2>(below[i + 1]))));
+        levels.push_back(std::move(up));
+      }
+      Reg<B32> root = levels.back()[0];
+      Reg<B32> swapped = b.prmt(root, root, b.imm<U32>(0x1032));
+      Reg<B32> m2 = b.bitcast<B32>(b.max_nan(b.bitcast<H2>(root), b.bitcast<H2>(swapped)));
+      Reg<F32> m = [&] { // m widened exactly, from the low half
+        if constexpr (std::is_same_v<E, BF16>)
+          return b.bitcast<F32>(b.shl(m2, b.imm<U32>(16)));
+        else
+          return b.cvt<F32>(b.unpack<F16>(m2)[0]);
+      }();
+      Reg<U32> key = order_key(b, m);
+      Label done = b.new_label("group_done");
+      Label exact = b.new_label("group_exact");
+      b.bra_if(!b.setp(cmp::gt, key, best_key.read()), done);
+      Reg<Pred> zero = b.setp(cmp::eq, key, b.imm<U32>(0x80000000u)); // key(+0.0) = key(-0.0)
+      b.bra_if(b.setp_or(cmp::eq, key, b.imm<U32>(0xffffffffu), zero), exact); // or NaN
+      const auto word_weight = [&](std::size_t o) {
+        const auto words_after = static_cast<std::uint32_t>(o);
+        if (words_after < unit_words) return b.imm<U32>(2 * words_after);
+        return b.baked<U32>("vocab", words_after / unit_words * stride * width);
+      };
+      best_index.assign(first_of_max<H2>(b, levels, m2, firsts[0], word_weight));
+      best_key.assign(key);
+      b.bra(done);
+      b.place(exact);
+      fold_exact(b, best_key, best_index, common::widen_words<E>(b, words), firsts, width);
+      b.place(done);
+    }
+  };
+  auto fold = [&](const std::vector<Reg<U32>>& us) {
+    if (std::is_same_v<E, F32> || width == 1)
+      fold_each(us);
+    else
+      fold_words(us);
   };
   constexpr std::uint32_t kU = kArgmaxUnitsPerThread;
   if (units > (kU - 1) * stride)

@@ -94,6 +94,78 @@ ArgmaxResult argmax_reference(const std::vector<float>& x, std::uint32_t rows,
 
 // ---- argmax_partial ----
 
+namespace {
+
+// The cases the half path's group search (argmax_builder.cpp) treats apart, each planted where one
+// block's partial shows it (block b owns the units u with (u / 256) % blocks == b, and thread t of
+// the grid units t, t + stride, ...): a thread's group is its units loaded together.
+//  block 1: the group holding a new best holds it twice, in one unit (the first wins);
+//  block 2: a NaN of the negative sign with a payload after a new best, another NaN later in the
+//           group (the first NaN wins, reported as the canonical NaN);
+//  block 3: every element negative but a -0.0 and, after it, +0.0s: the group's maximum is a zero,
+//           whose two encodings are equal (the -0.0 wins, reported as +0.0);
+//  block 4: the maximum in the group's last unit and last element (every step of the search goes
+//           right), tied by a later thread;
+//  block 5: the maximum in the middle of the group's second unit, tied later in the group;
+//  the last block: the last thread meets a NaN, a second NaN in its next unit, then a greater
+//           number (the first NaN wins; the next units do not beat it).
+// Only where the row has the blocks (four at least); values above the inputs' [-16, 16).
+void plant_cases(float* row, std::uint32_t vocab, DType dtype) {
+  const std::uint32_t width = common::row_unit_elems(vocab, dtype);
+  const std::uint32_t units = vocab / width;
+  const std::uint32_t blocks = argmax_partial_blocks(vocab, dtype);
+  if (blocks < 4) return;
+  const std::uint32_t stride = blocks * kArgmaxThreads;
+  const auto set = [&](std::uint32_t unit, std::uint32_t e, float v) {
+    if (unit < units && e < width) row[std::size_t{unit} * width + e] = v;
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float negative_nan = std::bit_cast<float>(0xffc10000u); // a payload bf16 and f16 keep
+  const std::uint32_t last = width - 1;
+  // block 1
+  std::uint32_t u = 1 * kArgmaxThreads;
+  set(u, 1, 20.0f);
+  set(u, last, 20.0f);
+  set(u + stride, 0, 20.0f);
+  set(u + 1, 0, 20.0f);
+  // block 2
+  u = 2 * kArgmaxThreads;
+  set(u, 0, 20.0f);
+  set(u, last / 2 + 1, negative_nan);
+  set(u, last, nan);
+  set(u + stride, 0, nan);
+  // block 3
+  for (std::uint32_t v = 0; v < units; ++v)
+    if (v / kArgmaxThreads % blocks == 3)
+      for (std::uint32_t e = 0; e < width; ++e)
+        row[std::size_t{v} * width + e] = -(std::fabs(row[std::size_t{v} * width + e]) + 0.125f);
+  u = 3 * kArgmaxThreads;
+  set(u, last / 2, -0.0f);
+  set(u, last, 0.0f);
+  set(u + stride, 0, 0.0f);
+  // block 4
+  u = 4 * kArgmaxThreads;
+  if (blocks > 4) {
+    set(u + 3 * stride, last, 24.0f);
+    set(u + 1 + 3 * stride, 0, 24.0f);
+  }
+  // block 5
+  u = 5 * kArgmaxThreads + 7;
+  if (blocks > 5) {
+    set(u + stride, width / 2, 24.0f);
+    set(u + stride, last, 24.0f);
+    set(u + 2 * stride, 0, 24.0f);
+  }
+  // the last block
+  if (blocks > 6) {
+    set(stride - 1, 0, nan);
+    set(2 * stride - 1, last / 2 + 1, negative_nan);
+    set(3 * stride - 1, 0, 30.0f);
+  }
+}
+
+} // namespace
+
 std::vector<NamedConfig<ArgmaxPartialConfig>> ArgmaxPartial::reference_configs() {
   return {
       {"qwen05b", "Qwen2.5 vocabulary 151936, one row (greedy decode)",
@@ -165,6 +237,8 @@ HostTensors ArgmaxPartial::make_inputs(const Config& c, std::uint64_t seed) {
   for (auto& v : x)
     v = static_cast<float>(static_cast<std::int64_t>(rng.next_u64() % 256) - 128) / 8.0f;
   round_all(c.dtype, x); // a no-op (eighths up to 16 are bf16 and f16 values), kept for the rule
+  for (std::uint32_t r = 0; r < c.rows; ++r)
+    plant_cases(x.data() + std::size_t{r} * c.vocab, c.vocab, c.dtype);
   return t;
 }
 
