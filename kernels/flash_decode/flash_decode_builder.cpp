@@ -201,6 +201,9 @@ ptxkit::Expected<GeneratedPtx> FlashDecode::build(const Config& c, const ptxgen:
   const std::uint32_t C = c.chunk_size, G = c.group(), D = c.head_dim;
   KernelBuilder b(std::string(kName), target);
   b.reqntid(kThreads);
+  // The register budget of the occupancy the chunk pass had before its split reductions: 5 blocks
+  // per SM in f32 (96 registers), 4 with halves (128, their prefetched chunk fills 64 words).
+  b.minnctapersm(c.kv_dtype == DType::kF32 ? 5 : 4);
   const flash::ChunkPassIo io = flash::declare_chunk_pass_io(b);
   Workspace ws{io.part_max, io.part_sum, io.part_out, b.param<Ptr<Global, U32>>("counters"),
                b.param<Ptr<Global, F32>>("out")};

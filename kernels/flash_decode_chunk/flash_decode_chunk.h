@@ -18,14 +18,17 @@
 // for all num_heads / num_kv_heads query heads of the KV group (GQA sharing), with 16-byte loads:
 //   1. q of the group, pre-scaled by scale * log2 e (a baked immediate), into shared memory;
 //   2. scores: 8 lanes per position (each lane head_dim/8 elements of the row in 16-byte loads,
-//      4 floats or 8 halves each, loads of up to 4 rows issued before any arithmetic), a 3-step
-//      shfl.bfly butterfly inside each 8-lane group (every lane of the group holds the dot
-//      product), masked to -inf past the slot's length (rows past it are clamped to its last row,
-//      so no load passes seq_len);
+//      4 floats or 8 halves each, loads of up to 4 rows issued before any arithmetic); the dot
+//      products of 4 rows x 2 heads are summed over the 8-lane group by one split butterfly
+//      (common/split_reduce.h: 7 shuffles for the 8 sums, each lane left with one of them),
+//      masked to -inf past the slot's length (rows past it are clamped to its last row, so no
+//      load passes seq_len);
 //   3. softmax over the chunk per head: one warp per head, max and sum by shfl.bfly butterflies;
 //   4. o = sum_p w_p v[p]: each warp a quarter of the rows, one 16-byte load of V per lane and
-//      row (head_dim/4 lanes per row in f32, head_dim/8 in halves), then the warps' partial o
-//      summed through shared memory and written with 16-byte stores.
+//      row (head_dim/4 lanes per row in f32, head_dim/8 in halves), the weights of a lane's
+//      consecutive rows loaded as vectors; the sub-rows of a warp folded by split butterflies
+//      over head sets, the warps' partial o summed through shared memory and written with
+//      16-byte stores.
 #pragma once
 
 #include "common/config_fields.h"

@@ -10,17 +10,24 @@
 //   1. q_scaled = q[slot, group heads] * (scale * log2 e)               (float4 per thread)
 //   2. scores: lane = (row group r8 = lane/8, part li = lane%8); the lane reads pieces of w
 //      elements (w = 4 floats, or min(8, D/8) halves: one 16-byte load or less) at li*w + p*8w
-//      of rows 16*i + 4*warp + r8, batches of up to 4 rows loaded before use, dot with q_scaled
-//      of each head, shfl.bfly 4/2/1 (all 8 lanes hold the sum), li == 0 stores.
+//      of rows 16*i + 4*warp + r8, batches of n = 4 rows (2 for a last odd pair) loaded before
+//      use, in the register order r ^ (li % n); heads in sets of up to 8/n, head slot u of the
+//      lane is head u ^ (li / n % set) (its q read from a lane-dependent address). The set's dots
+//      are summed over the 8 lanes by a split butterfly (common/split_reduce.h), which leaves
+//      lane li with the dot of batch row li % n and head li / n % set: 7 shuffles for 8 dots,
+//      where one butterfly per dot took 24. Every lane that holds a distinct dot stores it.
 //   3. warp w takes heads w, w+4, ...: lanes hold positions lane + 32 j; m by shfl.bfly max,
 //      e = ex2(s - m) written back over the scores, l by shfl.bfly sum; lane 0 stores (m, l).
 //   4. o: lane = (sub-row, 16-byte piece f) with DV lanes per row (D/4 in f32, D/8 in halves);
-//      warp w takes rows 4*RS*i + RS*w + sub-row (RS = 32/DV rows per warp step), up to 8 rows'
-//      V loads in flight, acc[g] += e*v; sub-rows folded with shfl.bfly, warps summed through
-//      warp_acc, float4 stores.
+//      warp w takes rows w*C/4 + sub-row*S + i for steps i < S (RS = 32/DV rows per warp step,
+//      S = C/(4*RS)), up to 8 rows' V loads in flight, the weights of 4 (or 2) consecutive rows
+//      in one vector load, acc[g] += e*v; the RS sub-rows folded by split butterflies over head
+//      sets of up to RS heads (head slot u of the lane is u ^ (sub-row % set)), so each lane
+//      stores one head of each set; warps summed through warp_acc, float4 stores.
 // K and V are widened to f32 on load (common/dtype_access.h); everything after is f32, so the f32
 // variant's PTX is the one this file emitted before kv_dtype existed.
 #include "common/dtype_access.h"
+#include "common/split_reduce.h"
 #include "common/warp_reduce.h"
 #include "flash_decode_chunk_pass.h"
 
@@ -28,6 +35,7 @@
 #include <array>
 #include <bit>
 #include <limits>
+#include <map>
 #include <optional>
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
@@ -80,18 +88,38 @@ ScoreLanes score_lanes(KernelBuilder& b, Reg<U32> lane, Reg<U32> warp, std::uint
   return {li, row_in_warp, li_elem};
 }
 
-// The lanes' parts of the o step: lane = (sub-row, 16-byte piece f), dv lanes per row.
+// The lanes' parts of the o step: lane = (sub-row, 16-byte piece f), dv lanes per row; the lane's
+// rows are row_base + step for step = 0 .. steps-1 (consecutive, so their weights load as
+// vectors), row_base = warp * C/4 + sub_row * steps.
 struct ValueLanes {
-  Reg<U32> f, sub_row, row_in_step, v_lane;
+  Reg<U32> f, sub_row, row_base, v_lane;
 };
 
 ValueLanes value_lanes(KernelBuilder& b, Reg<U32> lane, Reg<U32> warp, Reg<U32> chunk_base,
-                       std::uint32_t dv, std::uint32_t rs, std::uint32_t vec) {
+                       std::uint32_t dv, std::uint32_t steps, std::uint32_t chunk,
+                       std::uint32_t vec) {
   Reg<U32> f = b.and_(lane, b.imm<U32>(dv - 1));
   Reg<U32> sub_row = b.shr(lane, b.imm<U32>(std::countr_zero(dv)));
-  Reg<U32> row_in_step = b.mad_lo(warp, b.imm<U32>(rs), sub_row);
+  Reg<U32> row_base =
+      b.mad_lo(warp, b.imm<U32>(chunk / kWarps), b.mul_lo(sub_row, b.imm<U32>(steps)));
   Reg<U32> f_elem = b.shl(f, b.imm<U32>(std::countr_zero(vec)));
-  return {f, sub_row, row_in_step, b.add(chunk_base, f_elem)};
+  return {f, sub_row, row_base, b.add(chunk_base, f_elem)};
+}
+
+// The query heads split into sets of power-of-two sizes (largest first, at most `most`), for the
+// split reductions of common/split_reduce.h: a set of 2^k heads is summed over k lane bits.
+struct HeadSet {
+  std::uint32_t first, size;
+};
+
+std::vector<HeadSet> head_sets(std::uint32_t heads, std::uint32_t most) {
+  std::vector<HeadSet> sets;
+  for (std::uint32_t h = 0; h < heads;) {
+    std::uint32_t size = std::bit_floor(std::min(most, heads - h));
+    sets.push_back({h, size});
+    h += size;
+  }
+  return sets;
 }
 
 template <class E>
@@ -203,18 +231,27 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
     return row_k;
   };
   std::optional<ValueLanes> vl;
-  auto v_row_of = [&](std::uint32_t step) {
-    return add_imm(b, vl->row_in_step, step * kWarps * rs);
-  };
+  auto v_row_of = [&](std::uint32_t step) { return add_imm(b, vl->row_base, step); };
   auto load_v = [&](Reg<U32> row) {
     return common::load_f32<E>(b, v_cache + b.mad_lo(clamp(row), head_dim, vl->v_lane), vec, path);
+  };
+  // The score step takes the lane's rows in batches of n = 4 (2 for the last when rows_per_lane %
+  // 4 == 2). Entry r = r0 + i of batch (r0, n) reads row r0 + (i ^ (li % n)) of the lane's 16-row
+  // stride: the 8 lanes of a row group hold the batch's rows in different register orders, as the
+  // split reduction of the dot products wants (common/split_reduce.h).
+  auto batch_rows = [&](std::uint32_t r0) { return std::min(4u, rows_per_lane - r0); };
+  auto k_row = [&](std::uint32_t r) {
+    const std::uint32_t r0 = r - r % 4, i = r - r0;
+    Reg<U32> perm = b.and_(sl->li, b.imm<U32>(batch_rows(r0) - 1));
+    Reg<U32> local = i == 0 ? perm : b.xor_(perm, b.imm<U32>(i));
+    return b.mad_lo(local, b.imm<U32>(16), add_imm(b, sl->row_in_warp, r0 * 16));
   };
   std::vector<std::vector<Reg<F32>>> k_pre_vals, v_pre_vals;
   if (opt.prefetch) {
     sl = score_lanes(b, lane, warp, w);
     for (std::uint32_t r = 0; r < k_pre; ++r)
-      k_pre_vals.push_back(load_k(add_imm(b, sl->row_in_warp, r * 16)));
-    vl = value_lanes(b, lane, warp, chunk_base, dv, rs, vec);
+      k_pre_vals.push_back(load_k(k_row(r)));
+    vl = value_lanes(b, lane, warp, chunk_base, dv, steps, C, vec);
     for (std::uint32_t s = 0; s < v_pre; ++s)
       v_pre_vals.push_back(load_v(v_row_of(s)));
   }
@@ -255,38 +292,57 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
   // ---- 2. scores, 8 lanes per row ----
   {
     if (!sl) sl = score_lanes(b, lane, warp, w);
-    auto [li, row_in_warp, li_elem] = *sl;
-    Reg<Pred> writer = b.setp(cmp::eq, li, b.imm<U32>(0));
-    const std::uint32_t batch = std::min<std::uint32_t>(4, rows_per_lane);
-    for (std::uint32_t r0 = 0; r0 < rows_per_lane; r0 += batch) {
-      const std::uint32_t n = std::min(batch, rows_per_lane - r0);
-      std::vector<Reg<U32>> rows;                // chunk-local row of each batch entry
-      std::vector<Reg<Pred>> valid;              // row < n_valid
-      std::vector<std::vector<Reg<F32>>> k_vals; // its D/8 elements, widened to f32
-      for (std::uint32_t i = 0; i < n; ++i) {
-        Reg<U32> row = add_imm(b, row_in_warp, (r0 + i) * 16);
-        rows.push_back(row);
-        valid.push_back(b.setp(cmp::lt, row, n_valid));
-        k_vals.push_back(r0 + i < k_pre ? k_pre_vals[r0 + i] : load_k(row));
-      }
-      for (std::uint32_t g = 0; g < G; ++g) {
-        auto q_part = sq + add_imm(b, li_elem, g * D);
-        std::vector<Reg<F32>> qg;
-        for (std::uint32_t p = 0; p < pieces; ++p)
-          for (std::uint32_t j = 0; j < w; j += 4)
-            for (Reg<F32> x : b.ld_v4(q_part + (p * 8 * w + j)))
-              qg.push_back(x);
-        for (std::uint32_t i = 0; i < n; ++i) {
-          Reg<F32> dot = b.mul(qg[0], k_vals[i][0]);
-          for (std::size_t j = 1; j < qg.size(); ++j)
-            dot = b.fma(qg[j], k_vals[i][j], dot, rn);
-          // Butterfly inside the 8-lane group: every lane of the group ends with the full dot.
-          dot = common::warp_all_sum(b, dot, {.width = 8});
-          Reg<F32> s = b.selp(dot, b.imm<F32>(kNegInf), valid[i]);
-          auto slot_s = ss + add_imm(b, rows[i], g * C);
-          auto only_writer = b.guard(writer);
-          b.st(slot_s, s);
+    const Reg<U32> li = sl->li, row_in_warp = sl->row_in_warp, li_elem = sl->li_elem;
+    for (std::uint32_t r0 = 0; r0 < rows_per_lane; r0 += 4) {
+      const std::uint32_t n = batch_rows(r0), rb = std::countr_zero(n);
+      std::vector<std::vector<Reg<F32>>> k_vals; // register slot t: row r0 + (t ^ (li % n))
+      for (std::uint32_t t = 0; t < n; ++t)
+        k_vals.push_back(r0 + t < k_pre ? k_pre_vals[r0 + t] : load_k(k_row(r0 + t)));
+      // The lane ends with the dot of batch row li % n (one head of each set): its score slot.
+      Reg<U32> my_row =
+          b.mad_lo(b.and_(li, b.imm<U32>(n - 1)), b.imm<U32>(16), add_imm(b, row_in_warp, r0 * 16));
+      Reg<Pred> valid = b.setp(cmp::lt, my_row, n_valid);
+      // Sets of up to 8 / n heads: a set's hs * n dots are summed over the 8 lanes of the row
+      // group by a split reduction over lane bits 1, 2, 4 (row bits first, then head bits), and
+      // plain butterflies over the bits left.
+      for (const HeadSet& set : head_sets(G, 8 / n)) {
+        const std::uint32_t k = rb + std::countr_zero(set.size);
+        // Head slot u of the lane is head set.first + (u ^ hperm).
+        std::optional<Reg<U32>> hperm;
+        if (set.size > 1) hperm = b.and_(b.shr(li, b.imm<U32>(rb)), b.imm<U32>(set.size - 1));
+        std::vector<Reg<F32>> dots; // slot u * n + t
+        for (std::uint32_t u = 0; u < set.size; ++u) {
+          Reg<U32> q_off = li_elem;
+          if (hperm)
+            q_off = b.mad_lo(u == 0 ? *hperm : b.xor_(*hperm, b.imm<U32>(u)), head_dim, li_elem);
+          auto q_part = sq + q_off + set.first * D;
+          std::vector<Reg<F32>> qg;
+          for (std::uint32_t p = 0; p < pieces; ++p)
+            for (std::uint32_t j = 0; j < w; j += 4)
+              for (Reg<F32> x : b.ld_v4(q_part + (p * 8 * w + j)))
+                qg.push_back(x);
+          for (std::uint32_t t = 0; t < n; ++t) {
+            Reg<F32> dot = b.mul(qg[0], k_vals[t][0]);
+            for (std::size_t j = 1; j < qg.size(); ++j)
+              dot = b.fma(qg[j], k_vals[t][j], dot, rn);
+            dots.push_back(dot);
+          }
         }
+        std::vector<std::uint32_t> deltas;
+        for (std::uint32_t j = 0; j < k; ++j)
+          deltas.push_back(1u << j);
+        Reg<F32> dot = common::split_all_sum(b, dots, deltas);
+        for (std::uint32_t d = 1u << k; d < 8; d *= 2)
+          dot = b.add(dot, b.shfl_bfly(dot, b.imm<U32>(d)));
+        Reg<F32> s = b.selp(dot, b.imm<F32>(kNegInf), valid);
+        auto slot_s = ss + (hperm ? b.mad_lo(*hperm, chunk_size, my_row) : my_row) + set.first * C;
+        if (k == 3) {
+          b.st(slot_s, s);
+          continue;
+        }
+        // Lanes that differ only in the plain bits hold the same sum: the lowest stores it.
+        auto only_writer = b.guard(b.setp(cmp::lt, li, b.imm<U32>(1u << k)));
+        b.st(slot_s, s);
       }
     }
   }
@@ -333,13 +389,34 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
 
   // ---- 4. o = sum_p e_p v[p], rows split over the warps ----
   {
-    if (!vl) vl = value_lanes(b, lane, warp, chunk_base, dv, rs, vec);
-    const Reg<U32> f = vl->f, sub_row = vl->sub_row;
-    std::vector<std::vector<Reg<F32>>> acc;
-    for (std::uint32_t g = 0; g < G; ++g) {
+    if (!vl) vl = value_lanes(b, lane, warp, chunk_base, dv, steps, C, vec);
+    const Reg<U32> f = vl->f, sub_row = vl->sub_row, lane_row = vl->row_base;
+    // The rs sub-rows of a warp step are folded by split reductions over head sets of up to rs
+    // heads: head slot u of a set is head first + (u ^ (sub_row % size)), so the weights load
+    // from lane-dependent addresses and the lane ends with head first + sub_row % size.
+    const std::vector<HeadSet> sets = head_sets(G, rs);
+    // Per set size: the permutation and the lane's weight offset of each slot (at step 0, head
+    // 0; the set's first head adds an immediate), so that sets of one size share registers.
+    std::map<std::uint32_t, std::optional<Reg<U32>>> perm_of;
+    std::map<std::uint32_t, std::vector<Reg<U32>>> slot_off;
+    std::vector<std::vector<std::vector<Reg<F32>>>> acc; // per set, slot, element
+    for (const HeadSet& set : sets) {
+      if (!perm_of.contains(set.size)) {
+        std::optional<Reg<U32>> perm;
+        if (set.size > 1) perm = b.and_(sub_row, b.imm<U32>(set.size - 1));
+        std::vector<Reg<U32>> offs;
+        for (std::uint32_t u = 0; u < set.size; ++u)
+          offs.push_back(
+              perm ? b.mad_lo(u == 0 ? *perm : b.xor_(*perm, b.imm<U32>(u)), chunk_size, lane_row)
+                   : lane_row);
+        perm_of.emplace(set.size, perm);
+        slot_off.emplace(set.size, offs);
+      }
       Reg<F32> z = b.mov(b.imm<F32>(0.0f));
-      acc.emplace_back(vec, z);
+      acc.emplace_back(set.size, std::vector<Reg<F32>>(vec, z));
     }
+    // Weights of consecutive steps load as one vector where the steps allow it.
+    const std::uint32_t e_vec = steps % 4 == 0 ? 4 : steps % 2 == 0 ? 2 : 1;
     const std::uint32_t batch = std::min<std::uint32_t>(8, steps);
     for (std::uint32_t s0 = 0; s0 < steps; s0 += batch) {
       const std::uint32_t n = std::min(batch, steps - s0);
@@ -350,35 +427,63 @@ void emit_pass(KernelBuilder& b, const FlashDecodeChunkConfig& c, const flash::C
         rows.push_back(row);
         vrow.push_back(s0 + i < v_pre ? v_pre_vals[s0 + i] : load_v(row));
       }
-      for (std::uint32_t i = 0; i < n; ++i) {
-        auto e_col = ss + rows[i];
-        if (opt.prefetch) {
-          // Rows past len were loaded as they are: 0 * NaN would poison the sums.
-          Reg<Pred> in_len = b.setp(cmp::lt, rows[i], n_valid);
-          for (auto& x : vrow[i])
-            x = b.selp(x, b.imm<F32>(0.0f), in_len);
-        }
-        for (std::uint32_t g = 0; g < G; ++g) {
-          Reg<F32> e = b.ld(e_col + g * C); // masked rows hold exactly 0
-          for (std::uint32_t j = 0; j < vec; ++j)
-            acc[g][j] = b.fma(e, vrow[i][j], acc[g][j], rn);
+      for (std::uint32_t i0 = 0; i0 < n; i0 += e_vec) {
+        // e[set][u][i]: the weight of step s0 + i0 + i (masked rows hold exactly 0).
+        std::vector<std::vector<std::vector<Reg<F32>>>> e(sets.size());
+        for (std::size_t si = 0; si < sets.size(); ++si)
+          for (Reg<U32> off : slot_off.at(sets[si].size)) {
+            auto at = ss + off + (sets[si].first * C + s0 + i0);
+            std::vector<Reg<F32>> x;
+            if (e_vec == 4)
+              for (Reg<F32> v : b.ld_v4(at))
+                x.push_back(v);
+            else if (e_vec == 2)
+              for (Reg<F32> v : b.ld_v2(at))
+                x.push_back(v);
+            else
+              x.push_back(b.ld(at));
+            e[si].push_back(x);
+          }
+        for (std::uint32_t i = i0; i < i0 + e_vec; ++i) {
+          if (opt.prefetch) {
+            // Rows past len were loaded as they are: 0 * NaN would poison the sums.
+            Reg<Pred> in_len = b.setp(cmp::lt, rows[i], n_valid);
+            for (auto& x : vrow[i])
+              x = b.selp(x, b.imm<F32>(0.0f), in_len);
+          }
+          for (std::size_t si = 0; si < sets.size(); ++si)
+            for (std::size_t u = 0; u < acc[si].size(); ++u)
+              for (std::uint32_t j = 0; j < vec; ++j)
+                acc[si][u][j] = b.fma(e[si][u][i - i0], vrow[i][j], acc[si][u][j], rn);
         }
       }
     }
-    // Fold the sub-rows of each warp step (lanes f, f + dv, ...): every lane gets the sum.
-    common::for_each_butterfly_level(b, {.width = 32, .down_to = dv}, [&](Imm<U32> delta) {
-      for (auto& a : acc)
-        for (auto& x : a)
-          x = b.add(x, b.shfl_bfly(x, delta));
-    });
-    Label folded = b.new_label("folded");
-    if (rs > 1) b.bra_if(!b.setp(cmp::eq, sub_row, b.imm<U32>(0)), folded);
-    auto my_acc =
+    // Fold the sub-rows of each warp step (lanes f, f + dv, ...), then store the lane's head.
+    auto warp_acc =
         sacc + b.mad_lo(warp, b.imm<U32>(G * D), b.shl(f, b.imm<U32>(std::countr_zero(vec))));
-    for (std::uint32_t g = 0; g < G; ++g)
-      for (std::uint32_t j = 0; j < vec; j += 4)
-        b.st_v4(my_acc + (g * D + j), {acc[g][j], acc[g][j + 1], acc[g][j + 2], acc[g][j + 3]});
-    b.place(folded);
+    for (std::size_t si = 0; si < sets.size(); ++si) {
+      const std::uint32_t k = std::countr_zero(sets[si].size);
+      std::vector<std::uint32_t> deltas;
+      for (std::uint32_t j = 0; j < k; ++j)
+        deltas.push_back(dv << j);
+      std::vector<Reg<F32>> o = common::split_all_sum(b, acc[si], deltas);
+      for (std::uint32_t d = dv << k; d < 32; d *= 2)
+        for (auto& x : o)
+          x = b.add(x, b.shfl_bfly(x, b.imm<U32>(d)));
+      const std::optional<Reg<U32>>& perm = perm_of.at(sets[si].size);
+      auto my_acc = (perm ? warp_acc + b.mul_lo(*perm, head_dim) : warp_acc) + sets[si].first * D;
+      auto store = [&] {
+        for (std::uint32_t j = 0; j < vec; j += 4)
+          b.st_v4(my_acc + j, {o[j], o[j + 1], o[j + 2], o[j + 3]});
+      };
+      if (dv << k == 32) {
+        store();
+        continue;
+      }
+      // Sub-rows that differ only in the plain bits hold the same sum: the lowest stores it.
+      auto only_writer = b.guard(b.setp(cmp::lt, sub_row, b.imm<U32>(1u << k)));
+      store();
+    }
   }
   b.bar_sync(0);
   // Sum the 4 warps' partial o and store it: float4 e4 of the group is head e4 / d4, f e4 % d4.
@@ -449,6 +554,9 @@ ptxkit::Expected<GeneratedPtx>
 FlashDecodeChunk::build(const Config& c, const ptxgen::Target& target, const GenOptions& options) {
   KernelBuilder b(std::string(kName), target);
   b.reqntid(kThreads);
+  // The occupancy the pass had before its split reductions in f32: 5 blocks per SM (96 registers).
+  // With halves, 96 registers spill: 4 blocks (128).
+  b.minnctapersm(c.kv_dtype == DType::kF32 ? 5 : 4);
   const flash::ChunkPassIo io = flash::declare_chunk_pass_io(b);
   flash::emit_chunk_pass(b, c, io);
   return finish_and_print(b, options);
