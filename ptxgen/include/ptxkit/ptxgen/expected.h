@@ -21,13 +21,14 @@ struct Error {
   unsigned line = 0;
   unsigned column = 0;
 
-  // "file:line:col: message", "file:line: message" or just "message".
+  // "file:line:col: message", "file:line: message", "file: message" (a whole file, line 0) or
+  // just "message".
   std::string to_string() const {
     if (file.empty()) return message;
     // Appending (not `":" + std::to_string(..)`) sidesteps a g++ 12 -Wrestrict false positive.
     std::string s = file;
-    s.append(":").append(std::to_string(line));
-    if (column != 0) s.append(":").append(std::to_string(column));
+    if (line != 0) s.append(":").append(std::to_string(line));
+    if (line != 0 && column != 0) s.append(":").append(std::to_string(column));
     return s.append(": ").append(message);
   }
 };
