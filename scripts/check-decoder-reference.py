@@ -1,80 +1,224 @@
 #!/usr/bin/env python3
-"""check-decoder-reference.py TOOL OUT_DIR: ptxkit's CPU reference decoder against Hugging Face
+"""check-decoder-reference.py TOOL PTXKIT OUT_DIR [--speed]: ptxkit's decoders against Hugging Face
 transformers, on the GPU machine (where transformers and PyTorch are installed).
 
-Builds small Qwen2 and Llama models with seeded random weights in transformers, saves them with
-save_pretrained (safetensors + config.json), runs TOOL (ptxkit_reference_decode) on each with a
-prompt, then runs transformers' f32 eager forward on the prompt plus the tokens the tool generated
-and compares the logits before every generated token: max |diff| / max |logit| <= 1e-4 (the
-reference works in double, transformers in f32), and the greedy tokens agree wherever the top two
-logits of transformers are further apart than that difference. Exit 0 when every model agrees.
+Builds small Qwen2 and Llama models with seeded random weights in transformers and saves them with
+save_pretrained (safetensors + config.json). Then, per model:
+  - TOOL (ptxkit_reference_decode, the CPU reference decoder in double) against transformers' f32
+    eager forward on the prompt plus the generated tokens: max |diff| / max |logit| <= 1e-4;
+  - `PTXKIT decode` (the GPU decoder), four prompts of different lengths in one batch, f32
+    weights, against transformers: <= 1e-3, and each prompt decoded alone against its slot of the
+    batch: <= 1e-5;
+  - bf16 weights against transformers in f32 on the same bf16-rounded weights: <= 1e-3;
+  - Q4_K weights against TOOL --q4k (the reference on the same quantized-then-dequantized
+    weights, so the comparison isolates kernel error): <= 1e-3;
+and the greedy tokens agree wherever the oracle's top two logits are further apart than twice the
+measured difference. With --speed, also tokens/s of `ptxkit decode` at the full Qwen2.5-0.5B shape
+(24 layers, random weights) at batch 1 and 4 in each weight mode, beside transformers eager and the
+weight-read floor (the weights read once per step at the copy bandwidth measured here).
+Writes OUT_DIR/decoder_reference.log; exit 0 when every comparison passes.
 """
 import json
+import os
+import re
 import subprocess
 import sys
 import tempfile
+import time
 
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
 
+QWEN05B = dict(hidden_size=896, intermediate_size=4864, num_attention_heads=14,
+               num_key_value_heads=2, vocab_size=151936, rope_theta=1e6, rms_norm_eps=1e-6,
+               tie_word_embeddings=True, max_position_embeddings=32768)
 MODELS = {
     # Qwen2.5-0.5B's shapes at 2 layers: biases, GQA 14/2, theta 1e6, tied head, vocab 151936.
-    "qwen2": (Qwen2ForCausalLM, Qwen2Config(
-        hidden_size=896, intermediate_size=4864, num_hidden_layers=2, num_attention_heads=14,
-        num_key_value_heads=2, vocab_size=151936, rope_theta=1e6, rms_norm_eps=1e-6,
-        tie_word_embeddings=True, max_position_embeddings=32768, initializer_range=0.05)),
+    "qwen2": (Qwen2ForCausalLM, Qwen2Config(num_hidden_layers=2, initializer_range=0.05, **QWEN05B)),
     # A Llama: no biases, untied head, theta 1e4, GQA 8/4.
     "llama": (LlamaForCausalLM, LlamaConfig(
         hidden_size=256, intermediate_size=688, num_hidden_layers=2, num_attention_heads=8,
         num_key_value_heads=4, vocab_size=1000, rope_theta=1e4, rms_norm_eps=1e-5,
         tie_word_embeddings=False, initializer_range=0.05)),
 }
-PROMPT = [17, 3, 250, 9, 611]
+PROMPTS = [[17, 3, 250, 9, 611], [42, 7, 99], [5, 6, 7, 8, 9, 10, 11, 12], [123]]
 NEW_TOKENS = 8
 
+report = []
+ok = True
 
-def main():
-    tool, out_dir = sys.argv[1], sys.argv[2]
-    ok = True
-    report = []
+
+def say(line):
+    print(line, flush=True)
+    report.append(line)
+
+
+def check(name, passed, line):
+    global ok
+    ok &= passed
+    say(f"{name}: {'ok' if passed else 'MISMATCH'}: {line}")
+
+
+def hf_logits(model, prompt, tokens):
+    """transformers' logits before each generated token (teacher-forced on `tokens`)."""
+    ids = torch.tensor([prompt + tokens[:-1]], device=model.device)
+    with torch.no_grad():
+        out = model(ids).logits[0].double().cpu()
+    return out[len(prompt) - 1:]
+
+
+def compare(ours, want, tokens, limit):
+    """(relative difference, tokens agree where the oracle is decisive, decisive steps)."""
+    ours = torch.tensor(ours, dtype=torch.float64)
+    scale = want.abs().max().item()
+    rel = (ours - want).abs().max().item() / scale
+    top2 = want.topk(2, dim=-1).values
+    margin = top2[:, 0] - top2[:, 1]
+    oracle = want.argmax(dim=-1).tolist()
+    decisive = [i for i in range(len(tokens)) if margin[i].item() > 2 * rel * scale]
+    agree = all(oracle[i] == tokens[i] for i in decisive)
+    return rel, agree and rel <= limit, len(decisive)
+
+
+def run_ptxkit(ptxkit, model_dir, prompts, weights, extra=()):
+    d = tempfile.mkdtemp(prefix="ptxkit-decode-")
+    batch = os.path.join(d, "batch.txt")
+    with open(batch, "w") as f:
+        f.write("\n".join(",".join(map(str, p)) for p in prompts) + "\n")
+    logits = os.path.join(d, "logits.json")
+    cmd = [ptxkit, "decode", "--model", model_dir, "--batch-file", batch, "--max-new-tokens",
+           str(NEW_TOKENS), "--weights", weights, "--logits", logits, *extra]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if run.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {run.returncode}: {run.stderr.strip()}")
+    with open(logits) as f:
+        return json.load(f), run.stderr.strip().splitlines()[-1]
+
+
+def correctness(tool, ptxkit):
     for name, (cls, cfg) in MODELS.items():
         torch.manual_seed(0)
         cfg._attn_implementation = "eager"
         model = cls(cfg).float().eval()
         d = tempfile.mkdtemp(prefix=f"ptxkit-{name}-")
         model.save_pretrained(d, safe_serialization=True)
-        with open(f"{d}/config.json") as f:
-            saved = json.load(f)
-        rope = {k: saved[k] for k in ("rope_theta", "rope_parameters", "rope_scaling") if k in saved}
-        run = subprocess.run([tool, d, ",".join(map(str, PROMPT)), str(NEW_TOKENS)],
-                             capture_output=True, text=True, timeout=300)
+        # The CPU reference decoder.
+        run = subprocess.run([tool, d, ",".join(map(str, PROMPTS[0])), str(NEW_TOKENS)],
+                             capture_output=True, text=True, timeout=600)
         if run.returncode != 0:
-            report.append(f"{name}: the tool failed ({run.returncode}): {run.stderr.strip()}")
-            ok = False
+            check(f"{name} reference", False, f"the tool failed: {run.stderr.strip()}")
             continue
         got = json.loads(run.stdout)
-        ids = torch.tensor([PROMPT + got["tokens"][:-1]])
+        rel, passed, dec = compare(got["logits"], hf_logits(model, PROMPTS[0], got["tokens"]),
+                                   got["tokens"], 1e-4)
+        check(f"{name} CPU reference vs transformers f32", passed,
+              f"max |diff| / max |logit| = {rel:.2e}, {dec}/{NEW_TOKENS} decisive steps, tokens {got['tokens']}")
+        if ptxkit is None:
+            continue
+        # The GPU decoder, f32 weights: a batch of four prompts, then each alone.
+        try:
+            batch, speed = run_ptxkit(ptxkit, d, PROMPTS, "f32")
+        except RuntimeError as e:
+            check(f"{name} ptxkit decode f32", False, str(e))
+            continue
+        worst, all_passed = 0.0, True
+        for slot, p in zip(batch, PROMPTS):
+            rel, passed, dec = compare(slot["logits"], hf_logits(model, p, slot["tokens"]),
+                                       slot["tokens"], 1e-3)
+            worst, all_passed = max(worst, rel), all_passed and passed
+        check(f"{name} ptxkit decode f32, batch 4 vs transformers f32", all_passed,
+              f"worst max |diff| / max |logit| over 4 slots = {worst:.2e}; tokens "
+              f"{[s['tokens'] for s in batch]} ({speed})")
+        worst_alone, same_tokens = 0.0, True
+        for slot, p in zip(batch, PROMPTS):
+            alone, _ = run_ptxkit(ptxkit, d, [p], "f32")
+            a = torch.tensor(alone[0]["logits"], dtype=torch.float64)
+            b = torch.tensor(slot["logits"], dtype=torch.float64)
+            worst_alone = max(worst_alone, ((a - b).abs().max() / b.abs().max()).item())
+            same_tokens &= alone[0]["tokens"] == slot["tokens"]
+        check(f"{name} ptxkit decode f32, each prompt alone vs its slot of the batch",
+              worst_alone <= 1e-5 and same_tokens,
+              f"worst relative difference {worst_alone:.2e}, tokens identical: {same_tokens}")
+        # bf16 weights against transformers on the same rounded weights (in f32).
+        rounded = cls(cfg).float().eval()
+        rounded.load_state_dict({k: v.to(torch.bfloat16).float() for k, v in model.state_dict().items()})
+        half, speed = run_ptxkit(ptxkit, d, PROMPTS[:2], "bf16")
+        worst, all_passed = 0.0, True
+        for slot, p in zip(half, PROMPTS):
+            rel, passed, dec = compare(slot["logits"], hf_logits(rounded, p, slot["tokens"]), slot["tokens"], 1e-3)
+            worst, all_passed = max(worst, rel), all_passed and passed
+        f32_tokens = [s["tokens"] for s in batch[:2]]
+        check(f"{name} ptxkit decode bf16 vs transformers f32 on the bf16-rounded weights", all_passed,
+              f"worst {worst:.2e}; tokens {[s['tokens'] for s in half]} (f32 run: {f32_tokens})")
+        # Q4_K weights against the CPU reference on the dequantized weights.
+        q4, speed = run_ptxkit(ptxkit, d, PROMPTS[:1], "q4k")
+        run = subprocess.run([tool, d, ",".join(map(str, PROMPTS[0])), str(NEW_TOKENS), "--q4k"],
+                             capture_output=True, text=True, timeout=600)
+        ref = json.loads(run.stdout)
+        # The oracle is the reference: teacher-force it on the GPU's tokens only if they agree.
+        rel, passed, dec = compare(q4[0]["logits"], torch.tensor(ref["logits"], dtype=torch.float64),
+                                   q4[0]["tokens"], 1e-3)
+        check(f"{name} ptxkit decode q4k vs the CPU reference on the dequantized weights",
+              passed and q4[0]["tokens"] == ref["tokens"],
+              f"max |diff| / max |logit| = {rel:.2e}; tokens {q4[0]['tokens']} vs {ref['tokens']}")
+
+
+def speed(ptxkit):
+    """tokens/s at the full Qwen2.5-0.5B shape with random weights."""
+    torch.manual_seed(0)
+    cfg = Qwen2Config(num_hidden_layers=24, initializer_range=0.02, **QWEN05B)
+    cfg._attn_implementation = "eager"
+    model = Qwen2ForCausalLM(cfg).float().eval()
+    d = tempfile.mkdtemp(prefix="ptxkit-qwen05b-")
+    model.save_pretrained(d, safe_serialization=True)
+    weight_bytes = sum(p.numel() * 4 for p in model.parameters())
+    src = torch.empty(256 << 20, dtype=torch.float32, device="cuda")
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(10):
+        dst.copy_(src)
+    torch.cuda.synchronize()
+    copy_gbps = 10 * 2 * src.numel() * 4 / (time.perf_counter() - t) / 1e9
+    say(f"speed: Qwen2.5-0.5B shape, 24 layers, random weights ({weight_bytes / 1e9:.2f} GB in f32); "
+        f"copy {copy_gbps:.0f} GB/s read+write; f32 weight-read floor "
+        f"{copy_gbps * 1e9 / 2 / weight_bytes:.0f} tokens/s")
+    global NEW_TOKENS
+    NEW_TOKENS = 64
+    prompts4 = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]]
+    for weights in ("f32", "bf16", "q4k"):
+        for prompts in (prompts4[:1], prompts4):
+            try:
+                _, line = run_ptxkit(ptxkit, d, prompts, weights)
+                say(f"speed: ptxkit decode --weights {weights}, batch {len(prompts)}: {line}")
+            except RuntimeError as e:
+                say(f"speed: ptxkit decode --weights {weights}, batch {len(prompts)}: FAILED {e}")
+    model = model.cuda()
+    for batch in (1, 4):
+        ids = torch.tensor(prompts4[:batch], device="cuda")
         with torch.no_grad():
-            logits = model(ids).logits[0].double()
-        want = logits[len(PROMPT) - 1:]
-        ours = torch.tensor(got["logits"], dtype=torch.float64)
-        rel = ((ours - want).abs().max() / want.abs().max()).item()
-        top2 = want.topk(2, dim=-1).values
-        margin = (top2[:, 0] - top2[:, 1])
-        hf_tokens = want.argmax(dim=-1).tolist()
-        decisive = [i for i in range(len(hf_tokens))
-                    if margin[i].item() > 2 * rel * want.abs().max().item()]
-        agree = all(hf_tokens[i] == got["tokens"][i] for i in decisive)
-        passed = rel <= 1e-4 and agree
-        ok &= passed
-        report.append(f"{name}: {'ok' if passed else 'MISMATCH'}: max |diff| / max |logit| = "
-                      f"{rel:.2e} over {len(got['tokens'])} steps; tokens {got['tokens']} vs "
-                      f"transformers {hf_tokens} ({len(decisive)} decisive steps agree: {agree}); "
-                      f"config.json RoPE fields {rope}")
-    text = "\n".join(report)
-    print(text)
+            model.generate(ids, max_new_tokens=4, do_sample=False)
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            model.generate(ids, max_new_tokens=64, min_new_tokens=64, do_sample=False)
+            torch.cuda.synchronize()
+        dt = time.perf_counter() - t
+        say(f"speed: transformers eager f32, batch {batch}: {64 * batch / dt:.1f} tokens/s")
+
+
+def main():
+    tool, ptxkit, out_dir = sys.argv[1], sys.argv[2], sys.argv[3]
+    if not os.path.exists(ptxkit):
+        ptxkit = None
+    try:
+        correctness(tool, ptxkit)
+        if "--speed" in sys.argv and ptxkit:
+            speed(ptxkit)
+    except Exception as e:  # report what ran so far
+        check("check-decoder-reference", False, f"{type(e).__name__}: {e}")
     with open(f"{out_dir}/decoder_reference.log", "w") as f:
-        f.write(text + "\n")
+        f.write("\n".join(report) + "\n")
     return 0 if ok else 1
 
 

@@ -55,8 +55,11 @@ PEERS = [
     (r"^argmax_partial_(\d+)x(\d+)_bf16$", "argmax_bf16_{0}x{1}", 0),
     # ggml times its mat-vec back to back on one weight tensor (warm L2): the _warm_l2 twins are
     # timed the same way and carry the target; the cold figures are shown beside it.
-    (r"^q4k_gemv_(?:q8_1_)?(\d+)x(\d+)_warm_l2$", "ggml_q4_K_{0}x{1}", 1.25),
-    (r"^q4k_gemv_(?:q8_1_)?(\d+)x(\d+)(?:_back_to_back)?$", "ggml_q4_K_{0}x{1}", 0),
+    # ggml's MUL_MAT takes f32 x and quantizes it to Q8_1 inside the op: like with like is
+    # q4k_gemv's x_format=f32_q8_1 (f32 x in, quantized in each block, one launch), which carries
+    # the 1.25x target. The exact f32 path and the path fed pre-quantized x are shown beside it.
+    (r"^q4k_gemv_f32_q8_1_(\d+)x(\d+)_warm_l2$", "ggml_q4_K_{0}x{1}", 1.25),
+    (r"^q4k_gemv_(?:f32_q8_1_|q8_1_)?(\d+)x(\d+)(?:_back_to_back|_warm_l2)?$", "ggml_q4_K_{0}x{1}", 0),
     (r"^q8_0_gemv_(\d+)x(\d+)_warm_l2$", "ggml_q8_0_{0}x{1}", None),
     (r"^q8_0_gemv_(\d+)x(\d+)(?:_back_to_back)?$", "ggml_q8_0_{0}x{1}", 0),
 ]

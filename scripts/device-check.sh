@@ -164,7 +164,8 @@ fi
 # --- the decoder's CPU reference against transformers (installed only on the GPU machine) -------
 if [ "${T_DECODER:-120}" -gt 0 ] && [ -x "$BIN/ptxkit_reference_decode" ]; then
   step "decoder reference vs transformers" "${T_DECODER:-120}" "$OUT/run_all.log" \
-    env PYTHONUNBUFFERED=1 python3 scripts/check-decoder-reference.py "$BIN/ptxkit_reference_decode" "$OUT"
+    env PYTHONUNBUFFERED=1 python3 scripts/check-decoder-reference.py "$BIN/ptxkit_reference_decode" \
+    "$PTXKIT" "$OUT" ${DECODER_SPEED:+--speed}
   sed 's/^/    /' "$OUT/decoder_reference.log" 2>/dev/null | tee -a "$SUMMARY"
   rm -f "$OUT/decoder_reference.log"
 fi
