@@ -63,6 +63,7 @@ void arithmetic(KernelBuilder& b, Ptr<Global, F32> outf, Ptr<Global, U32> outu,
   b.st(outu + 14, b.bitcast<U32>(b.abs(s)));
   b.st(outf + 19, b.neg(f, ftz));
   b.st(outf + 20, b.abs(f));
+  b.st(outf + 21, b.min_nan(f, b.imm<F32>(2.0f))); // min.NaN / max.NaN: sm_80, PTX 7.0
   b.st(outd + 8, b.abs(b.neg(d)));
 }
 
@@ -83,6 +84,7 @@ void halves(KernelBuilder& b, Ptr<Global, B16> out16, Ptr<Global, B32> out32, Re
   b.st(out32 + 1, b.bitcast<B32>(b.fma(h2, h2, h2, rn)));
   Reg<BF16x2> bh2 = b.cvt_pack<BF16x2>(f, f);
   b.st(out32 + 2, b.bitcast<B32>(b.fma(bh2, bh2, bh2, rn)));
+  b.st(out32 + 7, b.bitcast<B32>(b.max_nan(bh2, bh2)));
   auto parts = b.unpack<F16>(h2);
   b.st(out32 + 3, b.bitcast<B32>(b.pack<F16x2>(parts[1], parts[0])));
   Reg<Pred> hp = b.setp(cmp::lt, h, parts[0], ftz);
