@@ -8,12 +8,16 @@
 //   the rest: one batch of the remaining full steps and the partial step (clamped, zeroed)
 //   acc_i = bfly-reduce(acc_i_even + acc_i_odd)
 //   lane 0: y[row0 + i] = round(acc_i) where row0 + i < n
+// Batched (M = batch > 1): a group's R * U W units are loaded first, then step by step the M x
+// units (vector m at x + m * k) and the fmas, each W word widened once and multiplied into the M
+// vectors' accumulators (two per row and vector); lane 0 stores y[m * n + row0 + i] for each m.
 #include "common/dtype_access.h"
 #include "common/strided_loop.h"
 #include "common/warp_reduce.h"
 #include "gemv_half.h"
 
 #include <memory>
+#include <optional>
 #include <ptxkit/kernels/build_support.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/ptxgen/ptxgen.h>
@@ -53,11 +57,23 @@ std::vector<Reg<F32>> unit_pair(KernelBuilder& b, const Unit& u, std::size_t j) 
   return {u.values[2 * j], u.values[2 * j + 1]};
 }
 
-// One step's registers: x's unit and each row's unit of W.
+// One step's registers: each vector's unit of x and each row's unit of W. At batch 1 x is loaded
+// with the W units; batched, every W unit of a batch is loaded first and each step's M x units
+// just before its fmas (from `first`, zeroed outside the row where `inside` is set).
 struct Step {
-  Unit x;
+  std::vector<Unit> x; // [vector]
   std::vector<Unit> w; // [row]
+  std::optional<Reg<U32>> first;
+  std::optional<Reg<Pred>> inside;
 };
+
+// A zero word is two +0 halves in bf16 and f16 alike.
+void zero_outside(KernelBuilder& b, Unit& unit, Reg<Pred> inside) {
+  for (Reg<B32>& word : unit.words)
+    word = b.selp(word, b.imm<B32>(0u), inside);
+  for (Reg<F32>& e : unit.values)
+    e = b.selp(e, b.imm<F32>(0.0f), inside);
+}
 
 template <class EW, class EX, class EY>
 void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
@@ -65,6 +81,7 @@ void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
   const std::uint32_t units = c.units();
   const std::uint32_t rows = c.rows_per_warp();
   const std::uint32_t unroll = c.unroll();
+  const std::uint32_t batch = c.batch;
   auto w = b.param<Ptr<Global, const EW>>("w");
   auto x = b.param<Ptr<Global, const EX>>("x");
   auto y = b.param<Ptr<Global, EY>>("y");
@@ -89,38 +106,60 @@ void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
     w_rows.push_back(w + b.mul_wide(row, b.baked<U32>("k", c.k))); // 64-bit: n * k > 2^32
   }
 
+  // x's vector m starts k elements after vector m - 1: the offset folds into the address.
+  auto load_x = [&](Reg<U32> first) {
+    std::vector<Unit> xs;
+    auto x_unit = x + first;
+    for (std::uint32_t m = 0; m < batch; ++m)
+      xs.push_back(load_unit<EX>(b, x_unit + std::int64_t{m} * c.k, width));
+    return xs;
+  };
   auto load_step = [&](Reg<U32> unit) {
     Reg<U32> first = width == 1 ? unit : b.mul_lo(unit, b.baked<U32>("k", width));
     Step s;
-    s.x = load_unit<EX>(b, x + first, width);
+    if (batch == 1)
+      s.x = load_x(first);
+    else
+      s.first = first;
     for (std::uint32_t i = 0; i < rows; ++i)
       s.w.push_back(load_unit<EW>(b, w_rows[i] + first, width));
     return s;
   };
 
-  // Two accumulators per row (even and odd fmas of a batch): two dependency chains of fmas.
-  std::vector<std::unique_ptr<Var<F32>>> acc; // [row * 2 + chain]
-  for (std::uint32_t i = 0; i < 2 * rows; ++i)
+  // Two accumulators per row and vector (even and odd fmas of a batch): at batch 1 two dependency
+  // chains of fmas; batched, each vector's products meet its accumulators in batch 1's order.
+  std::vector<std::unique_ptr<Var<F32>>> acc; // [(row * batch + vector) * 2 + chain]
+  for (std::uint32_t i = 0; i < 2 * rows * batch; ++i)
     acc.emplace_back(new Var<F32>(b.var<F32>(b.imm<F32>(0.0f), "acc")));
-  // The fmas of a batch, after all its loads: step by step, word by word (x's word widened once
-  // for all rows), row by row; each word widened just before its two fmas.
-  auto accumulate = [&](const std::vector<Step>& batch) {
+  // The fmas of a batch, after all its loads of W: step by step (batched: the step's x units
+  // first), word by word (each vector's x word widened once for all rows), row by row (each word
+  // of W widened once for all vectors, just before its fmas).
+  auto accumulate = [&](std::vector<Step>& steps) {
     std::vector<Reg<F32>> sums;
     for (const auto& a : acc)
       sums.push_back(a->read());
     std::uint32_t fmas = 0;
-    for (const Step& s : batch) {
+    for (Step& s : steps) {
+      if (s.first) {
+        s.x = load_x(*s.first);
+        if (s.inside)
+          for (Unit& xu : s.x)
+            zero_outside(b, xu, *s.inside);
+      }
       const std::size_t pairs = (width + 1) / 2;
       for (std::size_t j = 0; j < pairs; ++j) {
-        std::vector<Reg<F32>> xs = unit_pair<EX>(b, s.x, j);
+        std::vector<std::vector<Reg<F32>>> xs; // [vector]
+        for (const Unit& xu : s.x)
+          xs.push_back(unit_pair<EX>(b, xu, j));
         for (std::uint32_t i = 0; i < rows; ++i) {
           std::vector<Reg<F32>> ws = unit_pair<EW>(b, s.w[i], j);
-          for (std::size_t e = 0; e < xs.size(); ++e) {
-            Reg<F32>& sum = sums[2 * i + (fmas + e) % 2];
-            sum = b.fma(ws[e], xs[e], sum, rn);
-          }
+          for (std::uint32_t m = 0; m < batch; ++m)
+            for (std::size_t e = 0; e < ws.size(); ++e) {
+              Reg<F32>& sum = sums[(i * batch + m) * 2 + (fmas + e) % 2];
+              sum = b.fma(ws[e], xs[m][e], sum, rn);
+            }
         }
-        fmas += static_cast<std::uint32_t>(xs.size());
+        fmas += static_cast<std::uint32_t>(xs[0].size());
       }
     }
     for (std::size_t i = 0; i < acc.size(); ++i)
@@ -134,10 +173,10 @@ void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
   if (batches > 0) {
     common::strided_loop(b, unit, b.baked<U32>("k", batches * 32 * unroll), b.imm<U32>(32 * unroll),
                          {"main_loop", "main_done"}, [&](Reg<U32> u) {
-                           std::vector<Step> batch;
+                           std::vector<Step> steps;
                            for (std::uint32_t j = 0; j < unroll; ++j)
-                             batch.push_back(load_step(j == 0 ? u : b.add(u, b.imm<U32>(32 * j))));
-                           accumulate(batch);
+                             steps.push_back(load_step(j == 0 ? u : b.add(u, b.imm<U32>(32 * j))));
+                           accumulate(steps);
                          });
   }
 
@@ -147,37 +186,38 @@ void build_body(KernelBuilder& b, const GemvHalfConfig& c) {
   const std::uint32_t partial_lanes = units % 32;
   if (rest_full > 0 || partial_lanes > 0) {
     Reg<U32> u = unit.read();
-    std::vector<Step> batch;
+    std::vector<Step> steps;
     for (std::uint32_t j = 0; j < rest_full; ++j)
-      batch.push_back(load_step(j == 0 ? u : b.add(u, b.imm<U32>(32 * j))));
+      steps.push_back(load_step(j == 0 ? u : b.add(u, b.imm<U32>(32 * j))));
     if (partial_lanes > 0) {
       Reg<U32> up = rest_full == 0 ? u : b.add(u, b.imm<U32>(32 * rest_full));
       Reg<Pred> inside = b.setp(cmp::lt, up, b.baked<U32>("k", units));
       Step s = load_step(b.min(up, b.baked<U32>("k", units - 1)));
-      // A zero word is two +0 halves in bf16 and f16 alike.
-      auto zero_outside = [&](Unit& unit) {
-        for (Reg<B32>& word : unit.words)
-          word = b.selp(word, b.imm<B32>(0u), inside);
-        for (Reg<F32>& e : unit.values)
-          e = b.selp(e, b.imm<F32>(0.0f), inside);
-      };
-      zero_outside(s.x);
-      for (auto& wv : s.w)
-        zero_outside(wv);
-      batch.push_back(std::move(s));
+      for (Unit& xu : s.x) // batch 1; batched, x is zeroed as it is loaded
+        zero_outside(b, xu, inside);
+      for (Unit& wu : s.w)
+        zero_outside(b, wu, inside);
+      s.inside = inside;
+      steps.push_back(std::move(s));
     }
-    accumulate(batch);
+    accumulate(steps);
   }
 
-  // Butterfly reductions: every lane ends with each row's sum; lane 0 stores the valid rows.
+  // Butterfly reductions: every lane ends with each sum; lane 0 stores the valid rows, vector
+  // m's at y + m * n.
   Reg<Pred> lane0 = b.setp(cmp::eq, lane, b.imm<U32>(0));
   for (std::uint32_t i = 0; i < rows; ++i) {
-    Reg<F32> sum = common::warp_all_sum(b, b.add(acc[2 * i]->read(), acc[2 * i + 1]->read()));
+    std::vector<Reg<F32>> sums;
+    for (std::uint32_t m = 0; m < batch; ++m) {
+      const std::size_t a = (i * batch + m) * 2;
+      sums.push_back(common::warp_all_sum(b, b.add(acc[a]->read(), acc[a + 1]->read())));
+    }
     auto y_row = y + row_ids[i]; // the address outside the guard: only the store is predicated
     Reg<Pred> store =
         i == 0 ? lane0 : b.setp_and(cmp::lt, row_ids[i], b.baked<U32>("n", c.n), lane0);
     auto only_store = b.guard(store);
-    common::store_f32<EY>(b, y_row, {sum});
+    for (std::uint32_t m = 0; m < batch; ++m)
+      common::store_f32<EY>(b, y_row + std::int64_t{m} * c.n, {sums[m]});
   }
   b.place(done);
   b.ret();

@@ -3,7 +3,8 @@
 //
 // The reference is the naive double loop (as gemv_f32's) over the exactly representable half
 // inputs, each sum rounded to y_dtype (round_to: through f32, as the kernel rounds its f32 sum):
-// it shares neither the kernel's lane-strided order nor its f32 arithmetic.
+// it shares neither the kernel's lane-strided order nor its f32 arithmetic. A batch is the same
+// loop once per vector, each reading its own x[m] and writing its own y[m].
 #include "error_p.h"
 #include "gemv_half.h"
 
@@ -14,6 +15,9 @@ namespace ptxkit::kernels {
 
 std::vector<NamedConfig<GemvHalfConfig>> GemvHalf::reference_configs() {
   auto bf16 = [](std::uint32_t n, std::uint32_t k) { return GemvHalfConfig{.n = n, .k = k}; };
+  auto bf16_b4 = [](std::uint32_t n, std::uint32_t k) {
+    return GemvHalfConfig{.n = n, .k = k, .batch = 4};
+  };
   return {
       {"qwen05b_lm_head", "Qwen2.5-0.5B lm_head: 151936 x 896 bf16 (2 rows per warp)",
        bf16(151936, 896)},
@@ -33,6 +37,24 @@ std::vector<NamedConfig<GemvHalfConfig>> GemvHalf::reference_configs() {
                       .weight_dtype = DType::kF16,
                       .x_dtype = DType::kBF16,
                       .y_dtype = DType::kF32}},
+      {"qwen05b_o_b4", "Qwen2.5-0.5B attention output projection, 4 sequences: 896 x 896 bf16",
+       bf16_b4(896, 896)},
+      {"qwen05b_up_b4", "Qwen2.5-0.5B MLP gate/up projection, 4 sequences: 4864 x 896 bf16",
+       bf16_b4(4864, 896)},
+      {"qwen05b_down_b4", "Qwen2.5-0.5B MLP down projection, 4 sequences: 896 x 4864 bf16",
+       bf16_b4(896, 4864)},
+      {"qwen05b_lm_head_b4", "Qwen2.5-0.5B lm_head, 4 sequences: 151936 x 896 bf16",
+       bf16_b4(151936, 896)},
+      {"ragged_b8_f32_io",
+       "1001 x 900 f16 W, 8 vectors of f32 x and y: 8-byte units, a partial step, a partial warp",
+       GemvHalfConfig{.n = 1001,
+                      .k = 900,
+                      .weight_dtype = DType::kF16,
+                      .x_dtype = DType::kF32,
+                      .y_dtype = DType::kF32,
+                      .batch = 8}},
+      {"ragged_b3", "1001 x 901 bf16, 3 vectors: single halves, 4 rows per warp",
+       GemvHalfConfig{.n = 1001, .k = 901, .batch = 3, .rows_per_warp_override = 4}},
   };
 }
 
@@ -49,9 +71,22 @@ std::vector<BenchCase> GemvHalf::bench_cases() {
                      .flops = 2.0 * n * k,
                      .back_to_back = false};
   };
+  // Batched: the same weight bytes feed 4 vectors (4x the flops); no target, the figure to
+  // compare is the time against the batch-1 case of the same shape.
+  auto gemv_b4 = [](std::uint32_t n, std::uint32_t k) {
+    const std::string rows = std::to_string(n), cols = std::to_string(k);
+    return BenchCase{.name = "gemv_half_" + rows + "x" + cols + "_bf16_b4",
+                     .sets = {"n=" + rows, "k=" + cols, "batch=4"},
+                     .shape =
+                         "W " + rows + " x " + cols + " bf16 read once for 4 vectors, x and y bf16",
+                     .bytes = 2.0 * n * k,
+                     .flops = 2.0 * 4 * n * k,
+                     .back_to_back = false};
+  };
   return {gemv(4096, 4096, 12.9, "1.1x torch.mv bf16's 14.2 us"),
           gemv(11008, 4096, 24.7, "1.1x torch.mv bf16's 27.2 us"),
-          gemv(151936, 896, 62.2, "1.1x torch.mv bf16's 68.4 us")};
+          gemv(151936, 896, 62.2, "1.1x torch.mv bf16's 68.4 us"), gemv_b4(4096, 4096),
+          gemv_b4(151936, 896)};
 }
 
 ptxkit::Expected<void> GemvHalf::validate(const Config& c) {
@@ -84,12 +119,12 @@ std::vector<ParamSpec> GemvHalf::params(const Config& c) {
        .kind = ParamKind::kInput,
        .buffer = "x",
        .elem = elem_type(c.x_dtype),
-       .elems = c.k},
+       .elems = std::size_t{c.batch} * c.k},
       {.name = "y",
        .kind = ParamKind::kOutput,
        .buffer = "y",
        .elem = elem_type(c.y_dtype),
-       .elems = c.n},
+       .elems = std::size_t{c.batch} * c.n},
   };
 }
 
@@ -97,7 +132,7 @@ HostTensors GemvHalf::make_inputs(const Config& c, std::uint64_t seed) {
   InputRng rng(seed);
   HostTensors t;
   auto& w = t.f32["w"] = rng.uniform_vector(std::size_t{c.n} * c.k, -1.0f, 1.0f);
-  auto& x = t.f32["x"] = rng.uniform_vector(c.k, -1.0f, 1.0f);
+  auto& x = t.f32["x"] = rng.uniform_vector(std::size_t{c.batch} * c.k, -1.0f, 1.0f);
   round_all(c.weight_dtype, w);
   round_all(c.x_dtype, x);
   return t;
@@ -105,13 +140,14 @@ HostTensors GemvHalf::make_inputs(const Config& c, std::uint64_t seed) {
 
 std::vector<float> gemv_half_reference(const GemvHalfConfig& c, const std::vector<float>& w,
                                        const std::vector<float>& x) {
-  std::vector<float> y(c.n);
-  for (std::size_t r = 0; r < c.n; ++r) {
-    double sum = 0.0;
-    for (std::size_t j = 0; j < c.k; ++j)
-      sum += double{w[r * c.k + j]} * double{x[j]};
-    y[r] = round_to(c.y_dtype, sum); // through f32, as the kernel rounds its f32 sum
-  }
+  std::vector<float> y(std::size_t{c.batch} * c.n);
+  for (std::size_t m = 0; m < c.batch; ++m)
+    for (std::size_t r = 0; r < c.n; ++r) {
+      double sum = 0.0;
+      for (std::size_t j = 0; j < c.k; ++j)
+        sum += double{w[r * c.k + j]} * double{x[m * c.k + j]};
+      y[m * c.n + r] = round_to(c.y_dtype, sum); // through f32, as the kernel rounds its f32 sum
+    }
   return y;
 }
 
@@ -120,10 +156,11 @@ ptxkit::Expected<HostTensors> GemvHalf::reference(const Config& c, const HostTen
   auto x = in.f32.find("x");
   if (w == in.f32.end() || x == in.f32.end())
     return fail("gemv_half reference: inputs 'w' and 'x' are required");
-  if (w->second.size() != std::size_t{c.n} * c.k || x->second.size() != c.k)
+  if (w->second.size() != std::size_t{c.n} * c.k || x->second.size() != std::size_t{c.batch} * c.k)
     return fail("gemv_half reference: w has " + std::to_string(w->second.size()) +
-                " elements and x " + std::to_string(x->second.size()) + "; expected n * k = " +
-                std::to_string(std::size_t{c.n} * c.k) + " and k = " + std::to_string(c.k));
+                " elements and x " + std::to_string(x->second.size()) +
+                "; expected n * k = " + std::to_string(std::size_t{c.n} * c.k) +
+                " and batch * k = " + std::to_string(std::size_t{c.batch} * c.k));
   HostTensors out;
   out.f32["y"] = gemv_half_reference(c, w->second, x->second);
   return out;
