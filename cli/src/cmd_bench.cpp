@@ -12,6 +12,7 @@
 #include "device_harness.h"
 #include "diagnostics.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -92,8 +93,9 @@ int run_bench(const BenchOptions& o) {
   }
   for (const auto& n : o.names) {
     bool known = kernels::KernelRegistry::find(n) != nullptr;
-    for (const auto& c : cases)
-      known = known || c.name == n;
+    for (const auto& c : cases) // a case's name, or what it launches ("decoder" for the steps)
+      known = known || c.name == n ||
+              std::find(c.kernels.begin(), c.kernels.end(), n) != c.kernels.end();
     if (!known)
       return usage_error("unknown kernel or case '" + n +
                          "'; kernels: " + kernels::KernelRegistry::names() + "; cases: see `" +

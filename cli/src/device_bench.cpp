@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <ostream>
+#include <ptxkit/decoder/decoder.h>
 #include <ptxkit/kernels/assign.h>
 #include <ptxkit/kernels/registry.h>
 #include <ptxkit/runtime/timing.h>
@@ -369,6 +370,87 @@ rt::Expected<BenchResult> flash_decode(Session& s, double copy_gbps, std::uint32
   return r;
 }
 
+// A Qwen2.5-0.5B-shaped decoder with random weights (24 layers, hidden 896, 14/2 heads,
+// intermediate 4864, vocabulary 151936, tied head), made once per bench run: the decode-step cases
+// time the model's real step without needing its checkpoint.
+const decoder::ModelWeights& qwen05b_random_weights() {
+  static const decoder::ModelWeights w = [] {
+    decoder::ModelWeights m;
+    decoder::ModelConfig& c = m.config;
+    c.arch = decoder::Architecture::kQwen2;
+    c.hidden = 896, c.layers = 24, c.heads = 14, c.kv_heads = 2, c.head_dim = 64;
+    c.intermediate = 4864, c.vocab = 151936, c.max_positions = 32768;
+    c.rope_theta = 1e6, c.rms_norm_eps = 1e-6, c.tie_word_embeddings = true, c.qkv_bias = true;
+    kernels::InputRng rng(kSeed);
+    auto fill = [&](std::size_t n, float lo, float hi) { return rng.uniform_vector(n, lo, hi); };
+    const std::size_t H = c.hidden, I = c.intermediate, q = 14 * 64, kv = 2 * 64;
+    m.embed = fill(std::size_t{c.vocab} * H, -0.05f, 0.05f);
+    m.final_norm = fill(H, 0.9f, 1.1f);
+    m.layers.resize(c.layers);
+    for (auto& l : m.layers) {
+      l.input_norm = fill(H, 0.9f, 1.1f);
+      l.post_attention_norm = fill(H, 0.9f, 1.1f);
+      l.q = fill(q * H, -0.05f, 0.05f), l.k = fill(kv * H, -0.05f, 0.05f);
+      l.v = fill(kv * H, -0.05f, 0.05f), l.o = fill(H * q, -0.05f, 0.05f);
+      l.q_bias = fill(q, -0.1f, 0.1f), l.k_bias = fill(kv, -0.1f, 0.1f);
+      l.v_bias = fill(kv, -0.1f, 0.1f);
+      l.gate = fill(I * H, -0.05f, 0.05f), l.up = fill(I * H, -0.05f, 0.05f);
+      l.down = fill(H * I, -0.05f, 0.05f);
+    }
+    return m;
+  }();
+  return w;
+}
+
+// One decode step of the whole model (every slot one token; graph replay; the per-step uploads
+// of ids, positions and lengths and the download of the next ids included), timed on the host
+// over 32 steps after 8 untimed ones. The bytes are the weights on the device: a step reads each
+// at least once, so % of copy is the step's distance from the weight-read floor.
+rt::Expected<BenchResult> decode_step(Session& s, double copy_gbps, decoder::WeightMode mode,
+                                      std::uint32_t batch) {
+  const auto& w = qwen05b_random_weights();
+  auto dec = decoder::Decoder::create(*s.cache, s.target, w,
+                                      {.weights = mode, .batch = batch, .max_seq_len = 2048});
+  if (!dec) return rt::fail(std::move(dec).error());
+  std::vector<std::uint32_t> tokens(batch), positions(batch);
+  std::vector<double> us;
+  for (std::uint32_t step = 0; step < 40; ++step) {
+    for (std::uint32_t i = 0; i < batch; ++i) {
+      tokens[i] = (step * 7919u + i * 104729u) % w.config.vocab;
+      positions[i] = step;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = dec->step(s.stream, tokens, positions);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!r) return rt::fail(std::move(r).error());
+    if (step >= 8) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  std::sort(us.begin(), us.end());
+  rt::Timing t;
+  t.median_us = us[us.size() / 2];
+  t.min_us = us.front();
+  const std::string m(decoder::weight_mode_name(mode));
+  BenchResult r;
+  r.name = "decode_step_qwen05b_" + m + "_b" + std::to_string(batch);
+  for (const auto& l : dec->plan())
+    if (std::find(r.kernels.begin(), r.kernels.end(), l.kernel) == r.kernels.end())
+      r.kernels.push_back(l.kernel);
+  r.shape = "Qwen2.5-0.5B shape (24 layers, random weights), " + m + " weights, batch " +
+            std::to_string(batch) + ", one CUDA graph per step; " +
+            std::to_string(dec->plan().size()) +
+            " launches; tokens/s = " + std::to_string(static_cast<int>(batch * 1e6 / t.median_us));
+  r.bytes = static_cast<double>(dec->weight_bytes());
+  fill_rates(r, t, copy_gbps);
+  r.note = "host-timed steps (uploads, graph replay, synchronize, download of the next ids)";
+  if (mode == decoder::WeightMode::kF32 && batch == 1) {
+    // Within 1.5x of reading every weight once at the copy bandwidth.
+    judge(r, {">= 66.7% of copy bandwidth on the weight bytes (within 1.5x of the weight-read "
+              "floor)",
+              [](const BenchResult& x) { return x.pct_of_copy >= 100.0 / 1.5; }});
+  }
+  return r;
+}
+
 // The checked launch path (cached function, Function::launch_args) against raw cuLaunchKernel on
 // the same function and arguments, 10,000 launches a round, interleaved rounds, medians.
 rt::Expected<LaunchOverhead> launch_overhead(Session& s) {
@@ -448,6 +530,14 @@ const std::vector<Case>& cases() {
           [t](Session& s, double g) { return flash_decode(s, g, 4, 2048, t); });
       add("flash_decode_" + infix + "64x12_2x4096", {"flash_decode_chunk", "flash_decode_reduce"},
           [t](Session& s, double g) { return flash_decode(s, g, 64, 4096, t); });
+    }
+    // The decoder's whole step (decoder.h) at the Qwen2.5-0.5B shape.
+    for (const auto& mb :
+         {std::pair{decoder::WeightMode::kF32, 1u}, std::pair{decoder::WeightMode::kF32, 4u},
+          std::pair{decoder::WeightMode::kBF16, 1u}, std::pair{decoder::WeightMode::kQ4K, 1u}}) {
+      const std::string m(decoder::weight_mode_name(mb.first));
+      add("decode_step_qwen05b_" + m + "_b" + std::to_string(mb.second), {"decoder"},
+          [mb](Session& s, double g) { return decode_step(s, g, mb.first, mb.second); });
     }
     // The kernels' own cases, in registry order, each followed by its back-to-back twins (cold,
     // then warm L2). The

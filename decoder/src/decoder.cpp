@@ -185,16 +185,21 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
     if (b) dec.weight_bytes_ += b->bytes;
     return b;
   };
+  // The dense GEMVs take the whole batch in one launch (`batch`: each weight read once for every
+  // slot); q4k_gemv, and batches past the dense kernels' limit, launch once per slot.
+  constexpr std::size_t kDenseMaxBatch = 8;
   auto gemv = [&](const Matrix& m, Buf x, Buf y) -> rt::Expected<void> {
     const std::string n = std::to_string(m.out), k = std::to_string(m.in);
-    for (std::size_t slot = 0; slot < M; ++slot) {
+    const bool batched = o.weights != WeightMode::kQ4K && M <= kDenseMaxBatch;
+    for (std::size_t slot = 0; slot < (batched ? 1 : M); ++slot) {
       const Buf xs = x.offset(slot * m.in * 4), ys = y.offset(slot * m.out * 4);
+      const std::string batch = "batch=" + std::to_string(batched ? M : 1);
       rt::Expected<PlannedLaunch> l = bad("unreachable");
       if (o.weights == WeightMode::kF32)
-        l = s.launch("gemv_f32", {"n=" + n, "k=" + k}, {{"w", m.w}, {"x", xs}, {"y", ys}});
+        l = s.launch("gemv_f32", {"n=" + n, "k=" + k, batch}, {{"w", m.w}, {"x", xs}, {"y", ys}});
       else if (o.weights == WeightMode::kBF16)
         l = s.launch("gemv_half",
-                     {"n=" + n, "k=" + k, "weight_dtype=bf16", "x_dtype=f32", "y_dtype=f32"},
+                     {"n=" + n, "k=" + k, "weight_dtype=bf16", "x_dtype=f32", "y_dtype=f32", batch},
                      {{"w", m.w}, {"x", xs}, {"y", ys}});
       else
         l = s.launch("q4k_gemv", {"rows=" + n, "cols=" + k},

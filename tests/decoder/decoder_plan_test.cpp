@@ -63,16 +63,16 @@ std::vector<std::string> kernels_of(const Decoder& d) {
   return k;
 }
 
-TEST_F(DecoderPlanTest, AQwen2StepIsTheLayerSequenceWithBiasesAndOneGemvPerSlot) {
+TEST_F(DecoderPlanTest, AQwen2StepIsTheLayerSequenceWithBiasesAndOneGemvForAllSlots) {
   const ModelWeights w = model("qwen2", 1);
   auto d = make(w, {.weights = WeightMode::kF32, .batch = 2, .max_seq_len = 128});
   ASSERT_TRUE(d) << d.error().message;
-  const std::vector<std::string> gemv2 = {"gemv_f32", "gemv_f32"};
+  const std::vector<std::string> gemv2 = {"gemv_f32"}; // batch 2 in one launch
   std::vector<std::string> want = {"embedding_gather", "rmsnorm"};
   auto append = [&](const std::vector<std::string>& v) {
     want.insert(want.end(), v.begin(), v.end());
   };
-  append(gemv2); // q, per slot
+  append(gemv2); // q
   append(gemv2); // k
   append(gemv2); // v
   append({"bias_add", "bias_add", "bias_add", "rope_neox_batched", "rope_neox_batched",
@@ -87,6 +87,11 @@ TEST_F(DecoderPlanTest, AQwen2StepIsTheLayerSequenceWithBiasesAndOneGemvPerSlot)
   append(gemv2); // LM head (tied: the embedding)
   append({"argmax_partial", "argmax_final"});
   EXPECT_EQ(kernels_of(*d), want);
+  // Q4_K launches once per slot.
+  auto q = make(w, {.weights = WeightMode::kQ4K, .batch = 2, .max_seq_len = 128});
+  ASSERT_TRUE(q) << q.error().message;
+  const auto qk = kernels_of(*q);
+  EXPECT_EQ(std::count(qk.begin(), qk.end(), "q4k_gemv"), 2 * 8);
   for (const auto& l : d->plan())
     for (auto a : l.args)
       EXPECT_NE(a, 0u) << l.kernel;
