@@ -52,8 +52,22 @@
 // rows' quant loads are issued before the quantization (one bar.sync after it, in the block's
 // first batch only), so the x work runs under their DRAM latency; 2 lanes per Q8_1 block, 16
 // values each. Shared memory: 320 bytes per super-block, so cols <= 32768.
+//
+// batch = M > 1 (a decoder stepping M sequences multiplies each weight matrix by M vectors; M
+// launches would read the weights M times): x is [M, cols] f32 (vector m at m*cols), or with
+// x_format = q8_1 M Q8_1 vectors back to back, vector m at m * x_q8_words() words (each laid out
+// as quantize_q8_1 lays out one vector); y is [M, rows], vector m's at m*rows. Every weight word is
+// loaded and decoded (header scales, nibbles) once and multiplied into M accumulators per row: M
+// fmas per nibble (f32), M dp4a per quant word (q8_1, f32_q8_1). A step's x slice is loaded for
+// all M vectors and shared by the warp's rows; a vector's sums follow batch 1's order exactly, so
+// vector m's y is bitwise the y of a batch-1 launch on x[m] with the same split (the defaults
+// differ: rows_per_warp() is smaller with several vectors). f32_q8_1 quantizes all M vectors
+// into shared memory, each in its own region of whole 4096-value passes: batch *
+// ceil(cols/4096) * 4096 <= 32768. The f32 path does M*cols fmas per row against 144 bytes per
+// 256 weights, so from M = 4 on it is bound by the fma rate rather than by the weight bytes.
 #pragma once
 
+#include "common/gemv_batch.h"
 #include "quantize_q8_1/quantize_q8_1.h"
 
 #include <algorithm>
@@ -73,6 +87,7 @@ struct Q4kGemvConfig {
   std::uint32_t split = 0;
   std::uint32_t rows_per_warp_override = 0;
   XFormat x_format = XFormat::kF32;
+  std::uint32_t batch = 1;
 
   template <class V, class Self>
   static void visit(V& v, Self& c) {
@@ -99,6 +114,7 @@ struct Q4kGemvConfig {
                              "output, ceil(cols/256)*8 blocks read) with dp4a dot products; or "
                              "as f32 values quantized to Q8_1 in each block (f32_q8_1: llama.cpp's "
                              "semantics in one launch, cols <= 32768)"});
+    v.field("batch", c.batch, common::gemv_batch_field());
   }
 
   [[nodiscard]] std::uint32_t blocks_per_row() const { return (cols + 255) / 256; }
@@ -125,16 +141,22 @@ struct Q4kGemvConfig {
     return chosen;
   }
   // Rows a warp computes together with one x slice in registers: 8 when a row takes several
-  // steps (x is reloaded per step, so more rows share it), else 4; the `rows_per_warp` field
-  // overrides it.
+  // steps (x is reloaded per step, so more rows share it), else 4. With batch > 1 the slices of
+  // every vector and rows * batch accumulators share the registers: 4 rows (dp4a: 12 registers
+  // of x per vector), 2 with f32 x (34 per vector). The `rows_per_warp` field overrides it.
   [[nodiscard]] std::uint32_t rows_per_warp() const {
     if (rows_per_warp_override != 0) return rows_per_warp_override;
+    if (batch > 1) return x_format == XFormat::kF32 ? 2 : 4;
     return steps() > 1 ? 8 : 4;
   }
   [[nodiscard]] std::uint32_t rows_per_block() const { return rows_per_warp() * 8 / step_split(); }
   [[nodiscard]] std::uint32_t row_words() const { return blocks_per_row() * 36; } // u32 words
-  // Q8_1 words of x the q8_1 path reads: 8 blocks of 9 words per super-block.
+  // Q8_1 words of x the q8_1 path reads: 8 blocks of 9 words per super-block. With batch > 1 it
+  // is also the stride of the vectors: vector m's blocks start at word m * x_q8_words().
   [[nodiscard]] std::uint32_t x_q8_words() const { return blocks_per_row() * 8 * kQ8_1Words; }
+  // Values of one vector's region of f32_q8_1's shared Q8_1 copy: cols in whole passes of the
+  // block's quantizer (4096 values); batch * fused_region_cols() <= 32768.
+  [[nodiscard]] std::uint32_t fused_region_cols() const { return (cols + 4095) / 4096 * 4096; }
 };
 
 struct Q4kGemv {
@@ -143,12 +165,14 @@ struct Q4kGemv {
   static constexpr std::string_view kSummary =
       "Q4_K GEMV y = W x with GGUF Q4_K super-blocks (256 values, 144 bytes): 4-8 rows per warp "
       "sharing x in registers, steps split over warps for wide matrices, 16-byte loads, cols need "
-      "not be a multiple of 256";
+      "not be a multiple of 256; batch 1-8 x vectors per launch, each weight read once";
   static constexpr std::string_view kLimits =
       "cols a multiple of 4 in [4, 1048576] (x is read as float4s; a row is padded to "
       "ceil(cols/256) super-blocks, row stride ceil(cols/256)*144 bytes); rows in [1, 2^24]; "
       "x is never read at or past cols; weights and x 16-byte aligned; with x_format=f32_q8_1 "
-      "cols <= 32768 (x's Q8_1 copy lives in shared memory)";
+      "cols <= 32768 (x's Q8_1 copy lives in shared memory); batch in [1, 8] (x [batch, cols], "
+      "y [batch, rows]; q8_1 vectors x_q8_words() apart), with f32_q8_1 batch * "
+      "ceil(cols/4096) * 4096 <= 32768";
   static constexpr std::uint32_t kWarps = 8;
   static constexpr std::uint32_t kThreads = kWarps * 32;
   // Grid cap: blocks loop over row batches (grid-stride), so a warp keeps its x slice in
@@ -157,11 +181,17 @@ struct Q4kGemv {
   static constexpr std::uint32_t kBlockBytes = 144;
   // f32_q8_1 keeps x's Q8_1 copy in shared memory: 320 bytes per super-block.
   static constexpr std::uint32_t kMaxFusedCols = 32768;
+  // With batch > 1: the occupancy bound given to ptxas (.minnctapersm), 128 registers a thread.
+  static constexpr std::uint32_t kBatchedMinBlocksPerSm = 2;
+  // f32_q8_1 with batch > 1: the grid's cap, the blocks resident at once on a 132-SM GPU (2 a
+  // SM), since each block quantizes batch * cols values before its first rows.
+  static constexpr std::uint32_t kFusedBatchedBlocks = 132 * kBatchedMinBlocksPerSm;
 
   // The error of a dot product grows with its length: abs 4e-7 per term. With Q8_1 x the
   // integer sums are exact and the reference uses the same quantized x, so only the f32
   // combination errs: a few roundings per 32-value sub-block term instead of one per value, well
-  // inside the same bound.
+  // inside the same bound. Each vector of a batch is its own dot product of cols terms, summed in
+  // batch 1's order: the bound does not depend on batch.
   static Tolerance tolerance(const Config& c, const HostTensors&) {
     if (c.x_format == XFormat::kF32Q8_1)
       return {4e-7 * c.cols, 2e-5,

@@ -23,6 +23,12 @@
 // min(k, cols-4), zeroing it when k >= cols, so x is never read past cols and padding values
 // contribute exactly 0. Each row is summed with shfl.down; only lane 0 uses (stores) the result,
 // so no broadcast is needed.
+// batch = M > 1: a RowState holds M accumulators; a step's x slice is loaded for every vector
+// (vector m's f32 x at m*cols, its Q8_1 words at m*x_q8_words(), its shared Q8_1 copy in region m)
+// and each decoded nibble (f32: one `and`) or unpacked quant word (dp4a: one `and`, one shr for
+// the high nibbles) meets the M vectors' x in M fmas or dp4a; the header's scales are decoded and
+// shuffled once per row. The row sums of vector m are stored at y + m*rows (the split's partials
+// at m * 8 * rows_per_warp in shared memory). x is not kept in registers across row batches.
 #include "common/q8_1_quantize.h"
 #include "common/warp_reduce.h"
 #include "q4k_gemv.h"
@@ -44,12 +50,26 @@ namespace ptxkit::kernels {
 namespace {
 using namespace ptxkit::ptxgen;
 
+// A row of the warp's batch: its first word and one accumulator per x vector.
 struct RowState {
-  RowState(KernelBuilder& b, Ptr<Global, const U32> w)
-      : row(w), acc(b.var<F32>(b.imm<F32>(0.0f), "row_acc")) {}
+  RowState(KernelBuilder& b, Ptr<Global, const U32> w, std::uint32_t vectors) : row(w) {
+    for (std::uint32_t m = 0; m < vectors; ++m)
+      acc.emplace_back(new Var<F32>(b.var<F32>(b.imm<F32>(0.0f), "row_acc")));
+  }
   Ptr<Global, const U32> row; // first word of the row
-  Var<F32> acc;
+  std::vector<std::unique_ptr<Var<F32>>> acc;
 };
+// Reads every accumulator of a row (vector order) and writes them back.
+std::vector<Reg<F32>> read_all(const RowState& r) {
+  std::vector<Reg<F32>> v;
+  for (const auto& a : r.acc)
+    v.push_back(a->read());
+  return v;
+}
+void assign_all(RowState& r, const std::vector<Reg<F32>>& v) {
+  for (std::size_t m = 0; m < v.size(); ++m)
+    r.acc[m]->assign(v[m]);
+}
 
 // (v | 0x4B000000) - 2^23: a small non-negative integer as f32, exactly, without cvt.
 Reg<F32> small_int_to_f32(KernelBuilder& b, Reg<U32> v) {
@@ -166,13 +186,25 @@ constexpr std::uint32_t kSharedQuantWords = 64; // per super-block
 constexpr std::uint32_t kSharedDsFloats = 16;   // per super-block
 constexpr std::uint32_t kFusedMinBlocksPerSm = 3;
 constexpr std::uint32_t kQuantizePassSuperBlocks = 16; // 128 Q8_1 blocks: 2 lanes each
-// Super-blocks the shared arrays hold: every pass of the quantizer whole (the last one may reach
-// past the row), and super-block 4*full_steps + 2: the step loop's base + group, with base below
-// 4*full_steps, a multiple of 4 the verifier's interval analysis does not see (never read).
-std::uint32_t shared_super_blocks(const Q4kGemvConfig& c) {
+// Super-blocks of one vector's region: every pass of the quantizer whole (the last one may reach
+// past the row). Vector m's region starts at m * vector_super_blocks(c).
+std::uint32_t vector_super_blocks(const Q4kGemvConfig& c) {
   const std::uint32_t passes =
       (c.blocks_per_row() + kQuantizePassSuperBlocks - 1) / kQuantizePassSuperBlocks;
-  return std::max(passes * kQuantizePassSuperBlocks, (c.cols / 256) / 4 * 4 + 3);
+  return passes * kQuantizePassSuperBlocks;
+}
+// Super-blocks the shared arrays hold: the vectors' regions, and in the last one super-block
+// 4*full_steps + 2: the step loop's base + group, with base below 4*full_steps, a multiple of 4
+// the verifier's interval analysis does not see (never read).
+std::uint32_t shared_super_blocks(const Q4kGemvConfig& c) {
+  return (c.batch - 1) * vector_super_blocks(c) +
+         std::max(vector_super_blocks(c), (c.cols / 256) / 4 * 4 + 3);
+}
+// Vector m's part of the shared copy.
+SharedXq vector_region(const SharedXq& xs, const Q4kGemvConfig& c, std::uint32_t m) {
+  if (m == 0) return xs;
+  const std::int64_t sbs = std::int64_t{m} * vector_super_blocks(c);
+  return {xs.quants + sbs * kSharedQuantWords, xs.ds + sbs * kSharedDsFloats};
 }
 
 // The Q8_1 slice of super-block sb for this lane from the shared copy; guard as load_x_q8's.
@@ -209,7 +241,7 @@ Q8Slice load_x_q8_shared(KernelBuilder& b, const Q4kGemvConfig& c, const LaneCon
 // blocks in all; values at or past cols are quantized as 0, as quantize_q8_1 pads. Thread t is lane
 // h = t % 2 of block bi = t / 2 (+ 128 per pass): its quants are words 4h .. 4h+3 of the block's 8
 // in the shared layout, 64*(bi/8) + 32*(bi%2) + 8*((bi%8)/2) + 4h; lane 0 writes the block's {d8,
-// -s/2}.
+// -s/2}. With several vectors, each is quantized so in turn into its own region.
 void quantize_x_to_shared(KernelBuilder& b, const Q4kGemvConfig& c, Ptr<Global, const F32> x,
                           const SharedXq& xs, Reg<U32> tid) {
   constexpr std::uint32_t kLanes = 2;
@@ -228,40 +260,45 @@ void quantize_x_to_shared(KernelBuilder& b, const Q4kGemvConfig& c, Ptr<Global, 
             b.add(b.shl(b.and_(bi0, b.imm<U32>(6)), b.imm<U32>(2)), b.shl(h, b.imm<U32>(2))));
   Reg<U32> ds0 = b.shl(bi0, b.imm<U32>(1));
   Reg<Pred> lane0 = b.setp(cmp::eq, h, b.imm<U32>(0));
-  for (std::uint32_t pass = 0; pass < passes; ++pass) {
-    const std::uint32_t first_block = pass * kBlocksPerPass;
-    const std::uint32_t first_value = first_block * kQ8_1Values;
-    // Whether some value of this pass is at or past cols: guard the loads. (A last pass that
-    // reaches past the row's blocks writes zero blocks into the arrays' padding.)
-    const bool guard_x = first_value + kBlocksPerPass * kQ8_1Values > c.cols;
-    std::vector<Reg<F32>> v;
-    for (std::uint32_t f = 0; f < kValues / 4; ++f) {
-      const std::uint32_t offset = first_value + 4 * f;
-      Reg<U32> k = offset == 0 ? k0 : b.add(k0, b.imm<U32>(offset));
-      std::array<Reg<F32>, 4> raw = [&] {
-        if (!guard_x) return b.ld_nc_v4(x + k);
-        // A float4 at or past cols (a multiple of 4) is read from cols - 4 and zeroed.
-        std::array<Reg<F32>, 4> r = b.ld_nc_v4(x + b.min(k, b.baked<U32>("cols", c.cols - 4)));
-        Reg<Pred> inside = b.setp(cmp::lt, k, b.baked<U32>("cols", c.cols));
-        for (auto& e : r)
-          e = b.selp(e, b.imm<F32>(0.0f), inside);
-        return r;
-      }();
-      v.insert(v.end(), raw.begin(), raw.end());
-    }
-    const common::Q8_1Lane q = common::quantize_q8_1_block(b, v, kLanes);
-    // The widened d8 and -s/2 the dp4a path multiplies by (as load_x_q8 makes them).
-    auto dsh = b.unpack<F16>(q.ds);
-    std::array<Reg<F32>, 2> ds_f = {b.cvt<F32>(dsh[0]),
-                                    b.mul(b.cvt<F32>(dsh[1]), b.imm<F32>(-0.5f))};
-    Reg<U32> q_word =
-        pass == 0 ? q_word0
-                  : b.add(q_word0, b.imm<U32>(pass * kBlocksPerPass / 8 * kSharedQuantWords));
-    Reg<U32> ds_at = pass == 0 ? ds0 : b.add(ds0, b.imm<U32>(2 * first_block));
-    b.st_v4(xs.quants + q_word, {q.quants[0], q.quants[1], q.quants[2], q.quants[3]});
-    {
-      auto only_lane0 = b.guard(lane0);
-      b.st_v2(xs.ds + ds_at, ds_f);
+  for (std::uint32_t m = 0; m < c.batch; ++m) {
+    // Vector m: its x at m*cols, its copy in its own region.
+    const Ptr<Global, const F32> xm = m == 0 ? x : x + std::int64_t{m} * c.cols;
+    const SharedXq xsm = vector_region(xs, c, m);
+    for (std::uint32_t pass = 0; pass < passes; ++pass) {
+      const std::uint32_t first_block = pass * kBlocksPerPass;
+      const std::uint32_t first_value = first_block * kQ8_1Values;
+      // Whether some value of this pass is at or past cols: guard the loads. (A last pass that
+      // reaches past the row's blocks writes zero blocks into the arrays' padding.)
+      const bool guard_x = first_value + kBlocksPerPass * kQ8_1Values > c.cols;
+      std::vector<Reg<F32>> v;
+      for (std::uint32_t f = 0; f < kValues / 4; ++f) {
+        const std::uint32_t offset = first_value + 4 * f;
+        Reg<U32> k = offset == 0 ? k0 : b.add(k0, b.imm<U32>(offset));
+        std::array<Reg<F32>, 4> raw = [&] {
+          if (!guard_x) return b.ld_nc_v4(xm + k);
+          // A float4 at or past cols (a multiple of 4) is read from cols - 4 and zeroed.
+          std::array<Reg<F32>, 4> r = b.ld_nc_v4(xm + b.min(k, b.baked<U32>("cols", c.cols - 4)));
+          Reg<Pred> inside = b.setp(cmp::lt, k, b.baked<U32>("cols", c.cols));
+          for (auto& e : r)
+            e = b.selp(e, b.imm<F32>(0.0f), inside);
+          return r;
+        }();
+        v.insert(v.end(), raw.begin(), raw.end());
+      }
+      const common::Q8_1Lane q = common::quantize_q8_1_block(b, v, kLanes);
+      // The widened d8 and -s/2 the dp4a path multiplies by (as load_x_q8 makes them).
+      auto dsh = b.unpack<F16>(q.ds);
+      std::array<Reg<F32>, 2> ds_f = {b.cvt<F32>(dsh[0]),
+                                      b.mul(b.cvt<F32>(dsh[1]), b.imm<F32>(-0.5f))};
+      Reg<U32> q_word =
+          pass == 0 ? q_word0
+                    : b.add(q_word0, b.imm<U32>(pass * kBlocksPerPass / 8 * kSharedQuantWords));
+      Reg<U32> ds_at = pass == 0 ? ds0 : b.add(ds0, b.imm<U32>(2 * first_block));
+      b.st_v4(xsm.quants + q_word, {q.quants[0], q.quants[1], q.quants[2], q.quants[3]});
+      {
+        auto only_lane0 = b.guard(lane0);
+        b.st_v2(xsm.ds + ds_at, ds_f);
+      }
     }
   }
 }
@@ -283,30 +320,46 @@ RowWeights load_row(KernelBuilder& b, const RowState& r, const StepWords& at) {
   return {hdr, b.ld_nc_v4(r.row + at.quant_word)};
 }
 
-// One row's super-block against the Q8_1 slice: 8 dp4a, the integer sums combined in f32 with
-// d*sc, d8, dmin*m and s.
-void row_dp4a(KernelBuilder& b, const LaneConsts& lc, const Q8Slice& xsl, const RowWeights& wt,
-              RowState& r) {
+// dp4a's sum starts at the bits of 1.5 * 2^23: the int32 result, read as an f32, is then
+// 1.5 * 2^23 + dot exactly (|dot| <= 16 * 15 * 128 < 2^22 stays inside the mantissa), and one
+// full-rate sub.f32 gives the dot as a float where cvt.rn.f32.s32 runs at a quarter of the rate.
+// Exact either way; used with several vectors, where the conversions multiply.
+constexpr std::int32_t kDotBiasBits = 0x4B400000;
+constexpr float kDotBias = 12582912.0f;
+
+// One row's super-block against the Q8_1 slices of the x vectors: the nibbles are unpacked once,
+// then 8 dp4a per vector, its integer sums combined in f32 with d*sc, d8, dmin*m and s.
+void row_dp4a(KernelBuilder& b, const LaneConsts& lc, const std::vector<Q8Slice>& xsl,
+              const RowWeights& wt, RowState& r) {
   const SubBlockScales sbs = sub_block_scales(b, lc, wt.hdr, std::nullopt);
-  Reg<F32> acc = r.acc.read();
+  const std::size_t vectors = xsl.size();
+  const bool biased = vectors > 1;
+  std::vector<Reg<F32>> acc = read_all(r);
   for (std::size_t half = 0; half < 2; ++half) {
     // Nibbles of this half as 4 unsigned bytes per word, against 4 int8 of x each.
-    std::optional<Reg<S32>> dot;
+    std::vector<std::optional<Reg<S32>>> dot(vectors);
     for (std::size_t w = 0; w < 4; ++w) {
       Reg<U32> word = half == 0 ? wt.qs[w] : b.shr(wt.qs[w], b.imm<U32>(4));
       Reg<U32> nib = b.and_(word, b.imm<U32>(0x0F0F0F0Fu));
-      dot = dot ? b.dp4a(nib, xsl.q[half][w], *dot) : b.dp4a(nib, xsl.q[half][w], b.imm<S32>(0));
+      for (std::size_t m = 0; m < vectors; ++m)
+        dot[m] = dot[m] ? b.dp4a(nib, xsl[m].q[half][w], *dot[m])
+                        : b.dp4a(nib, xsl[m].q[half][w],
+                                 b.imm<S32>(biased ? kDotBiasBits : std::int32_t{0}));
     }
-    Reg<F32> scaled = b.mul(xsl.d8[half], b.cvt<F32>(*dot, rn)); // exact int: |dot| < 2^24
-    acc = b.fma(sbs.dsc[half], scaled, acc, rn);
-    acc = b.fma(sbs.dm[half], xsl.neg_half_s[half], acc, rn);
+    for (std::size_t m = 0; m < vectors; ++m) {
+      Reg<F32> dot_f = biased ? b.sub(b.bitcast<F32>(*dot[m]), b.imm<F32>(kDotBias))
+                              : b.cvt<F32>(*dot[m], rn); // exact int: |dot| < 2^24
+      Reg<F32> scaled = b.mul(xsl[m].d8[half], dot_f);
+      acc[m] = b.fma(sbs.dsc[half], scaled, acc[m], rn);
+      acc[m] = b.fma(sbs.dm[half], xsl[m].neg_half_s[half], acc[m], rn);
+    }
   }
-  r.acc.assign(acc);
+  assign_all(r, acc);
 }
 
-// Super-block sb_w of every row against the Q8_1 slice, each row loaded just before its use.
-void rows_step(KernelBuilder& b, const LaneConsts& lc, const Q8Slice& xsl, Reg<U32> sb_w,
-               std::vector<std::unique_ptr<RowState>>& rows) {
+// Super-block sb_w of every row against the Q8_1 slices, each row loaded just before its use.
+void rows_step(KernelBuilder& b, const LaneConsts& lc, const std::vector<Q8Slice>& xsl,
+               Reg<U32> sb_w, std::vector<std::unique_ptr<RowState>>& rows) {
   const StepWords at = step_words(b, lc, sb_w);
   for (auto& r : rows)
     row_dp4a(b, lc, xsl, load_row(b, *r, at), *r);
@@ -360,11 +413,11 @@ XSlice load_x(KernelBuilder& b, const Q4kGemvConfig& c, const LaneConsts& lc,
   return out;
 }
 
-// Super-block sb_w of every row against the x slice.
-void rows_step(KernelBuilder& b, const LaneConsts& lc, const XSlice& xsl, Reg<U32> sb_w,
-               std::vector<std::unique_ptr<RowState>>& rows) {
-  const auto& xs = xsl.xs;
-  const auto& neg_xsum = xsl.neg_xsum;
+// Super-block sb_w of every row against the x slices of the vectors: each nibble is masked once
+// and used in one fma per vector.
+void rows_step(KernelBuilder& b, const LaneConsts& lc, const std::vector<XSlice>& xsl,
+               Reg<U32> sb_w, std::vector<std::unique_ptr<RowState>>& rows) {
+  const std::size_t vectors = xsl.size();
   Reg<U32> block_word = b.mul_lo(sb_w, b.imm<U32>(36));
   Reg<U32> quant_word = b.add(block_word, lc.q_word);
   for (auto& r : rows) {
@@ -376,22 +429,27 @@ void rows_step(KernelBuilder& b, const LaneConsts& lc, const XSlice& xsl, Reg<U3
     const auto& dm_of = sbs.dm;
     std::array<Reg<U32>, 4> qs_hi = {b.shr(qs[0], b.imm<U32>(12)), b.shr(qs[1], b.imm<U32>(12)),
                                      b.shr(qs[2], b.imm<U32>(12)), b.shr(qs[3], b.imm<U32>(12))};
-    Reg<F32> acc = r->acc.read();
+    std::vector<Reg<F32>> acc = read_all(*r);
     for (int half = 0; half < 2; ++half) {
       const auto hh = static_cast<std::size_t>(half);
       // Q * 2^-64 = sum over the 16 values of denormal(q) * x * 2^(85 - bit).
-      Reg<F32> q_sum = b.mov(b.imm<F32>(0.0f));
+      std::vector<Reg<F32>> q_sum;
+      for (std::size_t m = 0; m < vectors; ++m)
+        q_sum.push_back(b.mov(b.imm<F32>(0.0f)));
       for (int t = 0; t < 16; ++t) {
         const NibbleSlot slot = nibble_slot(half, t);
         Reg<U32> word = slot.shifted ? qs_hi[slot.word] : qs[slot.word];
         Reg<F32> q = b.bitcast<F32>(b.and_(word, b.imm<U32>(0xFu << slot.bit)));
-        q_sum = b.fma(q, xs[hh][static_cast<std::size_t>(t)], q_sum, rn);
+        for (std::size_t m = 0; m < vectors; ++m)
+          q_sum[m] = b.fma(q, xsl[m].xs[hh][static_cast<std::size_t>(t)], q_sum[m], rn);
       }
       // d sc Q - dmin m X, with neg_xsum = -X.
-      acc = b.fma(dsc_of[hh], q_sum, acc, rn);
-      acc = b.fma(dm_of[hh], neg_xsum[hh], acc, rn);
+      for (std::size_t m = 0; m < vectors; ++m) {
+        acc[m] = b.fma(dsc_of[hh], q_sum[m], acc[m], rn);
+        acc[m] = b.fma(dm_of[hh], xsl[m].neg_xsum[hh], acc[m], rn);
+      }
     }
-    r->acc.assign(acc);
+    assign_all(*r, acc);
   }
 }
 
@@ -407,7 +465,13 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   // f32_q8_1 holds the first step's quants of 8 rows while it quantizes x: left alone, ptxas
   // takes 90-126 registers (2 blocks per SM, where the q8_1 path's 76 allow 3); the bound keeps 3
   // (80 registers) at the price of a few spilled bytes at some shapes.
-  if (c.x_format == XFormat::kF32Q8_1) b.minnctapersm(kFusedMinBlocksPerSm);
+  // With several vectors the x slices and accumulators grow with batch; left alone ptxas takes
+  // 160-255 registers (one block per SM, and spills at 8 vectors). Two blocks per SM (128
+  // registers) hold batch 4's rows_per_warp() rows without spills at every shape.
+  if (c.batch > 1)
+    b.minnctapersm(Q4kGemv::kBatchedMinBlocksPerSm);
+  else if (c.x_format == XFormat::kF32Q8_1)
+    b.minnctapersm(kFusedMinBlocksPerSm);
   // f32_q8_1: x comes as f32 and the dp4a path reads the block's own Q8_1 copy of it.
   const bool fused = c.x_format == XFormat::kF32Q8_1;
   const bool q8 = c.x_format == XFormat::kQ8_1 || fused;
@@ -448,12 +512,24 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     shared_x =
         SharedXq{b.shared_array<U32>("x_q8_quants", shared_super_blocks(c) * kSharedQuantWords, 16),
                  b.shared_array<F32>("x_q8_ds", shared_super_blocks(c) * kSharedDsFloats, 16)};
-  // The x slice of a step, in the format x comes in.
-  using Slice = std::variant<XSlice, Q8Slice>;
+  // The x slices of a step, one per vector, in the format x comes in.
+  using Slice = std::variant<std::vector<XSlice>, std::vector<Q8Slice>>;
   auto load_slice = [&](Reg<U32> sb, bool guard_x) -> Slice {
-    if (fused) return load_x_q8_shared(b, c, lc, *shared_x, sb, guard_x);
-    if (q8) return load_x_q8(b, c, lc, *xq, sb, guard_x);
-    return load_x(b, c, lc, *x, sb, guard_x);
+    if (q8) {
+      std::vector<Q8Slice> v;
+      for (std::uint32_t m = 0; m < c.batch; ++m) {
+        if (fused)
+          v.push_back(load_x_q8_shared(b, c, lc, vector_region(*shared_x, c, m), sb, guard_x));
+        else
+          v.push_back(load_x_q8(b, c, lc, m == 0 ? *xq : *xq + std::int64_t{m} * c.x_q8_words(), sb,
+                                guard_x));
+      }
+      return v;
+    }
+    std::vector<XSlice> v;
+    for (std::uint32_t m = 0; m < c.batch; ++m)
+      v.push_back(load_x(b, c, lc, m == 0 ? *x : *x + std::int64_t{m} * c.cols, sb, guard_x));
+    return v;
   };
   auto step = [&](const Slice& slice, Reg<U32> sb_w, std::vector<std::unique_ptr<RowState>>& rs) {
     std::visit([&](const auto& xs) { rows_step(b, lc, xs, sb_w, rs); }, slice);
@@ -471,8 +547,11 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   const auto log2_of = [](std::uint32_t v) {
     return static_cast<std::uint32_t>(std::countr_zero(v));
   };
+  // The partial sums of vector m at m * kWarps * rows_per_warp.
+  const std::int64_t partials_per_vector = std::int64_t{kWarps} * rows_per_warp;
   std::optional<Ptr<Shared, F32>> partials;
-  if (split > 1) partials = b.shared_array<F32>("row_partials", kWarps * rows_per_warp, 4);
+  if (split > 1)
+    partials = b.shared_array<F32>("row_partials", kWarps * rows_per_warp * c.batch, 4);
   // This warp's place: row group `wrows`, step offset `wstep` inside it (S = 1: every warp is its
   // own row group).
   std::optional<Reg<U32>> wstep;
@@ -487,12 +566,15 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   std::optional<Reg<U32>> tail_sb, tail_sb_w;
   std::optional<Slice> x_once;
   // (Not with f32_q8_1: its x is read from shared memory, filled inside the batch loop; and
-  // when full_steps < S its tail is a warp's peeled first step, which clamps its own.)
+  // when full_steps < S its tail is a warp's peeled first step, which clamps its own. Nor with
+  // several vectors: their slices would hold batch times the registers through the loop, so each
+  // batch of rows loads them again, from L1.)
+  const bool keep_x = !fused && c.batch == 1;
   if (tail_step && !(fused && full_steps < split)) {
     tail_sb = full_steps == 0 ? lc.group : b.add(lc.group, b.baked<U32>("cols", full_steps * 4));
     tail_sb_w = b.min(*tail_sb, b.baked<U32>("cols", nblk - 1));
-    if (full_steps == 0 && !fused) x_once = load_slice(*tail_sb, /*guard_x=*/true);
-  } else if (full_steps == 1 && !fused) {
+    if (full_steps == 0 && keep_x) x_once = load_slice(*tail_sb, /*guard_x=*/true);
+  } else if (full_steps == 1 && keep_x) {
     x_once = load_slice(lc.group, /*guard_x=*/false);
   }
 
@@ -517,7 +599,7 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
   }
   std::vector<std::unique_ptr<RowState>> rows;
   for (Reg<U32> row : row_in)
-    rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row, row_words)));
+    rows.push_back(std::make_unique<RowState>(b, w + b.mul_wide(row, row_words), c.batch));
 
   // The steps from the warp's super-block base0 (a multiple of 4) on, S steps apart, up to the
   // last whole one. The loop runs over the warp's first super-block of each step (the same in
@@ -573,7 +655,10 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     std::vector<std::array<Reg<U32>, 4>> first_hdr;
     for (const auto& r : rows)
       first_hdr.push_back(b.ld_nc_v4(r->row + at.block_word));
-    const Q8Slice first_x = load_x_q8_shared(b, c, lc, *shared_x, first_sb, first_guarded);
+    std::vector<Q8Slice> first_x;
+    for (std::uint32_t m = 0; m < c.batch; ++m)
+      first_x.push_back(
+          load_x_q8_shared(b, c, lc, vector_region(*shared_x, c, m), first_sb, first_guarded));
     for (std::size_t r = 0; r < rows.size(); ++r)
       row_dp4a(b, lc, first_x, RowWeights{first_hdr[r], first_qs[r]}, *rows[r]);
     if (full_steps > split)
@@ -582,23 +667,28 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     if (tail_step && !first_guarded) tail();
   } else {
     if (full_steps == 1 && !tail_step)
-      step(*x_once, lc.group, rows);
+      step(x_once ? *x_once : load_slice(lc.group, /*guard_x=*/false), lc.group, rows);
     else if (full_steps > 0)
       full_step_loop(wstep ? b.mul_lo(*wstep, b.imm<U32>(4)) : b.mov(b.imm<U32>(0)));
     if (tail_step) tail();
   }
 
   // Row sums: shfl.down tree; only lane 0 uses the total (stores it, or parks it for the split).
+  // Vector m's y is at m * rows.
   for (std::uint32_t r = 0; r < rows_per_warp; ++r) {
-    Reg<F32> t = common::warp_sum_to_lane0(b, rows[r]->acc.read());
+    std::vector<Reg<F32>> t;
+    for (const auto& a : rows[r]->acc)
+      t.push_back(common::warp_sum_to_lane0(b, a->read()));
     if (split == 1) {
       auto y_row = y + row_in[r];
       auto only_lane0 = b.guard(b.and_(lane0, row_exists[r]));
-      b.st(y_row, t);
+      for (std::uint32_t m = 0; m < c.batch; ++m)
+        b.st(y_row + std::int64_t{m} * c.rows, t[m]);
     } else {
       auto slot = *partials + b.mad_lo(warp, b.imm<U32>(rows_per_warp), b.imm<U32>(r));
       auto only_lane0 = b.guard(lane0);
-      b.st(slot, t);
+      for (std::uint32_t m = 0; m < c.batch; ++m)
+        b.st(slot + m * partials_per_vector, t[m]);
     }
   }
   if (split > 1) {
@@ -609,14 +699,19 @@ ptxkit::Expected<GeneratedPtx> Q4kGemv::build(const Config& c, const ptxgen::Tar
     Reg<U32> rg = b.shr(tid, b.imm<U32>(log2_of(rows_per_warp)));
     Reg<U32> r = b.and_(tid, b.imm<U32>(rows_per_warp - 1));
     auto first_partial = *partials + b.mad_lo(rg, b.imm<U32>(split * rows_per_warp), r);
-    Reg<F32> total = b.ld(first_partial);
-    for (std::uint32_t j = 1; j < split; ++j)
-      total = b.add(total, b.ld(first_partial + j * rows_per_warp));
+    std::vector<Reg<F32>> total;
+    for (std::uint32_t m = 0; m < c.batch; ++m) {
+      auto vector_partial = first_partial + m * partials_per_vector;
+      total.push_back(b.ld(vector_partial));
+      for (std::uint32_t j = 1; j < split; ++j)
+        total[m] = b.add(total[m], b.ld(vector_partial + j * rows_per_warp));
+    }
     Reg<U32> row = b.add(first, tid);
     auto y_row = y + b.min(row, b.baked<U32>("rows", c.rows - 1));
     {
       auto inside = b.guard(b.setp(cmp::lt, row, num_rows));
-      b.st(y_row, total);
+      for (std::uint32_t m = 0; m < c.batch; ++m)
+        b.st(y_row + std::int64_t{m} * c.rows, total[m]);
     }
     b.place(no_row);
     b.bar_sync(0); // the partials are reused by the next batch

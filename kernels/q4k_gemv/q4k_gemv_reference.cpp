@@ -3,7 +3,8 @@
 //
 // The reference dequantizes exactly as ggml's dequantize_row_q4_K (value = d*sc*q - dmin*m) and
 // sums in double over k < cols only, so a kernel that lets padding or x past cols into a row sum
-// disagrees with it. It shares nothing with the kernel's denormal-nibble arithmetic.
+// disagrees with it. It shares nothing with the kernel's denormal-nibble arithmetic. A batch is
+// the same reference once per vector, each on its own x and writing its own y.
 #include "error_p.h"
 #include "q4k_gemv.h"
 
@@ -11,6 +12,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 namespace ptxkit::kernels {
@@ -139,6 +142,17 @@ std::vector<NamedConfig<Q4kGemvConfig>> Q4kGemv::reference_configs() {
        Config{.rows = 896, .cols = 4864, .x_format = XFormat::kF32Q8_1}},
       {"llama_f32_q8_1", "Llama attention projection, f32 x quantized in each block: 4096 x 4096",
        Config{.rows = 4096, .cols = 4096, .x_format = XFormat::kF32Q8_1}},
+      {"qwen05b_b4", "Qwen2.5-0.5B FFN gate/up, 4 sequences: 4864 x 896, x [4, 896]",
+       Config{.rows = 4864, .cols = 896, .batch = 4}},
+      {"qwen05b_down_b4", "Qwen2.5-0.5B FFN down, 4 sequences: 896 x 4864 (split steps, a tail)",
+       Config{.rows = 896, .cols = 4864, .batch = 4}},
+      {"qwen05b_f32_q8_1_b4",
+       "Qwen2.5-0.5B FFN gate/up, 4 sequences, each x quantized in each block: 4864 x 896",
+       Config{.rows = 4864, .cols = 896, .x_format = XFormat::kF32Q8_1, .batch = 4}},
+      {"qwen05b_down_f32_q8_1_b4",
+       "Qwen2.5-0.5B FFN down, 4 sequences quantized in each block: 896 x 4864 (4 regions of "
+       "8192 values: the shared bound exactly)",
+       Config{.rows = 896, .cols = 4864, .x_format = XFormat::kF32Q8_1, .batch = 4}},
   };
 }
 
@@ -188,12 +202,28 @@ std::vector<BenchCase> Q4kGemv::bench_cases() {
                      .flops = 2.0 * n * k,
                      .back_to_back = true};
   };
-  return {gemv(4096, 4096, true),   gemv(11008, 4096, true),  gemv(14336, 4096, true),
-          gemv(4096, 14336, true),  gemv(151936, 896, false), gemv(128256, 4096, false),
-          gemv_q8(4096, 4096),      gemv_q8(11008, 4096),     gemv_q8(14336, 4096),
-          gemv_q8(4096, 14336),     gemv_q8(128256, 4096),    gemv_f32_q8(4096, 4096),
-          gemv_f32_q8(11008, 4096), gemv_f32_q8(14336, 4096), gemv_f32_q8(4096, 14336),
-          gemv_f32_q8(128256, 4096)};
+  // 4 sequences a step (a decoder's batch): the weights read once for 4 f32 x vectors, each
+  // quantized in each block; the bytes are the weights' and the 4 vectors', the flops 4 times
+  // batch 1's. The figure to compare is the time against 4 batch-1 launches of the same shape.
+  auto gemv_f32_q8_b4 = [](std::uint32_t n, std::uint32_t k) {
+    const std::string rows = std::to_string(n), cols = std::to_string(k);
+    return BenchCase{
+        .name = "q4k_gemv_f32_q8_1_" + rows + "x" + cols + "_b4",
+        .sets = {"rows=" + rows, "cols=" + cols, "x_format=f32_q8_1", "batch=4"},
+        .shape = "W " + rows + " x " + cols +
+                 " Q4_K read once for 4 f32 x vectors, each quantized to Q8_1 in "
+                 "each block (dp4a)",
+        .target = BenchTarget{.min_pct_of_copy = 80, .qualifier = "on the weight + f32 x bytes"},
+        .bytes = 144.0 * ((k + 255) / 256) * n + 4.0 * 4 * k,
+        .flops = 2.0 * 4 * n * k,
+        .back_to_back = true};
+  };
+  return {gemv(4096, 4096, true),    gemv(11008, 4096, true),    gemv(14336, 4096, true),
+          gemv(4096, 14336, true),   gemv(151936, 896, false),   gemv(128256, 4096, false),
+          gemv_q8(4096, 4096),       gemv_q8(11008, 4096),       gemv_q8(14336, 4096),
+          gemv_q8(4096, 14336),      gemv_q8(128256, 4096),      gemv_f32_q8(4096, 4096),
+          gemv_f32_q8(11008, 4096),  gemv_f32_q8(14336, 4096),   gemv_f32_q8(4096, 14336),
+          gemv_f32_q8(128256, 4096), gemv_f32_q8_b4(4096, 4096), gemv_f32_q8_b4(11008, 4096)};
 }
 
 ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
@@ -208,6 +238,14 @@ ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
     return fail("cols = " + std::to_string(c.cols) + " is beyond " + std::to_string(kMaxFusedCols) +
                 " for x_format=f32_q8_1 (each block keeps x's Q8_1 copy in shared memory: 320 "
                 "bytes per 256 values); quantize x with quantize_q8_1 and use x_format=q8_1");
+  if (c.x_format == XFormat::kF32Q8_1 && c.batch * c.fused_region_cols() > kMaxFusedCols)
+    return fail(
+        "batch = " + std::to_string(c.batch) + " vectors of " +
+        std::to_string(c.fused_region_cols()) + " values (cols = " + std::to_string(c.cols) +
+        " rounded up to whole 4096-value passes) is beyond " + std::to_string(kMaxFusedCols) +
+        " for x_format=f32_q8_1 (each block keeps every vector's Q8_1 copy in shared "
+        "memory); use a smaller batch, or quantize x with quantize_q8_1 and use "
+        "x_format=q8_1");
   const std::uint64_t words = std::uint64_t{c.rows} * c.row_words();
   if (words * 4 >= (std::uint64_t{1} << 40))
     return fail("rows * ceil(cols/256) * 144 = " + std::to_string(words * 4) +
@@ -217,7 +255,15 @@ ptxkit::Expected<void> Q4kGemv::validate(const Config& c) {
 
 LaunchDims Q4kGemv::launch(const Config& c) {
   LaunchDims d;
-  d.grid[0] = std::min((c.rows + c.rows_per_block() - 1) / c.rows_per_block(), kMaxBlocks);
+  const std::uint32_t batches = (c.rows + c.rows_per_block() - 1) / c.rows_per_block();
+  d.grid[0] = std::min(batches, kMaxBlocks);
+  if (c.x_format == XFormat::kF32Q8_1 && c.batch > 1) {
+    // Every block quantizes all the vectors (in its first row batch only): as many blocks as are
+    // resident at once, the batches dealt out evenly (11008 x 4096: 688 batches, 230 blocks of 3,
+    // where 688 blocks would quantize x 688 times in the same 3 rounds).
+    const std::uint32_t rounds = (batches + kFusedBatchedBlocks - 1) / kFusedBatchedBlocks;
+    d.grid[0] = (batches + rounds - 1) / rounds;
+  }
   d.block[0] = kThreads;
   return d;
 }
@@ -229,14 +275,19 @@ std::vector<ParamSpec> Q4kGemv::params(const Config& c) {
        .buffer = "w_q4k",
        .elem = ElemType::kU32,
        .elems = std::size_t{c.rows} * c.row_words()},
-      c.x_format == XFormat::kQ8_1
-          ? ParamSpec{.name = "x_q8",
-                      .kind = ParamKind::kInput,
-                      .buffer = "x_q8",
-                      .elem = ElemType::kU32,
-                      .elems = c.x_q8_words()}
-          : ParamSpec{.name = "x", .kind = ParamKind::kInput, .buffer = "x", .elems = c.cols},
-      {.name = "y", .kind = ParamKind::kOutput, .buffer = "y", .elems = c.rows},
+      c.x_format == XFormat::kQ8_1 ? ParamSpec{.name = "x_q8",
+                                               .kind = ParamKind::kInput,
+                                               .buffer = "x_q8",
+                                               .elem = ElemType::kU32,
+                                               .elems = std::size_t{c.batch} * c.x_q8_words()}
+                                   : ParamSpec{.name = "x",
+                                               .kind = ParamKind::kInput,
+                                               .buffer = "x",
+                                               .elems = std::size_t{c.batch} * c.cols},
+      {.name = "y",
+       .kind = ParamKind::kOutput,
+       .buffer = "y",
+       .elems = std::size_t{c.batch} * c.rows},
   };
 }
 
@@ -261,79 +312,94 @@ HostTensors Q4kGemv::make_inputs(const Config& c, std::uint64_t seed) {
         block[i] = static_cast<std::uint8_t>(rng.next_u64() & 0xff);
       std::memcpy(words.data() + r * c.row_words() + sb * 36, block.data(), kBlockBytes);
     }
-  t.f32["x"] = rng.uniform_vector(c.cols, -1.0f, 1.0f);
+  // x: batch vectors of cols values, back to back.
+  t.f32["x"] = rng.uniform_vector(std::size_t{c.batch} * c.cols, -1.0f, 1.0f);
   if (c.x_format == XFormat::kF32Q8_1) {
     // The kernel quantizes x itself: Q8_1 blocks of mixed scale (each 32 values' amax a power
     // of two in 2^-9 .. 1, so d spans several binades), one block in 17 all zero (d = 0), and
-    // every 7th value on an exact half of d (roundf's away-from-zero tie).
-    auto& x = t.f32["x"];
-    for (std::size_t blk = 0; blk * kQ8_1Values < c.cols; ++blk) {
-      const float range = std::ldexp(1.0f, -static_cast<int>(rng.next_u64() % 10));
-      for (std::size_t j = 0; j < kQ8_1Values && blk * kQ8_1Values + j < c.cols; ++j) {
-        float& v = x[blk * kQ8_1Values + j];
-        if (blk % 17 == 5)
-          v = 0.0f;
-        else if (j == 0)
-          v = range; // the amax: d = range / 127
-        else if (j % 7 == 3)
-          v = (static_cast<float>(rng.next_u64() % 100) + 0.5f) * (range / 127.0f);
-        else
-          v = range * v;
+    // every 7th value on an exact half of d (roundf's away-from-zero tie); every vector alike.
+    for (std::size_t m = 0; m < c.batch; ++m) {
+      float* x = t.f32["x"].data() + m * c.cols;
+      for (std::size_t blk = 0; blk * kQ8_1Values < c.cols; ++blk) {
+        const float range = std::ldexp(1.0f, -static_cast<int>(rng.next_u64() % 10));
+        for (std::size_t j = 0; j < kQ8_1Values && blk * kQ8_1Values + j < c.cols; ++j) {
+          float& v = x[blk * kQ8_1Values + j];
+          if (blk % 17 == 5)
+            v = 0.0f;
+          else if (j == 0)
+            v = range; // the amax: d = range / 127
+          else if (j % 7 == 3)
+            v = (static_cast<float>(rng.next_u64() % 100) + 0.5f) * (range / 127.0f);
+          else
+            v = range * v;
+        }
       }
     }
   }
-  if (c.x_format == XFormat::kQ8_1) { // x quantized as quantize_q8_1 does, zero past cols
-    t.u32["x_q8"] = q8_1_quantize(t.f32["x"], std::size_t{c.blocks_per_row()} * 8);
+  if (c.x_format == XFormat::kQ8_1) { // each vector quantized as quantize_q8_1 does, zero past cols
+    auto& words = t.u32["x_q8"];
+    for (std::size_t m = 0; m < c.batch; ++m) {
+      const auto& all = t.f32["x"];
+      const std::vector<float> xm(all.begin() + static_cast<std::ptrdiff_t>(m * c.cols),
+                                  all.begin() + static_cast<std::ptrdiff_t>((m + 1) * c.cols));
+      const auto q = q8_1_quantize(xm, std::size_t{c.blocks_per_row()} * 8);
+      words.insert(words.end(), q.begin(), q.end());
+    }
     t.f32.erase("x");
   }
   return t;
 }
 
 ptxkit::Expected<HostTensors> Q4kGemv::reference(const Config& c, const HostTensors& in) {
+  // Every vector of a batch through the batch-1 reference, on its own slice of x; vector m's y at
+  // m * rows.
+  const std::size_t words = std::size_t{c.rows} * c.row_words();
   auto w = in.u32.find("w_q4k");
-  if (c.x_format == XFormat::kF32Q8_1) {
-    // The kernel's own quantization is bit-identical to q8_1_quantize: the q8_1 reference on it.
-    auto x = in.f32.find("x");
-    if (w == in.u32.end() || x == in.f32.end())
-      return fail("q4k_gemv reference: inputs w_q4k (u32 words) and x (f32) are required");
-    if (w->second.size() != std::size_t{c.rows} * c.row_words() || x->second.size() != c.cols)
-      return fail("q4k_gemv reference: w_q4k has " + std::to_string(w->second.size()) +
-                  " words and x " + std::to_string(x->second.size()) +
-                  " elements; expected rows * ceil(cols/256) * 36 = " +
-                  std::to_string(std::size_t{c.rows} * c.row_words()) +
-                  " and cols = " + std::to_string(c.cols));
+  auto batched = [&](std::size_t vector_elems, const auto& x, auto one_vector) {
     HostTensors out;
-    out.f32["y"] = q4k_gemv_q8_1_reference(
-        c, w->second, q8_1_quantize(x->second, std::size_t{c.blocks_per_row()} * 8));
+    auto& y = out.f32["y"];
+    for (std::size_t m = 0; m < c.batch; ++m) {
+      const auto first = x.begin() + static_cast<std::ptrdiff_t>(m * vector_elems);
+      const std::vector<typename std::decay_t<decltype(x)>::value_type> xm(
+          first, first + static_cast<std::ptrdiff_t>(vector_elems));
+      const std::vector<float> ym = one_vector(xm);
+      y.insert(y.end(), ym.begin(), ym.end());
+    }
     return out;
-  }
+  };
+  const std::string batch_note =
+      c.batch == 1 ? "" : " (times batch = " + std::to_string(c.batch) + ")";
   if (c.x_format == XFormat::kQ8_1) {
     auto xq = in.u32.find("x_q8");
     if (w == in.u32.end() || xq == in.u32.end())
       return fail("q4k_gemv reference: inputs w_q4k and x_q8 (u32 words) are required");
-    if (w->second.size() != std::size_t{c.rows} * c.row_words() ||
-        xq->second.size() != c.x_q8_words())
+    if (w->second.size() != words || xq->second.size() != std::size_t{c.batch} * c.x_q8_words())
       return fail("q4k_gemv reference: w_q4k has " + std::to_string(w->second.size()) +
                   " words and x_q8 " + std::to_string(xq->second.size()) +
-                  "; expected rows * ceil(cols/256) * 36 = " +
-                  std::to_string(std::size_t{c.rows} * c.row_words()) +
-                  " and ceil(cols/256) * 8 * 9 = " + std::to_string(c.x_q8_words()));
-    HostTensors out;
-    out.f32["y"] = q4k_gemv_q8_1_reference(c, w->second, xq->second);
-    return out;
+                  "; expected rows * ceil(cols/256) * 36 = " + std::to_string(words) +
+                  " and ceil(cols/256) * 8 * 9 = " + std::to_string(c.x_q8_words()) + batch_note);
+    return batched(c.x_q8_words(), xq->second, [&](const std::vector<std::uint32_t>& xm) {
+      return q4k_gemv_q8_1_reference(c, w->second, xm);
+    });
   }
   auto x = in.f32.find("x");
   if (w == in.u32.end() || x == in.f32.end())
     return fail("q4k_gemv reference: inputs w_q4k (u32 words) and x (f32) are required");
-  const std::size_t words = std::size_t{c.rows} * c.row_words();
-  if (w->second.size() != words || x->second.size() != c.cols)
+  if (w->second.size() != words || x->second.size() != std::size_t{c.batch} * c.cols)
     return fail("q4k_gemv reference: w_q4k has " + std::to_string(w->second.size()) +
                 " words and x " + std::to_string(x->second.size()) + " elements; expected rows * " +
                 "ceil(cols/256) * 36 = " + std::to_string(words) +
-                " and cols = " + std::to_string(c.cols));
-  HostTensors out;
-  out.f32["y"] = q4k_gemv_reference(c, w->second, x->second);
-  return out;
+                " and cols = " + std::to_string(c.cols) + batch_note);
+  if (c.x_format == XFormat::kF32Q8_1) {
+    // The kernel's own quantization is bit-identical to q8_1_quantize: the q8_1 reference on it.
+    return batched(c.cols, x->second, [&](const std::vector<float>& xm) {
+      return q4k_gemv_q8_1_reference(c, w->second,
+                                     q8_1_quantize(xm, std::size_t{c.blocks_per_row()} * 8));
+    });
+  }
+  return batched(c.cols, x->second, [&](const std::vector<float>& xm) {
+    return q4k_gemv_reference(c, w->second, xm);
+  });
 }
 
 } // namespace ptxkit::kernels

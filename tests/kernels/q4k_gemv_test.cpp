@@ -1,6 +1,7 @@
 // q4k_gemv_test.cpp: the Q4_K codec against values computed by hand (f16, the 6-bit scale/min
 // packing, ggml's nibble order), the GEMV reference's treatment of the padded last super-block
-// (cols not a multiple of 256: x is never read past cols), limits and launch contract.
+// (cols not a multiple of 256: x is never read past cols), limits and launch contract; with
+// batch > 1, each vector against the batch-1 reference and where its x and y lie.
 #include "kernel_test_util.h"
 #include "q4k_gemv/q4k_gemv.h"
 
@@ -410,6 +411,184 @@ TEST(Q4kGemvF32Q8_1Ptx, QuantizesXIntoSharedMemoryAfterTheFirstQuantLoadsThenDp4
   EXPECT_NE(q8.find("ld.global.nc.u32"), std::string::npos);
   EXPECT_EQ(q8.find("add.rm.f32"), std::string::npos);
   EXPECT_EQ(q8.find("bar.sync"), std::string::npos);
+}
+
+// ---- batch: several x vectors per launch ----
+
+// |got - want| <= abs + rel * |want| for every element: how a device result is judged.
+bool within(const Tolerance& tol, const std::vector<float>& got, const std::vector<float>& want) {
+  if (got.size() != want.size()) return false;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(double{got[i]} - want[i]) <= tol.abs + tol.rel * std::fabs(double{want[i]})))
+      return false;
+  return true;
+}
+
+// Vector m of a batched input as a batch-1 input (x_q8 vectors are x_q8_words() apart).
+HostTensors vector_input(const Q4kGemvConfig& c, const HostTensors& in, std::size_t m) {
+  HostTensors one;
+  one.u32["w_q4k"] = in.u32.at("w_q4k");
+  if (c.x_format == XFormat::kQ8_1) {
+    const auto& all = in.u32.at("x_q8");
+    const auto first = all.begin() + static_cast<std::ptrdiff_t>(m * c.x_q8_words());
+    one.u32["x_q8"].assign(first, first + c.x_q8_words());
+  } else {
+    const auto& all = in.f32.at("x");
+    const auto first = all.begin() + static_cast<std::ptrdiff_t>(m * c.cols);
+    one.f32["x"].assign(first, first + c.cols);
+  }
+  return one;
+}
+
+TEST(Q4kGemvBatchReference, EveryVectorIsTheBatch1ResultOnItsOwnXAtItsOwnRows) {
+  for (XFormat f : {XFormat::kF32, XFormat::kQ8_1, XFormat::kF32Q8_1})
+    for (std::uint32_t cols : {300u, 4864u}) {
+      const Q4kGemvConfig c{.rows = 10, .cols = cols, .x_format = f, .batch = 3};
+      HostTensors in = Q4kGemv::make_inputs(c, 9);
+      auto out = Q4kGemv::reference(c, in);
+      ASSERT_TRUE(out) << out.error().message;
+      const auto& y = out->f32.at("y");
+      ASSERT_EQ(y.size(), 3u * c.rows);
+      Q4kGemvConfig one = c;
+      one.batch = 1;
+      std::vector<std::vector<float>> per_vector;
+      for (std::size_t m = 0; m < 3; ++m) {
+        per_vector.push_back(Q4kGemv::reference(one, vector_input(c, in, m))->f32.at("y"));
+        for (std::size_t r = 0; r < c.rows; ++r)
+          EXPECT_EQ(y[m * c.rows + r], per_vector[m][r]) << "cols " << cols << " vector " << m;
+      }
+      // The vectors differ (the inputs are not one vector repeated), so a kernel that read one
+      // vector's x for another, or stored one vector's y in another's rows, would be caught.
+      EXPECT_NE(per_vector[0], per_vector[1]) << "cols " << cols;
+      EXPECT_NE(per_vector[1], per_vector[2]) << "cols " << cols;
+    }
+}
+
+TEST(Q4kGemvBatchReference, SwappedVectorsOrOneVectorsRowsInAnothersFailTheTolerance) {
+  // Positive controls for the device comparison: a y with two vectors swapped, or with vector 0's
+  // result written over vector 2's rows, is outside the tolerance; the reference itself is inside.
+  for (XFormat f : {XFormat::kF32, XFormat::kF32Q8_1, XFormat::kQ8_1}) {
+    const Q4kGemvConfig c{.rows = 64, .cols = 896, .x_format = f, .batch = 4};
+    HostTensors in = Q4kGemv::make_inputs(c, 21);
+    const auto want = Q4kGemv::reference(c, in)->f32.at("y");
+    const Tolerance tol = Q4kGemv::tolerance(c, in);
+    EXPECT_TRUE(within(tol, want, want));
+    auto rows_of = [&](std::vector<float>& y, std::size_t m) {
+      return y.begin() + static_cast<std::ptrdiff_t>(m * c.rows);
+    };
+    std::vector<float> swapped = want;
+    std::swap_ranges(rows_of(swapped, 1), rows_of(swapped, 2), rows_of(swapped, 3));
+    EXPECT_FALSE(within(tol, swapped, want));
+    std::vector<float> overwritten = want;
+    std::copy(rows_of(overwritten, 0), rows_of(overwritten, 1), rows_of(overwritten, 2));
+    EXPECT_FALSE(within(tol, overwritten, want));
+    // ...and so is x read with the vectors swapped (the kernel's stride of x wrong).
+    HostTensors x_swapped = in;
+    if (f == XFormat::kQ8_1) {
+      auto& xq = x_swapped.u32["x_q8"];
+      std::swap_ranges(xq.begin(), xq.begin() + c.x_q8_words(), xq.begin() + c.x_q8_words());
+    } else {
+      auto& x = x_swapped.f32["x"];
+      std::swap_ranges(x.begin(), x.begin() + c.cols, x.begin() + c.cols);
+    }
+    EXPECT_FALSE(within(tol, Q4kGemv::reference(c, x_swapped)->f32.at("y"), want));
+  }
+}
+
+TEST(Q4kGemvBatchContract, BuffersScaleWithBatchAndTheFusedCopyIsBounded) {
+  for (XFormat f : {XFormat::kF32, XFormat::kQ8_1, XFormat::kF32Q8_1}) {
+    const Q4kGemvConfig c{.rows = 4864, .cols = 896, .x_format = f, .batch = 4};
+    auto p = Q4kGemv::params(c);
+    ASSERT_EQ(p.size(), 3u);
+    EXPECT_EQ(p[0].elems, 4864u * 4u * 36u); // the weights do not scale
+    EXPECT_EQ(p[1].elems, f == XFormat::kQ8_1 ? 4u * c.x_q8_words() : 4u * 896u);
+    EXPECT_EQ(p[2].elems, 4u * 4864u);
+    HostTensors in = Q4kGemv::make_inputs(c, 1);
+    EXPECT_EQ(f == XFormat::kQ8_1 ? in.u32.at("x_q8").size() : in.f32.at("x").size(), p[1].elems);
+    // One vector short is refused by the reference, naming the batch.
+    if (f == XFormat::kQ8_1)
+      in.u32["x_q8"].resize(3 * c.x_q8_words());
+    else
+      in.f32["x"].resize(3 * c.cols);
+    auto bad = Q4kGemv::reference(c, in);
+    ASSERT_FALSE(bad);
+    EXPECT_NE(bad.error().message.find("batch = 4"), std::string::npos) << bad.error().message;
+  }
+  // Rows a warp computes with several vectors: 4 with dp4a, 2 with f32 x; the grid follows.
+  EXPECT_EQ((Q4kGemvConfig{.rows = 4096, .cols = 4096, .batch = 4}).rows_per_warp(), 2u);
+  const Q4kGemvConfig fused{.rows = 4096, .cols = 4096, .x_format = XFormat::kF32Q8_1, .batch = 4};
+  EXPECT_EQ(fused.rows_per_warp(), 4u);
+  EXPECT_EQ(fused.step_split(), 2u); // 16 rows a block, each quantizing the 4 vectors
+  EXPECT_EQ(Q4kGemv::launch(fused).grid[0], 256u);
+  // Each block quantizes all 4 vectors once: no more blocks than are resident at once (2 per SM
+  // of 132), the row batches dealt out evenly; the other formats keep the batch-1 grid rule.
+  const Q4kGemvConfig ffn{.rows = 11008, .cols = 4096, .x_format = XFormat::kF32Q8_1, .batch = 4};
+  EXPECT_EQ(Q4kGemv::launch(ffn).grid[0], 230u); // 688 batches of 16 rows, 3 per block
+  EXPECT_EQ(Q4kGemv::launch(Q4kGemvConfig{.rows = 11008, .cols = 4096, .batch = 4}).grid[0],
+            Q4kGemv::kMaxBlocks); // f32: 2 rows a warp, 1376 batches
+  Q4kGemvConfig ffn_one = ffn;
+  ffn_one.batch = 1;
+  EXPECT_EQ(Q4kGemv::launch(ffn_one).grid[0], 344u); // batch 1 unchanged: a block per batch
+  EXPECT_EQ((Q4kGemvConfig{.rows = 4096, .cols = 4096, .rows_per_warp_override = 8, .batch = 4})
+                .rows_per_warp(),
+            8u);
+  // f32_q8_1 keeps every vector's Q8_1 copy in shared memory, each in whole 4096-value passes.
+  const Kernel* k = KernelRegistry::find("q4k_gemv");
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(config_from_assignments(*k, {"x_format=f32_q8_1", "cols=4864", "batch=4"}));
+  EXPECT_TRUE(config_from_assignments(*k, {"x_format=f32_q8_1", "cols=4096", "batch=8"}));
+  auto over = config_from_assignments(*k, {"x_format=f32_q8_1", "cols=4100", "batch=8"});
+  ASSERT_FALSE(over);
+  EXPECT_NE(over.error().message.find("8192"), std::string::npos) << over.error().message;
+  EXPECT_TRUE(config_from_assignments(*k, {"x_format=q8_1", "cols=4100", "batch=8"}));
+  EXPECT_FALSE(config_from_assignments(*k, {"batch=0"}));
+  EXPECT_FALSE(config_from_assignments(*k, {"batch=9"}));
+  auto one = config_from_assignments(*k, {});
+  auto four = config_from_assignments(*k, {"batch=4"});
+  ASSERT_TRUE(one && four);
+  EXPECT_NE(cache_key(*k, *one, "sm_90"), cache_key(*k, *four, "sm_90"));
+}
+
+TEST(Q4kGemvBatchPtx, EachWeightDecodedOnceForEveryVectorAndYAtVectorTimesRows) {
+  // dp4a: batch 4 issues 4 dp4a per unpacked quant word, the integer sums read back through the
+  // 1.5 * 2^23 bias instead of cvt; the nibble masks are batch 1's.
+  for (const char* fmt : {"x_format=q8_1", "x_format=f32_q8_1"}) {
+    const std::string one = q4k_ptx({"rows=4864", "cols=896", fmt, "rows_per_warp=4"});
+    const std::string four = q4k_ptx({"rows=4864", "cols=896", fmt, "batch=4"});
+    using test_util::count;
+    EXPECT_EQ(count(four, "dp4a.u32.s32"), 4 * count(one, "dp4a.u32.s32")) << fmt;
+    EXPECT_EQ(count(four, ", 252645135;"), count(one, ", 252645135;")) << fmt; // 0x0F0F0F0F
+    EXPECT_EQ(count(four, "1262485504;"), count(four, "dp4a.u32.s32") / 4) << fmt;
+    // Batch 1 converts each dp4a chain's sum with cvt; f32_q8_1's quantizer converts too, once
+    // per vector.
+    const std::size_t quantizer_cvt = count(one, "cvt.rn.f32.s32") - count(one, "dp4a.u32.s32") / 4;
+    EXPECT_EQ(count(four, "cvt.rn.f32.s32"), 4 * quantizer_cvt) << fmt;
+    EXPECT_NE(four.find(".minnctapersm 2"), std::string::npos) << fmt;
+    // Vector m's y at m * 4864 floats.
+    for (const char* at : {"+19456], ", "+38912], ", "+58368], "})
+      EXPECT_NE(four.find(at), std::string::npos) << fmt << at;
+    EXPECT_EQ(four.find("+77824], "), std::string::npos) << fmt;
+  }
+  // f32: one fma per nibble and vector (16 per half), plus 2 per half and vector.
+  const std::string one = q4k_ptx({"rows=4864", "cols=896", "rows_per_warp=2"});
+  const std::string four = q4k_ptx({"rows=4864", "cols=896", "batch=4"});
+  EXPECT_EQ(test_util::count(four, "fma.rn.f32"), 4 * test_util::count(one, "fma.rn.f32"));
+  EXPECT_EQ(test_util::count(four, ", 15;"), test_util::count(one, ", 15;")); // nibble masks
+  // x of vector m at m * 896 floats.
+  for (const char* at : {"+3584];", "+7168];", "+10752];"})
+    EXPECT_NE(four.find(at), std::string::npos) << at;
+}
+
+TEST(Q4kGemvBatchBench, FourVectorsAtTheLlamaShapesFusedBackToBack) {
+  for (const char* name : {"q4k_gemv_f32_q8_1_4096x4096_b4", "q4k_gemv_f32_q8_1_11008x4096_b4"}) {
+    const auto cases = Q4kGemv::bench_cases();
+    auto it = std::find_if(cases.begin(), cases.end(),
+                           [&](const BenchCase& bc) { return bc.name == name; });
+    ASSERT_NE(it, cases.end()) << name;
+    EXPECT_TRUE(it->back_to_back);
+    EXPECT_NE(std::find(it->sets.begin(), it->sets.end(), "batch=4"), it->sets.end());
+    EXPECT_NE(std::find(it->sets.begin(), it->sets.end(), "x_format=f32_q8_1"), it->sets.end());
+  }
 }
 
 } // namespace
