@@ -180,8 +180,17 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
     dec.weight_bytes_ += mx.w.bytes;
     return mx;
   };
+  // Vectors (norm weights, biases) and the gathered embedding stay f32 on the device. In bf16
+  // mode their values are rounded to bf16 like the matrices', so the model on the device is the
+  // checkpoint in bf16 (what transformers runs after .to(torch.bfloat16)), only its arithmetic f32.
+  auto values = [&](const std::vector<float>& v) {
+    std::vector<float> r = v;
+    if (o.weights == WeightMode::kBF16) kernels::round_all(kernels::DType::kBF16, r);
+    return r;
+  };
   auto vec = [&](const std::vector<float>& v) -> rt::Expected<Buf> {
-    auto b = s.upload(v.data(), v.size() * 4);
+    const std::vector<float> r = values(v);
+    auto b = s.upload(r.data(), r.size() * 4);
     if (b) dec.weight_bytes_ += b->bytes;
     return b;
   };
@@ -241,7 +250,10 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
   s.logits = logits;
 
   // Weights that are not matrices stay f32 (norm weights, biases, the gathered embedding).
-  PTXKIT_DEC_TRY_ASSIGN(embed, vec(w.embed));
+  // The embedding table: a step gathers only `batch` rows of it, so it counts towards the
+  // weight bytes a step reads only where it is also the (tied) f32 LM head.
+  const std::vector<float> embed_values = values(w.embed);
+  PTXKIT_DEC_TRY_ASSIGN(embed, s.upload(embed_values.data(), embed_values.size() * 4));
   PTXKIT_DEC_TRY_ASSIGN(final_norm, vec(w.final_norm));
 
   // flash_decode's workspace (scratch partials, counters zeroed once) and, per layer, the KV
@@ -349,7 +361,14 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
     std::swap(x, x_next);
   }
   // Logits and the greedy ids.
-  PTXKIT_DEC_TRY_ASSIGN(head, upload_matrix(w.head(), V, H));
+  // A tied f32 head is the embedding buffer itself; otherwise the head in the mode's format.
+  Matrix head{embed, V, H};
+  if (c.tie_word_embeddings && o.weights == WeightMode::kF32) {
+    dec.weight_bytes_ += embed.bytes;
+  } else {
+    PTXKIT_DEC_TRY_ASSIGN(h_up, upload_matrix(w.head(), V, H));
+    head = h_up;
+  }
   PTXKIT_RT_TRY(gemv(head, h, logits));
   const kernels::Kernel* partial = kernels::KernelRegistry::find("argmax_partial");
   if (!partial) return bad("no argmax_partial kernel");
