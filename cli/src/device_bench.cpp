@@ -534,7 +534,8 @@ const std::vector<Case>& cases() {
     // The decoder's whole step (decoder.h) at the Qwen2.5-0.5B shape.
     for (const auto& mb :
          {std::pair{decoder::WeightMode::kF32, 1u}, std::pair{decoder::WeightMode::kF32, 4u},
-          std::pair{decoder::WeightMode::kBF16, 1u}, std::pair{decoder::WeightMode::kQ4K, 1u}}) {
+          std::pair{decoder::WeightMode::kBF16, 1u}, std::pair{decoder::WeightMode::kBF16, 4u},
+          std::pair{decoder::WeightMode::kQ4K, 1u}, std::pair{decoder::WeightMode::kQ4K, 4u}}) {
       const std::string m(decoder::weight_mode_name(mb.first));
       add("decode_step_qwen05b_" + m + "_b" + std::to_string(mb.second), {"decoder"},
           [mb](Session& s, double g) { return decode_step(s, g, mb.first, mb.second); });

@@ -194,12 +194,12 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
     if (b) dec.weight_bytes_ += b->bytes;
     return b;
   };
-  // The dense GEMVs take the whole batch in one launch (`batch`: each weight read once for every
-  // slot); q4k_gemv, and batches past the dense kernels' limit, launch once per slot.
-  constexpr std::size_t kDenseMaxBatch = 8;
+  // The GEMVs take the whole batch in one launch (`batch`: each weight read and decoded once for
+  // every slot); batches past the kernels' limit launch once per slot.
+  constexpr std::size_t kMaxBatch = 8;
   auto gemv = [&](const Matrix& m, Buf x, Buf y) -> rt::Expected<void> {
     const std::string n = std::to_string(m.out), k = std::to_string(m.in);
-    const bool batched = o.weights != WeightMode::kQ4K && M <= kDenseMaxBatch;
+    const bool batched = M <= kMaxBatch;
     for (std::size_t slot = 0; slot < (batched ? 1 : M); ++slot) {
       const Buf xs = x.offset(slot * m.in * 4), ys = y.offset(slot * m.out * 4);
       const std::string batch = "batch=" + std::to_string(batched ? M : 1);
@@ -211,7 +211,7 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
                      {"n=" + n, "k=" + k, "weight_dtype=bf16", "x_dtype=f32", "y_dtype=f32", batch},
                      {{"w", m.w}, {"x", xs}, {"y", ys}});
       else
-        l = s.launch("q4k_gemv", {"rows=" + n, "cols=" + k},
+        l = s.launch("q4k_gemv", {"rows=" + n, "cols=" + k, batch},
                      {{"w_q4k", m.w}, {"x", xs}, {"y", ys}});
       if (!l) return rt::fail(std::move(l).error());
       dec.plan_.push_back(std::move(*l));

@@ -85,8 +85,8 @@ TEST(BenchCases, EveryKernelsOwnCasesAreRunWithTheirKernel) {
     }
   }
   // Besides them: the flash-decoding pipelines (f32, f16, bf16 K/V at two shapes each), the
-  // decoder's step (f32 at batch 1 and 4, bf16, Q4_K) and the launch overhead.
-  EXPECT_EQ(listed.size(), own + 6 + 4 + 1);
+  // decoder's step (f32, bf16 and Q4_K weights at batch 1 and 4) and the launch overhead.
+  EXPECT_EQ(listed.size(), own + 6 + 6 + 1);
   EXPECT_NE(kernels_of("decode_step_qwen05b_q4k_b1"), nullptr);
   EXPECT_EQ(listed.back().name, "launch_overhead");
   EXPECT_NE(kernels_of("flash_decode_4x12_2x2048"), nullptr);

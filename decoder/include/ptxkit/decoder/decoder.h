@@ -10,8 +10,8 @@
 // at the first step), download the next ids. Per layer:
 //   h = RMSNorm(x)                                  rmsnorm (first layer; later ones come fused)
 //   q, k, v = W_q h (+ b_q), W_k h (+ b_k), W_v h (+ b_v)   GEMV per weight mode, bias_add
-//                                                   (f32 and bf16: one launch for all slots, each
-//                                                   weight read once; Q4_K: one per slot)
+//                                                   (one launch for all slots: each weight read
+//                                                   once for every slot)
 //   q, k = RoPE NeoX at each slot's position         rope_neox_batched
 //   cache[slot][position] = k, v                    kv_scatter
 //   a = attention over positions 0..position         flash_decode (GQA, one launch)
