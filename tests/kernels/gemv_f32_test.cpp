@@ -2,6 +2,7 @@
 // its launch contract, and the .v4 / scalar choice in the PTX; batched, the reference per vector,
 // the tolerance catching vectors mixed up, the contract's sizes and the loads of W read once.
 #include "gemv_f32/gemv_f32.h"
+#include "kernel_test_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -107,13 +108,8 @@ TEST(GemvF32Tolerance, CatchesVectorsOfABatchMixedUp) {
     }
   EXPECT_TRUE(within(f32_loop, want, t));
 
-  std::vector<float> swapped = want;
-  for (std::size_t r = 0; r < c.n; ++r)
-    std::swap(swapped[r], swapped[c.n + r]);
-  EXPECT_FALSE(within(swapped, want, t));
-  std::vector<float> copied = want;
-  std::copy(want.begin() + 2 * c.n, want.begin() + 3 * c.n, copied.begin() + 3 * c.n);
-  EXPECT_FALSE(within(copied, want, t));
+  EXPECT_FALSE(within(test_util::with_vectors_swapped(want, c.n, 0, 1), want, t));
+  EXPECT_FALSE(within(test_util::with_vector_copied(want, c.n, 2, 3), want, t));
   const std::vector<float> x0_everywhere =
       gemv_reference(w, std::vector<float>(x.begin(), x.begin() + c.k), c.n, c.k);
   std::vector<float> no_offset(want.size());

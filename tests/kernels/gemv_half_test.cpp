@@ -3,6 +3,7 @@
 // loads (and no f32 loads of half buffers) in the PTX; batched, the reference per vector, the
 // tolerance catching vectors mixed up, the contract's sizes and the loads of W read once.
 #include "gemv_half/gemv_half.h"
+#include "kernel_test_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -137,13 +138,8 @@ TEST(GemvHalfTolerance, CatchesVectorsOfABatchMixedUp) {
     }
   EXPECT_TRUE(within(f32_loop, want, t));
 
-  std::vector<float> swapped = want;
-  for (std::size_t r = 0; r < c.n; ++r)
-    std::swap(swapped[r], swapped[c.n + r]);
-  EXPECT_FALSE(within(swapped, want, t));
-  std::vector<float> copied = want;
-  std::copy(want.begin() + 2 * c.n, want.begin() + 3 * c.n, copied.begin() + 3 * c.n);
-  EXPECT_FALSE(within(copied, want, t));
+  EXPECT_FALSE(within(test_util::with_vectors_swapped(want, c.n, 0, 1), want, t));
+  EXPECT_FALSE(within(test_util::with_vector_copied(want, c.n, 2, 3), want, t));
   GemvHalfConfig one = c;
   one.batch = 1;
   const std::vector<float> x0_everywhere =

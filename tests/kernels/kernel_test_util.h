@@ -1,6 +1,7 @@
 // kernel_test_util.h: what the kernels' unit tests share.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <gtest/gtest.h>
 #include <ptxkit/kernels/assign.h>
@@ -32,6 +33,23 @@ inline std::size_t count(const std::string& text, const std::string& what) {
   for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
     ++n;
   return n;
+}
+
+// The mistakes a batched kernel can make with y ([batch, n]: vector m's n values at m * n), as
+// positive controls for a comparison the correct y passes: vectors a and b swapped, and vector
+// `from`'s values written over vector `to`'s.
+inline std::vector<float> with_vectors_swapped(std::vector<float> y, std::size_t n, std::size_t a,
+                                               std::size_t b) {
+  std::swap_ranges(y.begin() + static_cast<std::ptrdiff_t>(a * n),
+                   y.begin() + static_cast<std::ptrdiff_t>((a + 1) * n),
+                   y.begin() + static_cast<std::ptrdiff_t>(b * n));
+  return y;
+}
+inline std::vector<float> with_vector_copied(std::vector<float> y, std::size_t n, std::size_t from,
+                                             std::size_t to) {
+  std::copy_n(y.begin() + static_cast<std::ptrdiff_t>(from * n), n,
+              y.begin() + static_cast<std::ptrdiff_t>(to * n));
+  return y;
 }
 
 } // namespace ptxkit::kernels::test_util

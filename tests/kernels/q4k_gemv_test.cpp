@@ -473,15 +473,8 @@ TEST(Q4kGemvBatchReference, SwappedVectorsOrOneVectorsRowsInAnothersFailTheToler
     const auto want = Q4kGemv::reference(c, in)->f32.at("y");
     const Tolerance tol = Q4kGemv::tolerance(c, in);
     EXPECT_TRUE(within(tol, want, want));
-    auto rows_of = [&](std::vector<float>& y, std::size_t m) {
-      return y.begin() + static_cast<std::ptrdiff_t>(m * c.rows);
-    };
-    std::vector<float> swapped = want;
-    std::swap_ranges(rows_of(swapped, 1), rows_of(swapped, 2), rows_of(swapped, 3));
-    EXPECT_FALSE(within(tol, swapped, want));
-    std::vector<float> overwritten = want;
-    std::copy(rows_of(overwritten, 0), rows_of(overwritten, 1), rows_of(overwritten, 2));
-    EXPECT_FALSE(within(tol, overwritten, want));
+    EXPECT_FALSE(within(tol, test_util::with_vectors_swapped(want, c.rows, 1, 2), want));
+    EXPECT_FALSE(within(tol, test_util::with_vector_copied(want, c.rows, 0, 2), want));
     // ...and so is x read with the vectors swapped (the kernel's stride of x wrong).
     HostTensors x_swapped = in;
     if (f == XFormat::kQ8_1) {
