@@ -128,14 +128,8 @@ TEST(GemvHalfTolerance, CatchesVectorsOfABatchMixedUp) {
   const auto& x = in.f32.at("x");
   auto want = GemvHalf::reference(c, in)->f32.at("y");
   const Tolerance t = GemvHalf::tolerance(c, in);
-  std::vector<float> f32_loop(want.size());
-  for (std::size_t m = 0; m < c.batch; ++m)
-    for (std::size_t r = 0; r < c.n; ++r) {
-      float sum = 0.0f;
-      for (std::size_t j = c.k; j-- > 0;)
-        sum += w[r * c.k + j] * x[m * c.k + j];
-      f32_loop[m * c.n + r] = round_to(DType::kBF16, sum);
-    }
+  std::vector<float> f32_loop = test_util::gemv_reversed_f32(w, x, c.n, c.k, c.batch);
+  round_all(DType::kBF16, f32_loop);
   EXPECT_TRUE(within(f32_loop, want, t));
 
   EXPECT_FALSE(within(test_util::with_vectors_swapped(want, c.n, 0, 1), want, t));

@@ -35,6 +35,22 @@ inline std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// y = W x for each of `batch` vectors (W [n, k], x [batch, k]) as a plain f32 loop over k in
+// reverse: an order no kernel uses, which a sound tolerance must still accept.
+inline std::vector<float> gemv_reversed_f32(const std::vector<float>& w,
+                                            const std::vector<float>& x, std::size_t n,
+                                            std::size_t k, std::size_t batch) {
+  std::vector<float> y(batch * n);
+  for (std::size_t m = 0; m < batch; ++m)
+    for (std::size_t r = 0; r < n; ++r) {
+      float sum = 0.0f;
+      for (std::size_t j = k; j-- > 0;)
+        sum += w[r * k + j] * x[m * k + j];
+      y[m * n + r] = sum;
+    }
+  return y;
+}
+
 // The mistakes a batched kernel can make with y ([batch, n]: vector m's n values at m * n), as
 // positive controls for a comparison the correct y passes: vectors a and b swapped, and vector
 // `from`'s values written over vector `to`'s.
