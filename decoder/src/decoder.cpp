@@ -147,6 +147,7 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
 
   const std::size_t M = o.batch, H = c.hidden, I = c.intermediate, V = c.vocab, hd = c.head_dim;
   const std::size_t q_out = std::size_t{c.heads} * hd, kv_out = std::size_t{c.kv_heads} * hd;
+  const std::size_t qkv_out = q_out + 2 * kv_out;
   const std::string rows = "rows=" + std::to_string(M);
   const std::string eps = "eps=" + num(c.rms_norm_eps);
 
@@ -238,9 +239,8 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
   PTXKIT_DEC_TRY_ASSIGN(x0, s.alloc(M * H * 4));
   PTXKIT_DEC_TRY_ASSIGN(x1, s.alloc(M * H * 4));
   PTXKIT_DEC_TRY_ASSIGN(h, s.alloc(M * H * 4));
+  PTXKIT_DEC_TRY_ASSIGN(qkv, s.alloc(M * qkv_out * 4));
   PTXKIT_DEC_TRY_ASSIGN(q, s.alloc(M * q_out * 4));
-  PTXKIT_DEC_TRY_ASSIGN(k, s.alloc(M * kv_out * 4));
-  PTXKIT_DEC_TRY_ASSIGN(v, s.alloc(M * kv_out * 4));
   PTXKIT_DEC_TRY_ASSIGN(attn, s.alloc(M * q_out * 4));
   PTXKIT_DEC_TRY_ASSIGN(proj, s.alloc(M * H * 4));
   PTXKIT_DEC_TRY_ASSIGN(gate, s.alloc(M * I * 4));
@@ -282,9 +282,11 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
                              {{"input", x}, {"output", h}, {"gamma", norm0}})));
   for (std::size_t li = 0; li < c.layers; ++li) {
     const LayerWeights& l = w.layers[li];
-    PTXKIT_DEC_TRY_ASSIGN(wq, upload_matrix(l.q, q_out, H));
-    PTXKIT_DEC_TRY_ASSIGN(wk, upload_matrix(l.k, kv_out, H));
-    PTXKIT_DEC_TRY_ASSIGN(wv, upload_matrix(l.v, kv_out, H));
+    // Q, K and V as one [q_out + 2 kv_out, H] matrix: one GEMV for the three projections.
+    std::vector<float> qkv_rows = l.q;
+    qkv_rows.insert(qkv_rows.end(), l.k.begin(), l.k.end());
+    qkv_rows.insert(qkv_rows.end(), l.v.begin(), l.v.end());
+    PTXKIT_DEC_TRY_ASSIGN(wqkv, upload_matrix(qkv_rows, qkv_out, H));
     PTXKIT_DEC_TRY_ASSIGN(wo, upload_matrix(l.o, H, q_out));
     PTXKIT_DEC_TRY_ASSIGN(wgate, upload_matrix(l.gate, I, H));
     PTXKIT_DEC_TRY_ASSIGN(wup, upload_matrix(l.up, I, H));
@@ -300,34 +302,28 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
     PTXKIT_DEC_TRY_ASSIGN(k_ptrs, s.upload(kp.data(), M * 8));
     PTXKIT_DEC_TRY_ASSIGN(v_ptrs, s.upload(vp.data(), M * 8));
 
-    PTXKIT_RT_TRY(gemv(wq, h, q));
-    PTXKIT_RT_TRY(gemv(wk, h, k));
-    PTXKIT_RT_TRY(gemv(wv, h, v));
+    PTXKIT_RT_TRY(gemv(wqkv, h, qkv));
+    // The biases, RoPE on Q and K, and K and V into the caches at each slot's position: one
+    // launch (qkv_rope_append) for what is otherwise bias_add, two RoPEs and kv_scatter.
+    std::map<std::string, Buf> append_args = {{"qkv", qkv},
+                                              {"positions", positions},
+                                              {"q", q},
+                                              {"k_cache", k_cache},
+                                              {"v_cache", v_cache}};
     if (c.qkv_bias) {
-      const std::pair<const std::vector<float>*, std::pair<Buf, std::size_t>> biases[] = {
-          {&l.q_bias, {q, q_out}}, {&l.k_bias, {k, kv_out}}, {&l.v_bias, {v, kv_out}}};
-      for (const auto& [bias, target_cols] : biases) {
-        PTXKIT_DEC_TRY_ASSIGN(b, vec(*bias));
-        PTXKIT_RT_TRY(add(
-            s.launch("bias_add", {"cols=" + std::to_string(target_cols.second), rows},
-                     {{"input", target_cols.first}, {"bias", b}, {"output", target_cols.first}})));
-      }
+      std::vector<float> bias = l.q_bias;
+      bias.insert(bias.end(), l.k_bias.begin(), l.k_bias.end());
+      bias.insert(bias.end(), l.v_bias.begin(), l.v_bias.end());
+      PTXKIT_DEC_TRY_ASSIGN(b, vec(bias));
+      append_args["bias"] = b;
     }
-    for (const auto& [buf, heads] : {std::pair{q, c.heads}, std::pair{k, c.kv_heads}})
-      PTXKIT_RT_TRY(
-          add(s.launch("rope_neox_batched",
-                       {"head_dim=" + std::to_string(hd), "num_heads=" + std::to_string(heads),
-                        "theta=" + num(c.rope_theta), "num_tokens=" + std::to_string(M)},
-                       {{"input", buf}, {"output", buf}, {"positions", positions}})));
     PTXKIT_RT_TRY(add(s.launch(
-        "kv_scatter",
-        {"head_dim=" + std::to_string(hd), "num_kv_heads=" + std::to_string(c.kv_heads),
+        "qkv_rope_append",
+        {"head_dim=" + std::to_string(hd), "num_heads=" + std::to_string(c.heads),
+         "num_kv_heads=" + std::to_string(c.kv_heads), "theta=" + num(c.rope_theta),
+         std::string("has_bias=") + (c.qkv_bias ? "true" : "false"),
          "max_seq_len=" + std::to_string(o.max_seq_len), "batch_size=" + std::to_string(M)},
-        {{"k_new", k},
-         {"v_new", v},
-         {"positions", positions},
-         {"k_cache", k_cache},
-         {"v_cache", v_cache}})));
+        append_args)));
     PTXKIT_RT_TRY(add(s.launch("flash_decode", attn_sets,
                                {{"q", q},
                                 {"k_ptrs", k_ptrs},

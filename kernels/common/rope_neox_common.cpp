@@ -88,6 +88,48 @@ ptxkit::Expected<void> validate_rope(const RopeGeometry& g) {
   return {};
 }
 
+ptxgen::Reg<ptxgen::F64> rope_inv_freq(ptxgen::KernelBuilder& b, const RopeGeometry& g,
+                                       ptxgen::Reg<ptxgen::U32> pair0) {
+  // inv_freq(pair0) = r^pair0 with r = theta^(-2/head_dim), as a product of the baked f64
+  // powers r^(2^b) over the set bits b of pair0 (pair0 is a multiple of V, so the bits below
+  // log2(V) are zero). Every power is an immediate derived from theta (so theta reaches the
+  // key); in f64 the product is exact to ~1e-15, so the angle error no longer grows with pos.
+  const std::uint32_t V = rope_pairs_per_thread(g);
+  const std::uint32_t half = g.head_dim / 2;
+  Reg<F64> inv_freq0 = b.mov(b.imm<F64>(1.0));
+  for (std::uint32_t bit = V == 4 ? 2 : 0; (1u << bit) < half; ++bit) {
+    const Imm<F64> power = b.baked<F64>("theta", inv_freq_power(g, 1u << bit));
+    Reg<Pred> set = b.setp(cmp::ne, b.and_(pair0, b.imm<U32>(1u << bit)), b.imm<U32>(0));
+    Reg<F64> times = b.mul(inv_freq0, power, rn);
+    inv_freq0 = b.selp(times, inv_freq0, set);
+  }
+
+  return inv_freq0;
+}
+
+std::array<std::vector<ptxgen::Reg<ptxgen::F32>>, 2>
+rope_rotate(ptxgen::KernelBuilder& b, const RopeGeometry& g, ptxgen::Reg<ptxgen::F64> pos_d,
+            ptxgen::Reg<ptxgen::F64> inv_freq0, const std::vector<ptxgen::Reg<ptxgen::F32>>& x1,
+            const std::vector<ptxgen::Reg<ptxgen::F32>>& x2, RopeDirection direction) {
+  std::vector<Reg<F32>> y1, y2;
+  for (std::size_t k = 0; k < x1.size(); ++k) {
+    // inv_freq(pair0 + k) = inv_freq(pair0) * r^k
+    Reg<F64> inv_freq =
+        k == 0 ? inv_freq0
+               : b.mul(inv_freq0,
+                       b.baked<F64>("theta", inv_freq_power(g, static_cast<std::uint32_t>(k))), rn);
+    auto [sn, cs] = sincos_f64(b, pos_d, inv_freq);
+    if (direction == RopeDirection::kForward) {
+      y1.push_back(b.fma(x1[k], cs, b.neg(b.mul(x2[k], sn, rn)), rn)); // x1 cos - x2 sin
+      y2.push_back(b.fma(x1[k], sn, b.mul(x2[k], cs, rn), rn));        // x1 sin + x2 cos
+    } else {
+      y1.push_back(b.fma(x2[k], sn, b.mul(x1[k], cs, rn), rn));        // x1 cos + x2 sin
+      y2.push_back(b.fma(x2[k], cs, b.neg(b.mul(x1[k], sn, rn)), rn)); // x2 cos - x1 sin
+    }
+  }
+  return {y1, y2};
+}
+
 namespace {
 
 template <class E>
@@ -130,37 +172,14 @@ build_rope_of(std::string_view kernel_name, const RopeGeometry& g, bool batched,
   auto x2p = x1p + static_cast<std::int64_t>(half);
   auto y2p = y1p + static_cast<std::int64_t>(half);
 
-  // inv_freq(pair0) = r^pair0 with r = theta^(-2/head_dim), as a product of the baked f64
-  // powers r^(2^b) over the set bits b of pair0 (pair0 is a multiple of V, so the bits below
-  // log2(V) are zero). Every power is an immediate derived from theta (so theta reaches the
-  // key); in f64 the product is exact to ~1e-15, so the angle error no longer grows with pos.
-  Reg<F64> inv_freq0 = b.mov(b.imm<F64>(1.0));
-  for (std::uint32_t bit = V == 4 ? 2 : 0; (1u << bit) < half; ++bit) {
-    const Imm<F64> power = b.baked<F64>("theta", inv_freq_power(g, 1u << bit));
-    Reg<Pred> set = b.setp(cmp::ne, b.and_(pair0, b.imm<U32>(1u << bit)), b.imm<U32>(0));
-    Reg<F64> times = b.mul(inv_freq0, power, rn);
-    inv_freq0 = b.selp(times, inv_freq0, set);
-  }
+  Reg<F64> inv_freq0 = rope_inv_freq(b, g, pair0);
 
   // Plain loads: out may alias x.
   std::vector<Reg<F32>> x1 = common::load_f32<E>(b, x1p, V, common::LoadPath::kPlain);
   std::vector<Reg<F32>> x2 = common::load_f32<E>(b, x2p, V, common::LoadPath::kPlain);
-  std::array<Reg<F32>, 4> y1{x1[0], x1[0], x1[0], x1[0]}, y2 = y1;
-  for (std::uint32_t k = 0; k < V; ++k) {
-    // inv_freq(pair0 + k) = inv_freq(pair0) * r^k
-    Reg<F64> inv_freq =
-        k == 0 ? inv_freq0 : b.mul(inv_freq0, b.baked<F64>("theta", inv_freq_power(g, k)), rn);
-    auto [sn, cs] = sincos_f64(b, pos_d, inv_freq);
-    if (direction == RopeDirection::kForward) {
-      y1[k] = b.fma(x1[k], cs, b.neg(b.mul(x2[k], sn, rn)), rn); // x1 cos - x2 sin
-      y2[k] = b.fma(x1[k], sn, b.mul(x2[k], cs, rn), rn);        // x1 sin + x2 cos
-    } else {
-      y1[k] = b.fma(x2[k], sn, b.mul(x1[k], cs, rn), rn);        // x1 cos + x2 sin
-      y2[k] = b.fma(x2[k], cs, b.neg(b.mul(x1[k], sn, rn)), rn); // x2 cos - x1 sin
-    }
-  }
-  common::store_f32<E>(b, y1p, {y1.begin(), y1.begin() + V});
-  common::store_f32<E>(b, y2p, {y2.begin(), y2.begin() + V});
+  auto [y1, y2] = rope_rotate(b, g, pos_d, inv_freq0, x1, x2, direction);
+  common::store_f32<E>(b, y1p, y1);
+  common::store_f32<E>(b, y2p, y2);
   b.place(done);
   b.ret();
   return finish_and_print(b, options);

@@ -26,9 +26,11 @@
 // GPUs with full-rate f64; consumer parts with 1/64-rate f64 may become compute-bound).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <ptxkit/kernels/dtype.h>
 #include <ptxkit/kernels/kernel.h>
+#include <ptxkit/ptxgen/ptxgen.h>
 #include <ptxkit/ptxgen/target.h>
 #include <string_view>
 #include <vector>
@@ -78,6 +80,18 @@ constexpr FieldSpec rope_theta_field() {
 [[nodiscard]] ptxkit::Expected<GeneratedPtx>
 build_rope(std::string_view kernel_name, const RopeGeometry& g, bool batched,
            RopeDirection direction, const ptxgen::Target& target, const GenOptions& options);
+
+// The emitter's two halves, for kernels that rotate heads as part of a larger job
+// (qkv_rope_append): inv_freq(pair0) = theta^(-2 pair0 / head_dim) in f64, a product of baked
+// powers over the set bits of pair0 (a multiple of rope_pairs_per_thread(g)); and the rotation of
+// the pairs (x1[k], x2[k]), k < x1.size(), at pair0 + k by the angle pos * inv_freq (f64, reduced
+// to [-pi, pi]), returned as {y1, y2} in f32.
+[[nodiscard]] ptxgen::Reg<ptxgen::F64>
+rope_inv_freq(ptxgen::KernelBuilder& b, const RopeGeometry& g, ptxgen::Reg<ptxgen::U32> pair0);
+[[nodiscard]] std::array<std::vector<ptxgen::Reg<ptxgen::F32>>, 2>
+rope_rotate(ptxgen::KernelBuilder& b, const RopeGeometry& g, ptxgen::Reg<ptxgen::F64> pos_d,
+            ptxgen::Reg<ptxgen::F64> inv_freq0, const std::vector<ptxgen::Reg<ptxgen::F32>>& x1,
+            const std::vector<ptxgen::Reg<ptxgen::F32>>& x2, RopeDirection direction);
 
 // The CPU reference in double, each output rounded to g.dtype: x is
 // [positions.size(), num_heads, head_dim].

@@ -15,6 +15,8 @@ config.test_exec_root = os.path.join(config.ptxkit_bin, "..", "tests", "lit-out"
 config.excludes = ["Inputs", "lit.cfg.py"]
 
 config.substitutions.append(("%ptxkit", os.path.join(config.ptxkit_bin, "ptxkit")))
+config.substitutions.append(
+    ("%reference-decode", os.path.join(config.ptxkit_bin, "ptxkit_reference_decode")))
 config.substitutions.append(("FileCheck", config.filecheck or "FileCheck-14"))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 
