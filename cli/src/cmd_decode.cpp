@@ -8,6 +8,7 @@
 // arguments, the model directory) is checked first: exit 2 for those, 3 when there is no device,
 // 1 when a launch fails.
 #include "command_registry.h"
+#include "decode_logits_file.h"
 #include "device_harness.h"
 #include "diagnostics.h"
 #include "output_file.h"
@@ -139,9 +140,7 @@ int decode_command(const DecodeOptions& o) {
 
   const std::size_t M = prompts.size();
   std::vector<std::vector<std::uint32_t>> generated(M);
-  nlohmann::json logits_json = nlohmann::json::array();
-  for (std::size_t s = 0; s < M; ++s)
-    logits_json.push_back(nlohmann::json::array());
+  std::vector<std::vector<float>> logits(M); // per slot: new tokens x vocab
   std::vector<std::uint32_t> tokens(M), positions(M);
   const bool progress = isatty(STDERR_FILENO) != 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -161,8 +160,8 @@ int decode_command(const DecodeOptions& o) {
       if (t + 1 < prompts[s].size() || generated[s].size() == o.max_new_tokens) continue;
       generated[s].push_back(r->next[s]);
       if (!o.logits.empty())
-        logits_json[s].push_back(std::vector<float>(r->logits.begin() + s * c.vocab,
-                                                    r->logits.begin() + (s + 1) * c.vocab));
+        logits[s].insert(logits[s].end(), r->logits.begin() + s * c.vocab,
+                         r->logits.begin() + (s + 1) * c.vocab);
     }
     if (progress) std::cerr << "\rdecode: step " << (t + 1) << "/" << steps << std::flush;
   }
@@ -175,11 +174,10 @@ int decode_command(const DecodeOptions& o) {
     std::cout << "\n";
   }
   if (!o.logits.empty()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (std::size_t s = 0; s < M; ++s)
-      out.push_back({{"prompt", prompts[s]}, {"tokens", generated[s]}, {"logits", logits_json[s]}});
     std::string error;
-    if (!write_file_atomically(o.logits, out.dump() + "\n", error)) return usage(error);
+    if (!write_file_atomically(o.logits, logits_file(o.logits, prompts, generated, logits, c.vocab),
+                               error))
+      return usage(error);
   }
   const double total_s = std::chrono::duration<double>(t1 - t0).count();
   const double gen_s = std::chrono::duration<double>(t1 - gen_start).count();
@@ -224,7 +222,8 @@ const CommandRegistration reg{
                       "max_position_embeddings))")
           ->type_name("L");
       sub->add_option("--logits", o->logits,
-                      "Write every slot's logits before each generated token as JSON")
+                      "Write every slot's logits before each generated token: FILE.npy as a "
+                      "NumPy f32 array [slots, new tokens, vocab], any other name as JSON")
           ->type_name("FILE");
       sub->add_flag("--no-graph", o->no_graph,
                     "Launch the step's kernels one by one instead of replaying one CUDA graph");
