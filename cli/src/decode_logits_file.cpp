@@ -30,13 +30,12 @@ std::string logits_file(const std::string& path,
   for (std::size_t s = 0; s < logits.size(); ++s) {
     nlohmann::json steps = nlohmann::json::array();
     for (std::size_t t = 0; t * vocab < logits[s].size(); ++t)
-      steps.push_back(std::vector<float>(logits[s].begin() + static_cast<std::ptrdiff_t>(t * vocab),
-                                         logits[s].begin() +
-                                             static_cast<std::ptrdiff_t>((t + 1) * vocab)));
+      steps.push_back(
+          std::vector<float>(logits[s].begin() + static_cast<std::ptrdiff_t>(t * vocab),
+                             logits[s].begin() + static_cast<std::ptrdiff_t>((t + 1) * vocab)));
     out.push_back({{"prompt", prompts[s]}, {"tokens", generated[s]}, {"logits", steps}});
   }
   return out.dump() + "\n";
 }
-
 
 } // namespace ptxkit::cli

@@ -17,7 +17,8 @@ TEST(DecodeLogitsFile, NpyHasNumPysHeaderAndTheValuesInSlotTokenVocabOrder) {
   const std::string f = logits_file("out.npy", prompts, generated, logits, 3);
   ASSERT_GE(f.size(), 10u);
   EXPECT_EQ(f.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  const std::size_t header = static_cast<unsigned char>(f[8]) | static_cast<unsigned char>(f[9]) << 8;
+  const std::size_t header = static_cast<unsigned char>(f[8]) | static_cast<unsigned char>(f[9])
+                                                                    << 8;
   EXPECT_EQ((10 + header) % 64, 0u);
   const std::string dict = f.substr(10, header);
   EXPECT_EQ(dict.back(), '\n');
