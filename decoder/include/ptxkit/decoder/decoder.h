@@ -9,11 +9,10 @@
 // a step is: upload three small arrays, run the plan (one CUDA graph replay, the graph captured
 // at the first step), download the next ids. Per layer:
 //   h = RMSNorm(x)                                  rmsnorm (first layer; later ones come fused)
-//   q, k, v = W_q h (+ b_q), W_k h (+ b_k), W_v h (+ b_v)   GEMV per weight mode, bias_add
-//                                                   (one launch for all slots: each weight read
-//                                                   once for every slot)
-//   q, k = RoPE NeoX at each slot's position         rope_neox_batched
-//   cache[slot][position] = k, v                    kv_scatter
+//   qkv = [W_q; W_k; W_v] h                          one GEMV per weight mode (one launch for
+//                                                   all slots: each weight read once per slot)
+//   q, k = RoPE NeoX(qkv (+ biases)) at each slot's position; cache[slot][position] = k, v
+//                                                   qkv_rope_append (one launch)
 //   a = attention over positions 0..position         flash_decode (GQA, one launch)
 //   x = x + W_o a;  h = RMSNorm(x)                   GEMV, fused_residual_rmsnorm
 //   x = x + W_down (silu(W_gate h) * W_up h)          GEMV, swiglu, GEMV, fused_residual_rmsnorm
