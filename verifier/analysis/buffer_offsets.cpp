@@ -251,10 +251,20 @@ void BufferOffsets::conds_of(ValueId g, bool holds, int depth, std::vector<Cond>
         conds_of(vn.value_of(s, k), si.operands[k].negated() ? !holds : holds, depth + 1, out);
     return;
   }
-  if (si.op != Opcode::kSetp || si.operands.size() != 3 || si.modifiers.size() != 2) return;
+  if (si.op != Opcode::kSetp) return;
+  // setp.cmp.type d, a, b; or setp.cmp.bool.type d, a, b, c (d = (a cmp b) bool c): with .and
+  // holding, or .or failing, both the comparison and c are known.
+  bool compound = si.modifiers.size() == 3 && si.operands.size() == 4;
+  if (!compound && (si.operands.size() != 3 || si.modifiers.size() != 2)) return;
+  if (compound) {
+    std::string_view bop = si.modifiers[1];
+    if (!((bop == "and" && holds) || (bop == "or" && !holds))) return;
+    if (si.operands[3].kind == OperandKind::kRegister)
+      conds_of(vn.value_of(s, 3), si.operands[3].negated() ? !holds : holds, depth + 1, out);
+  }
   bool is_unsigned = false;
   Cmp cmp = cmp_of(si.modifiers[0], is_unsigned);
-  isa::Type type = isa::type_from_spelling(si.modifiers[1]);
+  isa::Type type = isa::type_from_spelling(si.modifiers.back());
   if (cmp == kNoCmp || !is_int(type)) return;
   if (isa::kind(type) != isa::TypeKind::kSigned) is_unsigned = true;
   if (!holds) cmp = negate(cmp);
@@ -385,8 +395,9 @@ StridedRange BufferOffsets::trip_bound(ValueId phi, StridedRange r, const At& at
   if (!self.valid) return r;
   const ValueNumbering& vn = a_->values;
   std::optional<std::int64_t> kmax;
+  // g == phi too: h = a + c*k <= G bounds k by (G - min a) / c, hence h by max a + c*k, which
+  // is tighter than G when the start varies less than the step (lane + 256*k < 512: 287).
   for (ValueId g : header_phis_[vn.info(phi).block]) {
-    if (g == phi) continue;
     const Induction& gi = induction(g);
     if (!gi.valid || (val_[g].kind != Kind::kInt && val_[g].kind != Kind::kPtr)) continue;
     R gr = apply_conds(g, val_[g].range, at);
@@ -527,6 +538,44 @@ BufferValue BufferOffsets::load_slice_pointer(InstId i, const At& at) const {
   return b;
 }
 
+std::int64_t BufferOffsets::remainder_idiom(InstId i) const {
+  const ValueNumbering& vn = a_->values;
+  const FunctionIR& ir = a_->ir;
+  ValueId x = vn.value_of(i, 1), y = vn.value_of(i, 2);
+  InstId m = y == kNoId ? kNoId : vn.defining_instruction(y);
+  if (x == kNoId || m == kNoId || vn.info(vn.leader(y)).kind != ValueKind::kDef) return 0;
+  const Instruction& mi = ir.inst(m);
+  if (mi.operands.size() != 3 || mi.has_modifier("hi") || mi.has_modifier("wide")) return 0;
+  // y = q * c (either order) or q << k
+  std::int64_t c = 0;
+  std::uint32_t qk = 0;
+  if (mi.op == Opcode::kMul) {
+    qk = mi.operands[2].kind == OperandKind::kImmInt ? 1 : 2;
+    if (mi.operands[3 - qk].kind != OperandKind::kImmInt) return 0;
+    c = mi.operands[3 - qk].int_value();
+  } else if (mi.op == Opcode::kShl && mi.operands[2].kind == OperandKind::kImmInt) {
+    qk = 1;
+    std::int64_t k = mi.operands[2].int_value();
+    if (k < 0 || k > 40) return 0;
+    c = std::int64_t{1} << k;
+  } else {
+    return 0;
+  }
+  ValueId q = vn.value_of(m, qk);
+  InstId d = q == kNoId ? kNoId : vn.defining_instruction(q);
+  if (c <= 0 || d == kNoId || vn.info(vn.leader(q)).kind != ValueKind::kDef) return 0;
+  // q = x / c (unsigned) or x >> k
+  const Instruction& di = ir.inst(d);
+  if (di.operands.size() != 3 || vn.value_of(d, 1) != x ||
+      di.operands[2].kind != OperandKind::kImmInt ||
+      isa::kind(last_type(di)) == isa::TypeKind::kSigned)
+    return 0;
+  std::int64_t dc = di.operands[2].int_value();
+  if (di.op == Opcode::kDiv && dc == c) return c;
+  if (di.op == Opcode::kShr && dc >= 0 && dc <= 40 && (std::int64_t{1} << dc) == c) return c;
+  return 0;
+}
+
 BufferValue BufferOffsets::eval(InstId i, const At& at) const {
   const Instruction& inst = a_->ir.inst(i);
   const Opcode op = inst.op;
@@ -580,6 +629,8 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
     if (x.kind == Kind::kPtr && y.kind == Kind::kInt) return ptr_plus(x, rd(y), neg);
     if (!neg && y.kind == Kind::kPtr && x.kind == Kind::kInt) return ptr_plus(y, rd(x), false);
     if (x.kind == Kind::kPtr || y.kind == Kind::kPtr) return neg ? int_unknown() : mixed();
+    if (neg && isa::kind(t) != isa::TypeKind::kSigned)
+      if (std::int64_t c = remainder_idiom(i); c > 0) return int_value(rem_const(rd(x), c));
     return int_value(fit(neg ? sub(rd(x), rd(y)) : add(rd(x), rd(y)), bits));
   }
   if ((op == Opcode::kMul || op == Opcode::kMad) && !inst.has_modifier("hi") &&

@@ -110,6 +110,8 @@ private:
   BufferValue value_at(ValueId v, const At& at) const;
   BufferValue address(InstId i, std::uint32_t operand, const At& at) const;
   BufferValue special(std::string_view name) const;
+  // c when sub instruction i computes x - (x / c) * c (or x - (x >> k) << k): x mod c.
+  std::int64_t remainder_idiom(InstId i) const;
   BufferValue load_param(InstId i) const;
   BufferValue load_slice_pointer(InstId i, const At& at) const;
   StridedRange apply_conds(ValueId leader, StridedRange r, const At& at) const;
