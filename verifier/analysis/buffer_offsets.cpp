@@ -14,7 +14,7 @@ namespace {
 using Kind = BufferValue::Kind;
 using R = StridedRange;
 constexpr int kWidenAfter = 4;
-constexpr int kMaxDepth = 6;
+constexpr int kMaxDepth = 24;
 
 enum Cmp : std::uint8_t { kLt, kLe, kGt, kGe, kEq, kNe, kNoCmp };
 
@@ -171,8 +171,8 @@ BufferOffsets::BufferOffsets(const FunctionAnalysis& a, const KernelContract& co
           if (in.value == kNoId) continue;
           edge.clear();
           edge_conds(in.pred, x.block, edge);
-          std::vector<Cond> copy = edge;
-          nv = join_values(nv, value_at(in.value, At{in.pred, &copy, 0}));
+          std::unordered_map<ValueId, BufferValue> memo;
+          nv = join_values(nv, value_at(in.value, At{in.pred, &edge, 0, &memo}));
         }
         break;
       }
@@ -430,6 +430,8 @@ BufferValue BufferOffsets::value_at(ValueId v, const At& at) const {
   ValueId l = vn.leader(v);
   BufferValue r = val_[l];
   if (at.block == kNoId) return r;
+  if (at.memo)
+    if (auto it = at.memo->find(l); it != at.memo->end()) return it->second;
   const ValueInfo& x = vn.info(l);
   if (at.depth < kMaxDepth && x.kind == ValueKind::kDef && r.kind != Kind::kMixed &&
       x.mention == vn.mention_index(x.inst, 0, 0, true)) {
@@ -441,6 +443,7 @@ BufferValue BufferOffsets::value_at(ValueId v, const At& at) const {
   if (x.kind == ValueKind::kPhi && (r.kind == Kind::kInt || r.kind == Kind::kPtr))
     r.range = trip_bound(l, r.range, at);
   if (r.kind == Kind::kInt || r.kind == Kind::kPtr) r.range = apply_conds(l, r.range, at);
+  if (at.memo) at.memo->emplace(l, r);
   return r;
 }
 
@@ -718,7 +721,8 @@ BufferValue BufferOffsets::operand_value(InstId i, std::uint32_t k) const {
   std::vector<Cond> guard;
   const InstInfo& info = a_->ir.info(i);
   if (info.guard != kNoId) conds_of(a_->values.guard_value(i), !info.guard_negated, 0, guard);
-  At at{a_->cfg.block_of(i), &guard, 0};
+  std::unordered_map<ValueId, BufferValue> memo;
+  At at{a_->cfg.block_of(i), &guard, 0, &memo};
   return leaf(i, k, at);
 }
 

@@ -23,7 +23,7 @@
 // rotated loop `do { ... i += s; } while (i < n)` keeps i below n. A value whose range keeps
 // growing is widened (the growing end becomes unbounded).
 //
-// Refinement at a use: the operand's expression tree (up to 6 deep) is re-evaluated with the
+// Refinement at a use: the operand's expression tree (up to 24 deep) is re-evaluated with the
 // bounds that dominating branch conditions (`setp.<cmp>.<int> p, x, y` then `@p bra`, through
 // not/and/or.pred), the guard of the instruction itself, and the trip count of the loop put on
 // its leaves. Trip counts: at a loop header, a phi h = phi(a, h + c) with a constant step is a
@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
@@ -103,6 +104,8 @@ private:
     BlockId block = kNoId;
     const std::vector<Cond>* extra = nullptr;
     int depth = 0;
+    // Values already refined at this point (one query's expression DAG is evaluated once).
+    std::unordered_map<ValueId, BufferValue>* memo = nullptr;
   };
 
   BufferValue eval(InstId i, const At& at) const;
