@@ -304,6 +304,7 @@ StridedRange BufferOffsets::apply_conds(ValueId l, StridedRange r, const At& at)
   if (at.block == kNoId) return r;
   const BufferValue& self = val_[l];
   auto apply = [&](const Cond& c) {
+    if (r.empty()) return;
     R y;
     if (c.y == kNoId) {
       y = R::constant(c.c);
@@ -337,7 +338,10 @@ StridedRange BufferOffsets::apply_conds(ValueId l, StridedRange r, const At& at)
       return;
     }
     R nr = clamp(xr, lo, hi);
-    if (nr.empty()) return; // an infeasible path: keep what we had (no finding rests on it)
+    if (nr.empty()) { // no value satisfies the condition: the point is unreachable
+      r = nr;
+      return;
+    }
     // The refined range stands for the register's bits only where both readings agree.
     bool same_reading = ptr || xr == r || (nr.lo != R::kNegInf && nr.lo >= 0 &&
                                            nr.hi != R::kPosInf && c.bits < 64 &&
@@ -443,6 +447,7 @@ BufferValue BufferOffsets::value_at(ValueId v, const At& at) const {
   if (x.kind == ValueKind::kPhi && (r.kind == Kind::kInt || r.kind == Kind::kPtr))
     r.range = trip_bound(l, r.range, at);
   if (r.kind == Kind::kInt || r.kind == Kind::kPtr) r.range = apply_conds(l, r.range, at);
+  if (r.range.empty()) r = BufferValue{}; // infeasible here: top, which every join ignores
   if (at.memo) at.memo->emplace(l, r);
   return r;
 }

@@ -24,7 +24,7 @@
 //
 // How: per function with a contract, BufferOffsets is built once; each access's address operand
 // is evaluated at its use; an error names the offset range, the buffer's size and the parameter,
-// and the first %tid/%ctaid value that reaches past the end (a search with one id pinned).
+// and, per %tid/%ctaid the offsets depend on, the smallest value that reaches past the end (a search with one id pinned).
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/buffer_offsets.h"
 #include "ptxkit/verifier/analysis/memory_access.h"
@@ -103,8 +103,8 @@ bool out_of_bounds(const BufferValue& v, std::int64_t width, std::uint64_t bytes
   return v.range.lo < 0 || v.range.hi + width > static_cast<std::int64_t>(bytes);
 }
 
-// "; first reached at %tid.x = 96, %ctaid.x = 3": per launch id the offsets depend on, the
-// smallest value whose accesses (all other ids free) reach past the end.
+// "; reached by %ctaid.x >= 3, %tid.x >= 96": per launch id the offsets depend on, the
+// smallest value from which accesses (the other ids free) reach past the end.
 std::string witness(const BufferOffsets& bo, InstId i, std::uint32_t k, std::int64_t width,
                     std::uint64_t bytes) {
   std::string out;
@@ -121,8 +121,8 @@ std::string witness(const BufferOffsets& bo, InstId i, std::uint32_t k, std::int
       std::int64_t mid = lo + (hi - lo) / 2;
       (oob_upto(mid) ? hi : lo) = mid;
     }
-    out += out.empty() ? "; first reached at " : ", ";
-    out += std::string(launch_id_name(lid)) + " = " + std::to_string(hi);
+    out += out.empty() ? "; reached by " : ", ";
+    out += std::string(launch_id_name(lid)) + " >= " + std::to_string(hi);
   }
   return out;
 }
@@ -144,6 +144,10 @@ void GlobalBoundsRule::check(RuleContext& ctx) const {
       if (mo.space == AddrSpace::kNone && local_stack_address(a, i, mo.operand)) continue;
       BufferValue v = bo.operand_value(i, mo.operand);
       std::string noun(access_noun(inst.op));
+      if (v.kind == BufferValue::Kind::kTop) { // its guards admit no value: never executed
+        ctx.add_sites();
+        continue;
+      }
       if (v.kind != BufferValue::Kind::kPtr) {
         if (mo.space == AddrSpace::kNone) continue; // generic, not from a parameter
         AbsValue pv = prov.operand_value(i, mo.operand);
