@@ -13,8 +13,8 @@
 #include "kernel_args.h"
 #include "kernel_contract.h"
 #include "output_file.h"
-#include "reference_set.h"
 #include "ptxkit/verifier/report.h"
+#include "reference_set.h"
 
 #include <filesystem>
 #include <iostream>
@@ -64,9 +64,9 @@ int run_one(const GenArgs& o) {
   auto ptx = (*kernel)->generate(*values, *target, kernels::GenOptions{.loc = o.loc});
   if (!ptx) return usage_error(ptx.error().to_string());
   BoundsTally tally;
-  bool bounded = check_bounds(**kernel, *values, ptx->text,
-                              o.output ? *o.output : std::string((*kernel)->name()) + ".ptx",
-                              tally);
+  bool bounded =
+      check_bounds(**kernel, *values, ptx->text,
+                   o.output ? *o.output : std::string((*kernel)->name()) + ".ptx", tally);
   if (!o.output) {
     std::cout << ptx->text;
     std::cout.flush();
@@ -106,8 +106,7 @@ int run_all(const GenArgs& o) {
     if (!check_bounds(*inst.kernel, inst.config->values, ptx->text, path, tally)) ++refused;
   }
   std::cerr << "global-bounds: " << tally.instances << " instances, " << tally.sites
-            << " sites checked: " << tally.errors << " errors, " << tally.warnings
-            << " warnings\n";
+            << " sites checked: " << tally.errors << " errors, " << tally.warnings << " warnings\n";
   return refused == 0 ? kExitOk : kExitFindings;
 }
 

@@ -192,8 +192,9 @@ int run_lint_keys(const LintKeysOptions& o) {
   std::cout << "global-bounds: " << count(bound_configs, "reference config") << " of "
             << count(selected.size(), "kernel") << " at " << count(lint.targets.size(), "target")
             << " (" << count(bounds.size(), "PTX instance") << "), "
-            << count(bound_sites, "access site") << " checked against the launch contracts: "
-            << count(bound_errors, "error") << ", " << count(bound_warnings, "warning") << "\n";
+            << count(bound_sites, "access site")
+            << " checked against the launch contracts: " << count(bound_errors, "error") << ", "
+            << count(bound_warnings, "warning") << "\n";
   std::cout << "lint-keys: " << count(selected.size(), "kernel") << ", "
             << count(lint.targets.size(), "target") << ", " << count(fields, "field") << ", "
             << count(immediates, "immediate") << ", " << count(configs, "config") << " tried ("
@@ -207,7 +208,9 @@ const CommandRegistration reg{
       auto o = std::make_shared<LintKeysOptions>();
       auto* sub = app.add_subcommand(
           "lint-keys", "Prove that each kernel's cache key covers every config field that can "
-                       "change its PTX (provenance, differential and golden proofs)");
+                       "change its PTX (provenance, differential and golden proofs), and that no "
+                       "reference config reads past a buffer of its launch contract "
+                       "(global-bounds)");
       sub->add_option("KERNEL", o->kernels, "Kernels to check (default: the whole library)");
       sub->add_option("--target", o->targets,
                       "Targets to generate at (repeatable; default: every supported target)")
@@ -227,8 +230,9 @@ const CommandRegistration reg{
       sub->footer("Examples:" + lint + "                      # the whole library" + lint +
                   " rmsnorm rope_neox    # two kernels" + lint +
                   " --every-target --golden-dir golden\n\n" +
-                  "Exit codes: 0 every key covers all that changes its PTX (warnings do not fail), "
-                  "1 violations,\n2 bad usage, unknown kernel or target, or a golden directory "
+                  "Exit codes: 0 every key covers all that changes its PTX and every access is in "
+                  "bounds (warnings\ndo not fail), 1 violations or global-bounds errors, 2 bad "
+                  "usage, unknown kernel or target, or a golden directory "
                   "that cannot be read.");
       sub->callback([o, golden, &result] {
         o->golden_dir_given = golden->count() > 0;

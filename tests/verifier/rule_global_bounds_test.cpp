@@ -148,8 +148,8 @@ TEST(GlobalBounds, MutatedTailGuardInGoldenFileFiresAtTheTailLoads) {
 
 TEST(GlobalBounds, ContractSpecSyntax) {
   std::string error;
-  auto c = parse_contract_spec("saxpy:x[4K], y[4096] ,n=-3,kv[4:64K:16K];grid=4,2;block=256",
-                               error);
+  auto c =
+      parse_contract_spec("saxpy:x[4K], y[4096] ,n=-3,kv[4:64K:16K];grid=4,2;block=256", error);
   ASSERT_TRUE(c.has_value()) << error;
   EXPECT_EQ(c->kernel, "saxpy");
   ASSERT_NE(c->buffer("x"), nullptr);

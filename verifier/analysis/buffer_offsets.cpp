@@ -20,8 +20,8 @@ enum Cmp : std::uint8_t { kLt, kLe, kGt, kGe, kEq, kNe, kNoCmp };
 
 Cmp cmp_of(std::string_view m, bool& is_unsigned) {
   static constexpr std::pair<std::string_view, Cmp> kTable[] = {
-      {"lt", kLt}, {"le", kLe}, {"gt", kGt}, {"ge", kGe}, {"eq", kEq}, {"ne", kNe},
-      {"lo", kLt}, {"ls", kLe}, {"hi", kGt}, {"hs", kGe}};
+      {"lt", kLt}, {"le", kLe}, {"gt", kGt}, {"ge", kGe}, {"eq", kEq},
+      {"ne", kNe}, {"lo", kLt}, {"ls", kLe}, {"hi", kGt}, {"hs", kGe}};
   for (std::size_t k = 0; k < std::size(kTable); ++k)
     if (kTable[k].first == m) {
       if (k >= 6) is_unsigned = true;
@@ -80,8 +80,7 @@ isa::Type first_type(const Instruction& inst) {
 }
 bool is_int(isa::Type t) {
   isa::TypeKind k = isa::kind(t);
-  return k == isa::TypeKind::kSigned || k == isa::TypeKind::kUnsigned ||
-         k == isa::TypeKind::kBits;
+  return k == isa::TypeKind::kSigned || k == isa::TypeKind::kUnsigned || k == isa::TypeKind::kBits;
 }
 R read_as(const R& r, isa::Type t) {
   unsigned bits = isa::size_bits(t);
@@ -343,9 +342,9 @@ StridedRange BufferOffsets::apply_conds(ValueId l, StridedRange r, const At& at)
       return;
     }
     // The refined range stands for the register's bits only where both readings agree.
-    bool same_reading = ptr || xr == r || (nr.lo != R::kNegInf && nr.lo >= 0 &&
-                                           nr.hi != R::kPosInf && c.bits < 64 &&
-                                           nr.hi < (std::int64_t{1} << (c.bits - 1)));
+    bool same_reading = ptr || xr == r ||
+                        (nr.lo != R::kNegInf && nr.lo >= 0 && nr.hi != R::kPosInf && c.bits < 64 &&
+                         nr.hi < (std::int64_t{1} << (c.bits - 1)));
     if (same_reading) r = nr;
   };
   auto first = std::lower_bound(placed_.begin(), placed_.end(), l,
@@ -424,8 +423,7 @@ StridedRange BufferOffsets::trip_bound(ValueId phi, StridedRange r, const At& at
   if (init.empty()) return r;
   std::int64_t span = 0;
   if (__builtin_mul_overflow(*kmax, self.step, &span)) return r;
-  if (self.step > 0)
-    return init.hi == R::kPosInf ? r : clamp(r, init.lo, init.hi + span);
+  if (self.step > 0) return init.hi == R::kPosInf ? r : clamp(r, init.lo, init.hi + span);
   return init.lo == R::kNegInf ? r : clamp(r, init.lo + span, init.hi);
 }
 
@@ -653,7 +651,7 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
     if (c.kind == Kind::kPtr) return ptr_plus(c, prod, false);
     if (c.kind != Kind::kInt) return mixed();
     R cr = isa::kind(t) == isa::TypeKind::kSigned ? as_signed(c.range, out_bits)
-                                                   : as_unsigned(c.range, out_bits);
+                                                  : as_unsigned(c.range, out_bits);
     return int_value(fit(add(prod, cr), out_bits));
   }
   if ((op == Opcode::kShl || op == Opcode::kShr) && n == 3) {

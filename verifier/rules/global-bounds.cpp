@@ -24,7 +24,8 @@
 //
 // How: per function with a contract, BufferOffsets is built once; each access's address operand
 // is evaluated at its use; an error names the offset range, the buffer's size and the parameter,
-// and, per %tid/%ctaid the offsets depend on, the smallest value that reaches past the end (a search with one id pinned).
+// and, per %tid/%ctaid the offsets depend on, the smallest value that reaches past the end (a
+// search with one id pinned).
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/buffer_offsets.h"
 #include "ptxkit/verifier/analysis/memory_access.h"
@@ -116,7 +117,7 @@ std::string witness(const BufferOffsets& bo, InstId i, std::uint32_t k, std::int
       return out_of_bounds(bo.operand_value_pinned(i, k, lid, r.lo, v), width, bytes);
     };
     if (oob_upto(r.lo) || !oob_upto(r.hi)) continue; // not decided by this id
-    std::int64_t lo = r.lo, hi = r.hi;          // oob_upto(lo) false, oob_upto(hi) true
+    std::int64_t lo = r.lo, hi = r.hi;               // oob_upto(lo) false, oob_upto(hi) true
     while (hi - lo > 1) {
       std::int64_t mid = lo + (hi - lo) / 2;
       (oob_upto(mid) ? hi : lo) = mid;

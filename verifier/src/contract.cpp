@@ -23,8 +23,8 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   std::size_t start = 0;
   while (true) {
     std::size_t at = s.find(sep, start);
-    out.push_back(trim(s.substr(start, at == std::string_view::npos ? s.size() - start
-                                                                    : at - start)));
+    out.push_back(
+        trim(s.substr(start, at == std::string_view::npos ? s.size() - start : at - start)));
     if (at == std::string_view::npos) break;
     start = at + 1;
   }

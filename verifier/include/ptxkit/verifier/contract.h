@@ -42,7 +42,7 @@ struct ScalarContract {
 };
 
 struct KernelContract {
-  std::string kernel; // the .entry's name
+  std::string kernel;                                // the .entry's name
   std::optional<std::array<std::uint32_t, 3>> grid;  // absent: %ctaid unbounded
   std::optional<std::array<std::uint32_t, 3>> block; // absent: .reqntid / .maxntid if declared
   std::vector<BufferContract> buffers;

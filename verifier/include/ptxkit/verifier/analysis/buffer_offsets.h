@@ -50,10 +50,10 @@ namespace ptxkit::verifier::analysis {
 
 struct BufferValue {
   enum class Kind : std::uint8_t { kTop, kInt, kPtr, kMixed };
-  StridedRange range;           // kInt: the value; kPtr: byte offset from the buffer's start
-  std::uint32_t param = kNoId;  // kPtr: index into Function::params
-  InstId origin = kNoId;        // kPtr: the ld.param (or pointer-array load) it started at
-  std::int64_t slice_hi = -1;   // kPtr into a pointer array's slices: the largest slice index
+  StridedRange range;          // kInt: the value; kPtr: byte offset from the buffer's start
+  std::uint32_t param = kNoId; // kPtr: index into Function::params
+  InstId origin = kNoId;       // kPtr: the ld.param (or pointer-array load) it started at
+  std::int64_t slice_hi = -1;  // kPtr into a pointer array's slices: the largest slice index
   Kind kind = Kind::kTop;
 
   bool operator==(const BufferValue&) const = default;
@@ -71,8 +71,8 @@ public:
   // refined at the use.
   BufferValue operand_value(InstId inst, std::uint32_t operand) const;
   // The same with launch id `id` restricted to [lo, hi].
-  BufferValue operand_value_pinned(InstId inst, std::uint32_t operand, LaunchId id,
-                                   std::int64_t lo, std::int64_t hi) const;
+  BufferValue operand_value_pinned(InstId inst, std::uint32_t operand, LaunchId id, std::int64_t lo,
+                                   std::int64_t hi) const;
   // The range of launch id `id` under the contract (unbounded when unknown).
   StridedRange launch_range(LaunchId id) const;
   // Whether the function reads launch id `id` anywhere.
@@ -133,7 +133,7 @@ private:
   const FunctionAnalysis* a_;
   const KernelContract* contract_;
   std::vector<BufferValue> val_;
-  std::vector<Placed> placed_; // sorted by leader
+  std::vector<Placed> placed_;                    // sorted by leader
   std::vector<std::vector<ValueId>> header_phis_; // per block: its phis (headers only)
   mutable std::vector<std::optional<Induction>> induction_;
   std::array<StridedRange, kLaunchIds> ids_;
