@@ -10,6 +10,7 @@
 // not fail, unless --werror), 1 error findings, 2 a file that cannot be read or parsed, a
 // directory without `.ptx` files, or an unknown rule id (the message lists the valid ones).
 #include "command_registry.h"
+#include "contract_args.h"
 #include "diagnostics.h"
 #include "output_file.h"
 #include "parallel_for.h"
@@ -32,6 +33,7 @@ namespace {
 struct VerifyOptions {
   std::vector<std::string> paths;
   std::vector<std::string> rules;
+  std::vector<std::string> contracts;
   std::string format = "text";
   bool summary = false;
   bool werror = false;
@@ -96,6 +98,9 @@ int run_verify(VerifyOptions opt) {
       return usage_error("unknown rule '" + id + "'; valid rules: " + verifier::rule_ids_joined());
   verifier::VerifyOptions vopt;
   vopt.rules = opt.rules;
+  std::string contract_error;
+  if (!read_contract_args(opt.contracts, vopt.contracts, contract_error))
+    return usage_error(contract_error);
   const std::vector<PtxInput> inputs = expand_ptx_arguments(opt.paths);
   // Standard input is read here, once, before any worker starts.
   std::string stdin_text;
@@ -176,6 +181,14 @@ const CommandRegistration reg{
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
           ->expected(1)
           ->allow_extra_args(false);
+      sub->add_option("--contract", opt->contracts,
+                      "Launch contract for global-bounds (repeatable): a JSON file, or "
+                      "'KERNEL:buf[BYTES],arr[COUNT:BYTES:STRIDE],scalar=VALUE;grid=X,Y,Z;"
+                      "block=X,Y,Z' (docs/cli.md); without one global-bounds is not-applicable")
+          ->type_name("FILE|SPEC")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->expected(1)
+          ->allow_extra_args(false);
       sub->add_flag("--summary", opt->summary,
                     "text format: one line per file with each rule's status and site count");
       sub->add_flag("--werror", opt->werror,
@@ -183,7 +196,7 @@ const CommandRegistration reg{
       sub->footer(
           "Exit codes: 0 no error findings (warnings do not fail without --werror), 1 error "
           "findings,\n2 bad usage, unreadable file, parse error, directory without a .ptx "
-          "file, or unknown rule id.");
+          "file, unknown rule id, or bad --contract.");
       sub->callback([opt, &result] { result.exit_code = run_verify(*opt); });
     }};
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ptxkit/verifier/ast.h"
+#include "ptxkit/verifier/contract.h"
 #include "ptxkit/verifier/finding.h"
 #include "ptxkit/verifier/parser.h"
 
@@ -22,6 +23,9 @@ struct VerifyOptions {
   std::vector<std::string> rules;
   // Read the source files named by `.file` to show the line a `.loc` points at.
   bool read_source_lines = true;
+  // Launch contracts of kernels, by .entry name (contract.h): rules that prove accesses against
+  // buffer sizes and launch shapes (global-bounds) read the one of the function they check.
+  std::vector<KernelContract> contracts;
 };
 
 // Runs the selected rules on every function with a body.
