@@ -199,35 +199,54 @@ void BufferOffsets::place_conditions() {
     const auto& preds = cfg.block(d).preds;
     if (preds.size() != 1 || !a_->dom.in_tree(d)) continue;
     found.clear();
-    edge_conds(preds[0], d, found);
+    auto g = edge_guard(preds[0], d);
+    if (!g) continue;
+    conds_of(g->first, g->second, 0, found);
     for (const Cond& c : found)
       placed_.push_back({c.x, d, c});
+    if (g->first != kNoId) decided_.push_back({a_->values.leader(g->first), d, g->second});
   }
   std::stable_sort(placed_.begin(), placed_.end(),
                    [](const Placed& x, const Placed& y) { return x.leader < y.leader; });
+  std::stable_sort(decided_.begin(), decided_.end(),
+                   [](const Decided& x, const Decided& y) { return x.leader < y.leader; });
 }
 
-void BufferOffsets::edge_conds(BlockId from, BlockId to, std::vector<Cond>& out) const {
+std::optional<std::pair<ValueId, bool>> BufferOffsets::edge_guard(BlockId from, BlockId to) const {
   const Cfg& cfg = a_->cfg;
   const FunctionIR& ir = a_->ir;
   InstId t = cfg.terminator(from);
-  if (t == kNoId) return;
+  if (t == kNoId) return std::nullopt;
   const InstInfo& ti = ir.info(t);
-  if (ti.guard == kNoId) return;
+  if (ti.guard == kNoId) return std::nullopt;
   BlockId fall = t + 1 < ir.size() ? cfg.block_of(t + 1) : kNoId;
   bool holds = false;
   if (ti.control == ControlKind::kBranch && ti.target_end == ti.target_begin + 1) {
     InstId tgt = *ir.targets_begin(t);
     BlockId tb = tgt < ir.size() ? cfg.block_of(tgt) : kNoId;
-    if (tb == fall || (to != tb && to != fall)) return;
+    if (tb == fall || (to != tb && to != fall)) return std::nullopt;
     holds = (to == tb) != ti.guard_negated;
   } else if ((ti.control == ControlKind::kReturn || ti.control == ControlKind::kExit) &&
              to == fall) {
     holds = ti.guard_negated;
   } else {
-    return;
+    return std::nullopt;
   }
-  conds_of(a_->values.guard_value(t), holds, 0, out);
+  return std::make_pair(a_->values.guard_value(t), holds);
+}
+
+void BufferOffsets::edge_conds(BlockId from, BlockId to, std::vector<Cond>& out) const {
+  if (auto g = edge_guard(from, to)) conds_of(g->first, g->second, 0, out);
+}
+
+std::optional<bool> BufferOffsets::decided(ValueId pred, BlockId at) const {
+  if (pred == kNoId || at == kNoId) return std::nullopt;
+  const ValueId l = a_->values.leader(pred);
+  auto first = std::lower_bound(decided_.begin(), decided_.end(), l,
+                                [](const Decided& d, ValueId x) { return d.leader < x; });
+  for (auto it = first; it != decided_.end() && it->leader == l; ++it)
+    if (a_->dom.dominates(it->block, at)) return it->holds;
+  return std::nullopt;
 }
 
 void BufferOffsets::conds_of(ValueId g, bool holds, int depth, std::vector<Cond>& out) const {
@@ -708,7 +727,15 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
     R xr = rd(x);
     return int_value(op == Opcode::kDiv ? div_const(xr, rd(y).lo) : rem_const(xr, rd(y).lo));
   }
-  if (op == Opcode::kSelp && n == 4) return join_values(leaf(i, 1, at), leaf(i, 2, at));
+  if (op == Opcode::kSelp && n == 4) {
+    // Where a dominating branch has decided the selector (selp before `@p bra`, the value used
+    // on one side), only the chosen operand reaches the use.
+    const Instruction& si = a_->ir.inst(i);
+    if (si.operands[3].kind == OperandKind::kRegister)
+      if (auto p = decided(a_->values.value_of(i, 3), at.block))
+        return leaf(i, *p != si.operands[3].negated() ? 1 : 2, at);
+    return join_values(leaf(i, 1, at), leaf(i, 2, at));
+  }
   if (op == Opcode::kBfe && n == 4 && isa::kind(t) != isa::TypeKind::kSigned) {
     BufferValue len = leaf(i, 3, at);
     if (len.range.is_constant() && len.range.lo >= 0 && len.range.lo < 62) {

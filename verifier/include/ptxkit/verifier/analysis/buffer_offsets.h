@@ -121,6 +121,11 @@ private:
   StridedRange trip_bound(ValueId phi, StridedRange r, const At& at) const;
   void conds_of(ValueId pred, bool holds, int depth, std::vector<Cond>& out) const;
   void edge_conds(BlockId from, BlockId to, std::vector<Cond>& out) const;
+  // The predicate a conditional edge from -> to tests and whether it holds on that edge.
+  std::optional<std::pair<ValueId, bool>> edge_guard(BlockId from, BlockId to) const;
+  // Whether predicate `pred` is known true or false in block `at` (an edge into a dominator of
+  // `at` decided it).
+  std::optional<bool> decided(ValueId pred, BlockId at) const;
   void place_conditions();
   // Basic induction variable: phi(init, phi + step) at a loop header.
   struct Induction {
@@ -133,7 +138,13 @@ private:
   const FunctionAnalysis* a_;
   const KernelContract* contract_;
   std::vector<BufferValue> val_;
-  std::vector<Placed> placed_;                    // sorted by leader
+  std::vector<Placed> placed_; // sorted by leader
+  struct Decided {
+    ValueId leader = kNoId; // a predicate's value
+    BlockId block = kNoId;  // entered only through an edge on which it is `holds`
+    bool holds = false;
+  };
+  std::vector<Decided> decided_; // sorted by leader
   std::vector<std::vector<ValueId>> header_phis_; // per block: its phis (headers only)
   mutable std::vector<std::optional<Induction>> induction_;
   std::array<StridedRange, kLaunchIds> ids_;
