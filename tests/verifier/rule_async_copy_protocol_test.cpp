@@ -3,8 +3,8 @@
 // with a comment saying what it tests. Then planted defects in CUTLASS's kernels (the foreign
 // corpus): a wait or fence deleted makes the rule fire where the deleted instruction protected,
 // and the original file stays quiet.
-#include "analysis_test_util.h"
 #include "analysis_planted_util.h"
+#include "analysis_test_util.h"
 #include "ptx_files_test_util.h"
 
 namespace ptxkit::verifier::testing {

@@ -86,10 +86,10 @@ struct Event {
 
 // One thread's view of one issuing site at a program point.
 struct State {
-  bool reached = false; // false: bottom (no path seen yet)
-  bool pending = false; // on some path the newest instance is in flight
-  bool clear = true;    // on some path nothing of the site is in flight
-  bool waited = false;  // on some in-flight path a wait ran since the instance was issued
+  bool reached = false;        // false: bottom (no path seen yet)
+  bool pending = false;        // on some path the newest instance is in flight
+  bool clear = true;           // on some path nothing of the site is in flight
+  bool waited = false;         // on some in-flight path a wait ran since the instance was issued
   std::uint8_t lo = 0, hi = 0; // distance of the newest instance from the newest group
   bool operator==(const State&) const = default;
 };
@@ -135,8 +135,8 @@ private:
   struct Site {
     InstId inst;
     Cls cls;
-    Region region;               // kCpAsync/kBulk: destination; kProxy: the store
-    std::vector<RegId> acc;      // kWgmma: accumulator registers, sorted
+    Region region;                  // kCpAsync/kBulk: destination; kProxy: the store
+    std::vector<RegId> acc;         // kWgmma: accumulator registers, sorted
     std::uint32_t mbar_operand = 0; // kBulk: the mbarrier's address operand
   };
   struct Finding {
@@ -166,12 +166,12 @@ private:
   RuleContext& ctx_;
   const FunctionAnalysis& a_;
   const AddressProvenance& prov_;
-  std::vector<std::uint8_t> kind_;                    // per instruction: bit per class it matters to
+  std::vector<std::uint8_t> kind_;                   // per instruction: bit per class it matters to
   std::vector<std::vector<Event>> events_[kClasses]; // per class, per block
   std::vector<Site> sites_;
-  std::vector<Region> access_;       // per instruction: the generic shared access (if any)
-  std::vector<std::int8_t> write_;   // per instruction: 1 write, 0 read, -1 none
-  std::vector<InstId> async_reads_;  // async-proxy readers of shared memory
+  std::vector<Region> access_;      // per instruction: the generic shared access (if any)
+  std::vector<std::int8_t> write_;  // per instruction: 1 write, 0 read, -1 none
+  std::vector<InstId> async_reads_; // async-proxy readers of shared memory
   std::map<std::pair<InstId, int>, Finding> found_; // best finding per (access, class)
   // Undecided overlaps, per class: one warning per function (the first access in program
   // order, with its site), counting the rest: computed addresses make every access of a
@@ -195,10 +195,11 @@ Region Checker::region_of(InstId i, std::uint32_t operand, std::uint32_t width) 
   AddrSpace sp = AddrSpace::kNone;
   for (const MemoryOperand& mo : memory_operands(in))
     if (mo.operand == operand) sp = mo.space;
-  if (in.op == Opcode::kCp || in.op == Opcode::kWgmma) sp = explicit_space(in, operand == 0 ? 0 : 1);
-  r.shared = sp == AddrSpace::kShared ||
-             (sp == AddrSpace::kNone && v.kind == AbsValue::Kind::kAddr &&
-              v.space == AddrSpace::kShared);
+  if (in.op == Opcode::kCp || in.op == Opcode::kWgmma)
+    sp = explicit_space(in, operand == 0 ? 0 : 1);
+  r.shared =
+      sp == AddrSpace::kShared ||
+      (sp == AddrSpace::kNone && v.kind == AbsValue::Kind::kAddr && v.space == AddrSpace::kShared);
   if (v.kind == AbsValue::Kind::kAddr && v.space == AddrSpace::kShared) {
     r.var = v.var;
     r.has_range = v.has_range;
@@ -240,7 +241,8 @@ Overlap Checker::overlap(const Region& c, const Region& r, InstId site) const {
       return Overlap::kDefinite;
   }
   if (c.base != kNoId && c.base == r.base && stable_since(c.base, site) &&
-      r.off < c.off + std::max<std::int64_t>(wc, 1) && c.off < r.off + std::max<std::int64_t>(wr, 1))
+      r.off < c.off + std::max<std::int64_t>(wc, 1) &&
+      c.off < r.off + std::max<std::int64_t>(wr, 1))
     return Overlap::kDefinite;
   return Overlap::kMay;
 }
@@ -527,9 +529,12 @@ void Checker::check(const Site& s, InstId at, const State& st) {
     std::string cover = cp ? "no cp.async.wait_group/wait_all covers its commit group"
                            : "no mbarrier.try_wait/test_wait on its mbarrier has completed";
     if (o == Overlap::kDefinite && must) {
-      note(at, s.cls, {s.inst, Severity::kError, "shared memory " + what + cover + " on any path", true});
+      note(at, s.cls,
+           {s.inst, Severity::kError, "shared memory " + what + cover + " on any path", true});
     } else if (o == Overlap::kDefinite) {
-      note(at, s.cls, {s.inst, Severity::kWarning, "shared memory " + what + cover + " on some paths" + why_some, false});
+      note(at, s.cls,
+           {s.inst, Severity::kWarning,
+            "shared memory " + what + cover + " on some paths" + why_some, false});
     } else if (must && !st.waited) {
       undecided(s.cls, s.inst, at,
                 "shared memory that may be the destination is " + what + cover +
@@ -607,10 +612,10 @@ void Checker::run() {
   for (const auto& [key, f] : found_) {
     auto r = ctx_.report(key.first, f.msg, f.sev);
     const Cls c = static_cast<Cls>(key.second);
-    r.relate(f.site, c == Cls::kProxy    ? "the generic-proxy store"
-                     : c == Cls::kWgmma  ? "the asynchronous wgmma that writes the accumulator"
-                     : c == Cls::kBulk   ? "the bulk copy that writes it (completes on an mbarrier)"
-                                         : "the cp.async that writes it");
+    r.relate(f.site, c == Cls::kProxy   ? "the generic-proxy store"
+                     : c == Cls::kWgmma ? "the asynchronous wgmma that writes the accumulator"
+                     : c == Cls::kBulk  ? "the bulk copy that writes it (completes on an mbarrier)"
+                                        : "the cp.async that writes it");
   }
 }
 

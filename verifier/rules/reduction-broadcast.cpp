@@ -37,8 +37,9 @@
 // Assumptions: `%tid.x == 0` implies lane 0 when warps are runs of tid.x (`.reqntid` 1-D or
 // with ntid.x a multiple of 32, or no .reqntid and no read of %tid.y/%tid.z); with a declared
 // ntid.x below 32 only the bits below ntid.x's lowest set bit; a kernel reading %tid.y/%tid.z
-// without .reqntid gets a warning where the finding rests on that shape; values spilled to and reloaded from memory are not followed (so -G builds are checked
-// less); a partial chain (offsets not starting at 1) is not a reduction tree.
+// without .reqntid gets a warning where the finding rests on that shape; values spilled to and
+// reloaded from memory are not followed (so -G builds are checked less); a partial chain (offsets
+// not starting at 1) is not a reduction tree.
 //
 // How: reduction-broadcast.cpp: the `reduction-broadcast` rule (see the header): recognises
 // shfl.down/up reduction trees, then follows what the non-owner lanes compute from the result
@@ -472,8 +473,7 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
     if (at == kNoId) continue;
     // Found only because the block's shape is undeclared: under the 1-D (or ntid.x multiple
     // of 32) shape such kernels are launched with, `tid.x == 0` is lane 0.
-    const bool shape_dependent =
-        !shape_bits && find_unbroadcast_use(a, t, 31).first == kNoId;
+    const bool shape_dependent = !shape_bits && find_unbroadcast_use(a, t, 31).first == kNoId;
     const char* dir = t.mode == Mode::kDown ? "down" : "up";
     std::string owner = t.mode == Mode::kDown ? "the first lane" : "the last lane";
     if (t.group == 32) owner = t.mode == Mode::kDown ? "lane 0" : "lane 31";
