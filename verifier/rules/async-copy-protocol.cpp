@@ -556,7 +556,16 @@ void Checker::check(const Site& s, InstId at, const State& st) {
                       (reads ? "read" : "written") +
                       " before a wgmma.wait_group covers its group (wgmma.commit_group / "
                       "wait_group N leave the newest N groups in flight)";
-    if (must)
+    // nvcc -G spills every wgmma result to the stack straight away and leaves the wait to ptxas,
+    // which injects one (its C7517 advisory) and serializes the pipeline: a warning in debug
+    // builds, an error in optimized code.
+    const bool debug = std::find(ctx_.module().targets.begin(), ctx_.module().targets.end(),
+                                 "debug") != ctx_.module().targets.end();
+    if (must && debug)
+      note(at, s.cls,
+           {s.inst, Severity::kWarning,
+            msg + " on any path (a debug build: ptxas injects the wait and serializes)", false});
+    else if (must)
       note(at, s.cls, {s.inst, Severity::kError, msg + " on any path", true});
     else
       note(at, s.cls, {s.inst, Severity::kWarning, msg + " on some paths" + why_some, false});
