@@ -234,10 +234,15 @@ def full_depth(tool, ptxkit):
     # bf16: against transformers in f32 on the bf16-rounded weights (the same model), in bf16
     # (reported: its arithmetic is bf16 too), and the greedy tokens against the f32 run.
     half, _ = run_ptxkit(ptxkit, d, PROMPTS, "bf16", new_tokens=new)
-    rounded = model.to(torch.bfloat16).float()
+    # Round the parameters only: Module.to(bfloat16) would also round the non-persistent
+    # buffers, among them RoPE's inv_freq, and so change the model rather than its weights.
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.to(torch.bfloat16).float())
     check_slots("full bf16 vs transformers f32 on the bf16-rounded weights", half,
-                hf_logits_batch(rounded, PROMPTS, half), 1e-3, PROMPTS)
-    model_bf16 = rounded.to(torch.bfloat16)
+                hf_logits_batch(model, PROMPTS, half), 1e-3, PROMPTS)
+    # transformers in bf16 as a user runs it (Module.to, buffers included).
+    model_bf16 = model.to(torch.bfloat16)
     rel_bf16 = [compare(s["logits"], w, s["tokens"], 1.0)[0]
                 for s, w in zip(half, hf_logits_batch(model_bf16, PROMPTS, half))]
     say(f"full bf16 vs transformers bf16 (bf16 arithmetic there): max |diff| / max |logit| per "
@@ -250,7 +255,7 @@ def full_depth(tool, ptxkit):
         agree.append(n)
     say(f"full bf16 greedy tokens identical to the f32 run for {agree} leading steps: "
         f"{sum(a >= 32 for a in agree)} of {len(agree)} prompts reach 32")
-    del model_bf16, rounded, model
+    del model_bf16, model
     torch.cuda.empty_cache()
     # Q4_K: transformers on the quantized-then-dequantized weights written by TOOL.
     deq = tempfile.mkdtemp(prefix="ptxkit-q4k-")
@@ -343,7 +348,7 @@ def speed(ptxkit, model_dir, with_compile):
     if with_compile:
         try:
             run = subprocess.run([sys.executable, "-c", COMPILE_CHILD, model_dir],
-                                 capture_output=True, text=True, timeout=300)
+                                 capture_output=True, text=True, timeout=240)
             lines = run.stdout.strip().splitlines()
             tail = " | ".join(run.stderr.strip().splitlines()[-3:])
             say(f"speed: transformers static cache + torch.compile(reduce-overhead) f32: exit "
@@ -351,7 +356,7 @@ def speed(ptxkit, model_dir, with_compile):
                 + (f"; stderr: {tail}" if run.returncode != 0 else ""))
         except subprocess.TimeoutExpired:
             say("speed: transformers static cache + torch.compile(reduce-overhead): did not finish "
-                "in 300 s")
+                "in 240 s")
 
 
 def memcheck(ptxkit):

@@ -144,7 +144,7 @@ private:
     BlockId block = kNoId;  // entered only through an edge on which it is `holds`
     bool holds = false;
   };
-  std::vector<Decided> decided_; // sorted by leader
+  std::vector<Decided> decided_;                  // sorted by leader
   std::vector<std::vector<ValueId>> header_phis_; // per block: its phis (headers only)
   mutable std::vector<std::optional<Induction>> induction_;
   std::array<StridedRange, kLaunchIds> ids_;
