@@ -81,6 +81,16 @@ public:
                                               std::span<const std::uint32_t> positions,
                                               bool want_logits = false);
 
+  // Where a step's time goes: the step at (tokens, positions) run as launches one by one with an
+  // event after each, microseconds per planned launch in plan order. The plan is first run once
+  // untimed, so the device is still busy with it while the host queues the timed launches and
+  // each interval is device time (a kernel plus the gap between two stream launches, which a
+  // graph replay shortens), not the host's launch rate. The step is run twice at the same
+  // positions: the caches end as after one step.
+  [[nodiscard]] rt::Expected<std::vector<double>>
+  profile_step(rt::Stream& stream, std::span<const std::uint32_t> tokens,
+               std::span<const std::uint32_t> positions);
+
   [[nodiscard]] const std::vector<PlannedLaunch>& plan() const { return plan_; }
   [[nodiscard]] const ModelConfig& config() const { return config_; }
   [[nodiscard]] const DecoderOptions& options() const { return options_; }
@@ -93,6 +103,11 @@ public:
 
 private:
   struct State; // device buffers and loaded functions
+  // Checks the step's inputs and uploads them (ids, positions, lengths).
+  rt::Expected<void> upload_inputs(rt::Stream& stream, std::span<const std::uint32_t> tokens,
+                                   std::span<const std::uint32_t> positions);
+  // Queues launch i of the plan on `stream`.
+  rt::Expected<void> launch(std::size_t i, const rt::Stream& stream) const;
   Decoder() = default;
   ModelConfig config_;
   DecoderOptions options_;
