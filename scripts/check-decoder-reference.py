@@ -92,25 +92,32 @@ def compare(ours, want, tokens, limit):
     return rel, agree and rel <= limit, len(decisive)
 
 
-def run_ptxkit(ptxkit, model_dir, prompts, weights, extra=(), new_tokens=None, wrap=()):
-    """[{"tokens": ids, "logits": [new tokens, vocab] array}] per slot, and the speed line."""
+def run_ptxkit(ptxkit, model_dir, prompts, weights, extra=(), new_tokens=None, wrap=(),
+               logits=True):
+    """[{"tokens": ids, "logits": [new tokens, vocab] array}] per slot, and the speed line (with
+    logits=False, no logits are downloaded, as a user decoding for speed runs it, and the lines
+    after the speed line come too: --profile's table)."""
     d = tempfile.mkdtemp(prefix="ptxkit-decode-")
     batch = os.path.join(d, "batch.txt")
     with open(batch, "w") as f:
         f.write("\n".join(",".join(map(str, p)) for p in prompts) + "\n")
-    logits = os.path.join(d, "logits.npy")
+    path = os.path.join(d, "logits.npy")
     cmd = [*wrap, ptxkit, "decode", "--model", model_dir, "--batch-file", batch,
            "--max-new-tokens", str(new_tokens or NEW_TOKENS), "--weights", weights,
-           "--logits", logits, *extra]
+           *(["--logits", path] if logits else []), *extra]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if run.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {run.returncode}: {run.stderr.strip()[-2000:]}")
     tokens = [list(map(int, line.split(":")[1].split())) for line in run.stdout.splitlines()
               if line.startswith("slot ")]
-    values = np.load(logits)
+    err = [l for l in run.stderr.strip().splitlines() if not l.startswith("\r")]
+    if not logits:
+        shutil.rmtree(d, ignore_errors=True)
+        speed_at = max(i for i, l in enumerate(err) if l.startswith("decode:"))
+        return [{"tokens": t} for t in tokens], "\n      ".join(err[speed_at:])
+    values = np.load(path)
     shutil.rmtree(d, ignore_errors=True)
-    return ([{"tokens": t, "logits": values[i]} for i, t in enumerate(tokens)],
-            run.stderr.strip().splitlines()[-1])
+    return ([{"tokens": t, "logits": values[i]} for i, t in enumerate(tokens)], err[-1])
 
 
 def correctness(tool, ptxkit):
@@ -334,7 +341,9 @@ def speed(ptxkit, model_dir, with_compile):
     for weights in ("f32", "bf16", "q4k"):
         for prompts in (prompts4[:1], prompts4):
             try:
-                _, line = run_ptxkit(ptxkit, model_dir, prompts, weights, new_tokens=64)
+                profile = ("--profile",) if len(prompts) == 1 else ()
+                _, line = run_ptxkit(ptxkit, model_dir, prompts, weights, new_tokens=64,
+                                     extra=profile, logits=False)
                 say(f"speed: ptxkit decode --weights {weights}, batch {len(prompts)}: {line}")
             except RuntimeError as e:
                 say(f"speed: ptxkit decode --weights {weights}, batch {len(prompts)}: FAILED {e}")

@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ptxkit/decoder/decoder.h>
 #include <sstream>
@@ -38,6 +40,7 @@ struct DecodeOptions {
   std::uint32_t max_seq_len = 0;
   std::string logits;
   bool no_graph = false;
+  bool profile = false;
 };
 
 int usage(const std::string& message) {
@@ -191,6 +194,37 @@ int decode_command(const DecodeOptions& o) {
                 double(dec->weight_bytes()) / 1e6,
                 opts.use_graph ? "one CUDA graph per step" : "kernels launched one by one");
   std::cerr << line;
+  if (o.profile) {
+    // The last step again, kernel by kernel (Decoder::profile_step), summed per kernel.
+    auto us = dec->profile_step(session->stream, tokens, positions);
+    if (!us) {
+      std::cerr << program_name() << ": error: --profile: " << us.error().message << "\n";
+      return kExitFindings;
+    }
+    std::map<std::string, std::pair<std::size_t, double>> per_kernel;
+    double total = 0;
+    for (std::size_t i = 0; i < us->size(); ++i) {
+      auto& k = per_kernel[dec->plan()[i].kernel];
+      ++k.first;
+      k.second += (*us)[i];
+      total += (*us)[i];
+    }
+    std::vector<std::pair<std::string, std::pair<std::size_t, double>>> rows(per_kernel.begin(),
+                                                                             per_kernel.end());
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+    std::snprintf(line, sizeof line,
+                  "profile: one step at position %u, %zu launches one by one: %.1f us (a graph "
+                  "step above: %.1f us)\n",
+                  positions[0], us->size(), total,
+                  gen_steps > 0 ? 1e6 * gen_s / double(gen_steps) : 0.0);
+    std::cerr << line;
+    for (const auto& [name, k] : rows) {
+      std::snprintf(line, sizeof line, "  %-26s %4zu launches %9.1f us %5.1f%%\n", name.c_str(),
+                    k.first, k.second, total > 0 ? 100 * k.second / total : 0.0);
+      std::cerr << line;
+    }
+  }
   return kExitOk;
 }
 
@@ -225,6 +259,9 @@ const CommandRegistration reg{
                       "Write every slot's logits before each generated token: FILE.npy as a "
                       "NumPy f32 array [slots, new tokens, vocab], any other name as JSON")
           ->type_name("FILE");
+      sub->add_flag("--profile", o->profile,
+                    "After decoding, run the last step again kernel by kernel and print where its "
+                    "time goes (per kernel: launches, microseconds, share) on stderr");
       sub->add_flag("--no-graph", o->no_graph,
                     "Launch the step's kernels one by one instead of replaying one CUDA graph");
       sub->footer("Exit codes: 0 decoded, 1 a launch failed, 2 bad usage or an unreadable model "
