@@ -13,12 +13,12 @@
 #include "diagnostics.h"
 #include "output_file.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ptxkit/decoder/decoder.h>
 #include <sstream>
@@ -211,8 +211,9 @@ int decode_command(const DecodeOptions& o) {
     }
     std::vector<std::pair<std::string, std::pair<std::size_t, double>>> rows(per_kernel.begin(),
                                                                              per_kernel.end());
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return a.second.second > b.second.second;
+    });
     std::snprintf(line, sizeof line,
                   "profile: one step at position %u, %zu launches one by one: %.1f us (a graph "
                   "step above: %.1f us)\n",

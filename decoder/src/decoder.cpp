@@ -390,8 +390,7 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
   return dec;
 }
 
-rt::Expected<void> Decoder::upload_inputs(rt::Stream& stream,
-                                          std::span<const std::uint32_t> tokens,
+rt::Expected<void> Decoder::upload_inputs(rt::Stream& stream, std::span<const std::uint32_t> tokens,
                                           std::span<const std::uint32_t> positions) {
   const std::size_t M = options_.batch;
   if (tokens.size() != M || positions.size() != M)
