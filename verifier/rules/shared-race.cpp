@@ -1,0 +1,518 @@
+// shared-race.cpp: rule `shared-race`: two threads of one block access the same shared (or
+// global) byte in one barrier interval, at least one writing, not both atomic or strong.
+//
+// What it proves: for every pair of memory accesses (ld/st/atom/red on .shared or .global, or a
+// generic access whose address_provenance is shared or global) that can run in the same barrier
+// interval (no CTA barrier `bar.sync`/`barrier.sync`/`bar.red`/`barrier.cluster.wait` on some
+// path between a common earlier barrier, or the entry, and each of them), at least one a write
+// and not both morally strong (atomics, `.volatile`/`.relaxed`/`.acquire`/`.release`: the PTX
+// memory model's data race needs a weak access), that no two distinct threads of the block
+// reach them at overlapping bytes. Addresses are affine forms (affine_index.h) of the thread's
+// index fields, loop counts and uniform values; the question "are there thread ids t1 != t2
+// within the launch shape, each satisfying the branch conditions that guard its access, with
+// overlapping byte ranges?" is decided by an exact bounded integer search (thread_collision.h).
+// Lanes of one warp are ordered by a full-mask `bar.warp.sync`, `shfl.sync`, `vote.sync`,
+// `match.sync` or `redux.sync` between the accesses (the pair then needs different warps).
+//
+// Severity: error when the collision is certain: both threads provably reach their accesses
+// (every thread-varying branch condition on the way is a comparison of an affine thread
+// expression), in their first loop iteration, with no fence, acquire/release or mbarrier
+// operation in the interval (which may order them: PTX's release/acquire patterns are not
+// modelled). Warning, saying why, when a collision depends on a missing fact: an address that
+// is not affine (a loaded index, a product of values), a uniform value the two addresses use
+// differently, a loop count (the loop must run that often), an unmodelled branch condition, an
+// ordering operation in the interval, or a search that ran out of budget.
+//
+// Assumptions: the block shape is .reqntid, else .maxntid read per dimension, else the PTX
+// maximum (1024, 1024, 64) for each dimension the function reads through %tid or %ntid; a
+// dimension it never reads has extent 1 (a kernel written for a 1-D block and launched 2-D
+// duplicates all its work). Barriers with a thread count are treated as reaching every thread
+// (a missed race, never a false one). Two different kernel pointer parameters do not alias (as
+// __restrict__); different variables never overlap (shared-bounds checks the ranges).
+// cp.async/TMA and ldmatrix/stmatrix are not pairs (the async proxy is async-copy-protocol's).
+//
+// How: the barrier phases (which barriers can be the last one before each access) by a forward
+// dataflow over blocks; pairs in a common phase, same space and root; each pair's affine
+// difference goes to the search with both threads' branch conditions.
+#include "ptxkit/verifier/analysis/address_provenance.h"
+#include "ptxkit/verifier/analysis/affine_index.h"
+#include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/analysis/thread_collision.h"
+#include "ptxkit/verifier/rule.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+#include <optional>
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using namespace analysis;
+
+constexpr std::uint32_t kMaxPairs = 200000; // per function: beyond, one warning says so
+
+class SharedRaceRule final : public Rule {
+public:
+  std::string_view summary() const override {
+    return "two threads of a block access the same shared/global byte in one barrier interval, "
+           "one writing";
+  }
+  void check(RuleContext& ctx) const override;
+};
+
+bool full_mask(const Operand& o) {
+  return o.kind == OperandKind::kImmInt && (o.int_value() & 0xffffffff) == 0xffffffff;
+}
+
+// A CTA barrier every thread waits at.
+bool cta_barrier(const Instruction& in) {
+  if (in.op != Opcode::kBar && in.op != Opcode::kBarrier) return false;
+  if (in.has_modifier("warp") || in.has_modifier("arrive")) return false;
+  if (in.has_modifier("cluster")) return in.has_modifier("wait") || !in.has_modifier("arrive");
+  return true;
+}
+
+// Orders the lanes of one warp (a full-mask warp collective).
+bool warp_sync(const Instruction& in) {
+  if (in.op == Opcode::kBar && in.has_modifier("warp"))
+    return !in.operands.empty() && full_mask(in.operands[0]);
+  const bool coll = in.op == Opcode::kShfl || in.op == Opcode::kVote || in.op == Opcode::kMatch ||
+                    in.op == Opcode::kRedux;
+  return coll && in.has_modifier("sync") && !in.operands.empty() && full_mask(in.operands.back());
+}
+
+bool strong(const Instruction& in) {
+  if (in.op == Opcode::kAtom || in.op == Opcode::kRed) return true;
+  return in.has_modifier("volatile") || in.has_modifier("relaxed") ||
+         in.has_modifier("acquire") || in.has_modifier("release");
+}
+
+// May order accesses of different threads without a barrier (release/acquire, fences, mbarrier).
+bool orders(const Instruction& in) {
+  if (in.op == Opcode::kFence || in.op == Opcode::kMembar || in.op == Opcode::kMbarrier)
+    return true;
+  return in.has_modifier("acquire") || in.has_modifier("release") || in.has_modifier("acq_rel");
+}
+
+struct Access {
+  InstId inst = kNoId;
+  AddrSpace space = AddrSpace::kNone;
+  bool write = false, strong = false;
+  std::uint32_t width = 0;
+  AffineForm addr;
+  std::vector<std::uint32_t> phase, warp_phase, fwd_phase; // sorted start ids
+  std::vector<SearchConstraint> guard; // over atom ids (var index = atom id), this thread
+  bool guard_known = true;
+  std::string guard_why;
+};
+
+// Start ids: 0 = the function's entry, k = the k-th boundary instruction.
+struct Phases {
+  std::vector<InstId> starts{kNoId};
+  std::vector<std::vector<std::uint64_t>> in; // per block
+};
+
+using Bits = std::vector<std::uint64_t>;
+
+void set_bit(Bits& b, std::uint32_t i) { b[i / 64] |= std::uint64_t{1} << (i % 64); }
+
+// Which boundaries can be the last before each instruction; `boundary` marks them; back edges
+// are not followed when `forward_only`.
+Phases phases(const FunctionAnalysis& a, const std::vector<std::uint32_t>& start_of,
+              std::uint32_t nstarts, bool forward_only) {
+  Phases p;
+  const std::size_t words = (nstarts + 63) / 64;
+  p.in.assign(a.cfg.size(), Bits(words, 0));
+  set_bit(p.in[a.cfg.entry()], 0);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (BlockId b : a.cfg.rpo()) {
+      Bits cur = p.in[b];
+      for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i)
+        if (start_of[i] != kNoId) std::fill(cur.begin(), cur.end(), 0), set_bit(cur, start_of[i]);
+      for (BlockId s : a.cfg.block(b).succs) {
+        if (forward_only && a.loops.is_back_edge(b, s)) continue;
+        for (std::size_t w = 0; w < words; ++w) {
+          if ((p.in[s][w] | cur[w]) != p.in[s][w]) changed = true;
+          p.in[s][w] |= cur[w];
+        }
+      }
+    }
+  }
+  return p;
+}
+
+std::vector<std::uint32_t> phase_at(const FunctionAnalysis& a, const Phases& p,
+                                    const std::vector<std::uint32_t>& start_of, InstId i) {
+  const BlockId b = a.cfg.block_of(i);
+  for (InstId j = i; j-- > a.cfg.block(b).begin;)
+    if (start_of[j] != kNoId) return {start_of[j]};
+  std::vector<std::uint32_t> out;
+  for (std::size_t w = 0; w < p.in[b].size(); ++w)
+    for (std::uint64_t m = p.in[b][w]; m; m &= m - 1)
+      out.push_back(static_cast<std::uint32_t>(w * 64 + std::countr_zero(m)));
+  return out;
+}
+
+std::optional<std::uint32_t> common(const std::vector<std::uint32_t>& x,
+                                    const std::vector<std::uint32_t>& y) {
+  for (std::size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+    if (x[i] == y[j]) return x[i];
+    (x[i] < y[j] ? i : j)++;
+  }
+  return std::nullopt;
+}
+
+// The condition `pred` (a setp of two affine thread expressions) as a constraint, or nullopt.
+std::optional<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& ai, ValueId p,
+                                          bool holds) {
+  InstId d = a.values.defining_instruction(p);
+  if (d == kNoId || a.values.info(a.values.leader(p)).kind != ValueKind::kDef) return std::nullopt;
+  const Instruction& in = a.ir.inst(d);
+  if (in.op != Opcode::kSetp || in.operands.size() != 3) return std::nullopt;
+  using C = SearchConstraint::Cmp;
+  std::optional<C> cmp;
+  bool is_signed = false;
+  for (std::string_view m : in.modifiers) {
+    if (m == "eq") cmp = C::kEq;
+    else if (m == "ne") cmp = C::kNe;
+    else if (m == "lt" || m == "lo") cmp = C::kLt;
+    else if (m == "le" || m == "ls") cmp = C::kLe;
+    else if (m == "gt" || m == "hi") cmp = C::kGt;
+    else if (m == "ge" || m == "hs") cmp = C::kGe;
+    else if (m.starts_with("s") && m.size() <= 3) is_signed = true;
+    else if (m.starts_with("f")) return std::nullopt;
+  }
+  if (!cmp) return std::nullopt;
+  (void)is_signed; // thread expressions are small and non-negative: signed and unsigned agree
+  AffineForm f = ai.operand(d, 1);
+  if (!affine_add(f, ai.operand(d, 2), -1)) return std::nullopt;
+  SearchConstraint c;
+  c.constant = f.constant;
+  for (const AffineTerm& t : f.terms) {
+    if (ai.atom(t.atom).kind != AffineAtom::Kind::kTidField) return std::nullopt;
+    c.terms.push_back({t.atom, t.coef});
+  }
+  if (!holds) {
+    static constexpr C neg[] = {C::kNe, C::kEq, C::kGe, C::kGt, C::kLe, C::kLt};
+    *cmp = neg[static_cast<int>(*cmp)];
+  }
+  c.cmp = *cmp;
+  return c;
+}
+
+void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
+  auto add = [&](ValueId p, bool holds, InstId where) {
+    if (p == kNoId || a.block_uniformity.is_uniform(p)) return;
+    if (auto c = condition(a, ai, p, holds)) {
+      acc.guard.push_back(*c);
+    } else if (acc.guard_known) {
+      acc.guard_known = false;
+      acc.guard_why = "it runs only where the condition at line " +
+                      std::to_string(a.ir.inst(where).loc.line) + " holds, which is not modelled";
+    }
+  };
+  if (a.ir.info(acc.inst).guard != kNoId)
+    add(a.values.guard_value(acc.inst), !a.ir.info(acc.inst).guard_negated, acc.inst);
+  bool any = false;
+  for (BlockId cur = a.cfg.block_of(acc.inst);;) {
+    BlockId d = a.dom.idom(cur);
+    if (d == kNoId) break;
+    // The edge d -> s with s dominating the access and d its only predecessor.
+    for (BlockId s : a.cfg.block(d).succs) {
+      if (!a.dom.dominates(s, cur) || a.cfg.block(s).preds.size() != 1) continue;
+      InstId t = a.cfg.terminator(d);
+      if (t == kNoId || a.ir.info(t).guard == kNoId) continue;
+      const ControlKind ck = a.ir.info(t).control;
+      const bool exits = ck == ControlKind::kReturn || ck == ControlKind::kExit;
+      if (!(ck == ControlKind::kBranch && a.cfg.block(d).succs.size() == 2) && !exits) continue;
+      // Past a guarded ret/exit the guard failed; over a branch edge it held when taken.
+      const bool guard_holds = ck == ControlKind::kBranch && s != d + 1;
+      ValueId p = a.values.guard_value(t);
+      if (p != kNoId && !a.block_uniformity.is_uniform(p)) any = true;
+      add(p, guard_holds != a.ir.info(t).guard_negated, t);
+    }
+    cur = d;
+  }
+  if (!any && acc.guard_known && a.block_uniformity.partial_warp(a.cfg.block_of(acc.inst))) {
+    acc.guard_known = false;
+    acc.guard_why = "only some threads reach it, by a path the rule does not model";
+  }
+}
+
+std::string thread_text(const AffineIndex& ai, const std::vector<std::int64_t>& x,
+                        const std::vector<std::int32_t>& var_of) {
+  std::int64_t t[3] = {0, 0, 0};
+  for (std::uint32_t id = 0; id < var_of.size(); ++id) {
+    const AffineAtom& at = ai.atom(id);
+    if (at.kind == AffineAtom::Kind::kTidField && var_of[id] >= 0)
+      t[at.dim] += x[static_cast<std::size_t>(var_of[id])] << at.shift;
+  }
+  return "(" + std::to_string(t[0]) + "," + std::to_string(t[1]) + "," + std::to_string(t[2]) +
+         ")";
+}
+
+struct Verdict {
+  enum class Kind { kNone, kCertain, kPossible } kind = Kind::kNone;
+  std::string detail;  // kCertain: the thread of the later access; kPossible: why undecided
+  std::string other;   // kCertain: the thread of the earlier access
+};
+
+// Decides one pair. Variables: thread 1's and thread 2's fields, loop counters; uniform atoms
+// the two addresses share cancel.
+Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
+               bool same_iteration, bool other_warp) {
+  AffineForm diff = p.addr;
+  if (!affine_add(diff, q.addr, -1)) return {Verdict::Kind::kPossible, "address overflow"};
+  const std::int64_t lo = -(static_cast<std::int64_t>(p.width) - 1);
+  const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
+  // Roots: different variables or kernel parameters never overlap.
+  auto root = [&](const AffineForm& f) -> std::uint32_t {
+    std::uint32_t r = kNoId;
+    for (const AffineTerm& t : f.terms) {
+      const AffineAtom& at = ai.atom(t.atom);
+      if (t.coef == 1 && (at.kind == AffineAtom::Kind::kSymbol || at.param_root)) r = t.atom;
+    }
+    return r;
+  };
+  const std::uint32_t rp = root(p.addr), rq = root(q.addr);
+  if (rp != kNoId && rq != kNoId && rp != rq) return {};
+  std::vector<SearchVar> vars;
+  std::vector<std::int32_t> var1(ai.atom_count(), -1), var2(ai.atom_count(), -1);
+  std::string why;
+  bool counters = false;
+  std::int64_t g = 0; // gcd of everything, for the undecided case
+  auto loop_in = [&](LoopId l, InstId i) { return a.loops.contains(l, a.cfg.block_of(i)); };
+  for (std::uint32_t id = 0; id < ai.atom_count(); ++id) {
+    const std::int64_t c1 = p.addr.coef(id), c2 = q.addr.coef(id);
+    const AffineAtom& at = ai.atom(id);
+    const bool in_guard = [&] {
+      for (const auto* acc : {&p, &q})
+        for (const SearchConstraint& c : acc->guard)
+          for (auto [v, k] : c.terms)
+            if (v == id) return true;
+      return false;
+    }();
+    if (c1 == 0 && c2 == 0 && !(at.kind == AffineAtom::Kind::kTidField)) continue;
+    if (at.kind == AffineAtom::Kind::kTidField) {
+      if (at.hi < 0) continue;
+      SearchVar v1{0, at.hi, c1, -1, at.dim != 0 || at.shift >= 5};
+      SearchVar v2{0, at.hi, -c2, -1, v1.warp_field};
+      var1[id] = static_cast<std::int32_t>(vars.size());
+      var2[id] = var1[id] + 1;
+      v1.twin = var2[id];
+      v2.twin = var1[id];
+      vars.push_back(v1);
+      vars.push_back(v2);
+      (void)in_guard;
+      continue;
+    }
+    const std::int64_t d = c1 - c2;
+    if (at.kind == AffineAtom::Kind::kCounter) {
+      const bool shared = same_iteration && a.block_uniformity.loop_divergent(at.loop) == false &&
+                          loop_in(at.loop, p.inst) && loop_in(at.loop, q.inst) &&
+                          c1 == c2; // the same count in both threads
+      if (shared) continue;
+      counters = true;
+      // The counter is per thread: 0 for a certain collision; the search widens it below.
+      if (c1 != 0) vars.push_back({0, 0, c1, -1, false});
+      if (c2 != 0) vars.push_back({0, 0, -c2, -1, false});
+      if (why.empty()) why = "it depends on " + ai.atom_name(id);
+      continue;
+    }
+    // Symbols and uniform opaque values the same in both threads cancel.
+    if (at.uniform && d == 0) continue;
+    g = std::gcd(g, std::abs(at.uniform ? d : (c1 != 0 ? c1 : c2)));
+    if (!at.uniform && c1 != 0 && c2 != 0) g = std::gcd(g, std::abs(c2));
+    if (why.empty())
+      why = at.uniform ? "the two addresses use " + ai.atom_name(id) + " differently"
+                       : "an address depends on " + ai.atom_name(id);
+  }
+  std::vector<SearchConstraint> cons;
+  for (int side = 0; side < 2; ++side)
+    for (SearchConstraint c : (side == 0 ? p : q).guard) {
+      const auto& map = side == 0 ? var1 : var2;
+      bool ok = true;
+      for (auto& [v, k] : c.terms) {
+        if (map[v] < 0) ok = false;
+        else v = static_cast<std::uint32_t>(map[v]);
+      }
+      if (ok) cons.push_back(std::move(c));
+    }
+  if (g != 0) {
+    // Opaque terms: only a gcd test. The rest of the sum ranges over the thread fields.
+    for (const SearchVar& v : vars)
+      if (v.coef != 0 && v.hi > v.lo) g = std::gcd(g, std::abs(v.coef));
+    std::int64_t c = diff.constant;
+    for (const SearchVar& v : vars)
+      if (v.hi == v.lo) c += v.coef * v.lo;
+    // sum in [lo, hi] - c must contain a multiple of g.
+    const std::int64_t l = lo - c, h = hi - c;
+    const std::int64_t first = l >= 0 ? (l + g - 1) / g * g : -((-l) / g * g);
+    if (first > h) return {};
+    return {Verdict::Kind::kPossible, why};
+  }
+  const std::int64_t L = lo - diff.constant, H = hi - diff.constant;
+  SearchResult r = search_collision(vars, cons, L, H, other_warp);
+  if (r.exhausted) return {Verdict::Kind::kPossible, "the search for two colliding threads ran "
+                                                     "out of budget"};
+  if (r.found)
+    return {Verdict::Kind::kCertain, thread_text(ai, r.values, var2),
+            thread_text(ai, r.values, var1)};
+  if (!counters) return {};
+  for (SearchVar& v : vars)
+    if (v.twin < 0) v.hi = 1023;
+  r = search_collision(vars, cons, L, H, other_warp);
+  if (r.found || r.exhausted)
+    return {Verdict::Kind::kPossible,
+            why + (r.found ? " (threads " + thread_text(ai, r.values, var1) + " and " +
+                                 thread_text(ai, r.values, var2) + " at later iterations)"
+                           : "")};
+  return {};
+}
+
+void SharedRaceRule::check(RuleContext& ctx) const {
+  const FunctionAnalysis& a = ctx.analysis();
+  const AddressProvenance& prov = a.provenance(ctx.module());
+  // Boundaries.
+  std::vector<std::uint32_t> cta_start(a.ir.size(), kNoId), warp_start(a.ir.size(), kNoId);
+  std::vector<InstId> cta_starts{kNoId}, warp_starts{kNoId}, ordering;
+  for (InstId i = 0; i < a.ir.size(); ++i) {
+    const Instruction& in = a.ir.inst(i);
+    if (cta_barrier(in)) {
+      cta_start[i] = static_cast<std::uint32_t>(cta_starts.size());
+      cta_starts.push_back(i);
+    }
+    if (cta_barrier(in) || warp_sync(in)) {
+      warp_start[i] = static_cast<std::uint32_t>(warp_starts.size());
+      warp_starts.push_back(i);
+    }
+    if (orders(in)) ordering.push_back(i);
+  }
+  // Accesses.
+  std::vector<Access> acc;
+  for (InstId i = 0; i < a.ir.size(); ++i) {
+    if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
+    const Instruction& in = a.ir.inst(i);
+    if (in.op != Opcode::kLd && in.op != Opcode::kSt && in.op != Opcode::kAtom &&
+        in.op != Opcode::kRed)
+      continue;
+    for (const MemoryOperand& mo : memory_operands(in)) {
+      AddrSpace space = mo.space;
+      if (space == AddrSpace::kNone) {
+        AbsValue v = prov.operand_value(i, mo.operand);
+        if (v.kind != AbsValue::Kind::kAddr || !v.generic) continue;
+        space = v.space;
+      }
+      if (space != AddrSpace::kShared && space != AddrSpace::kGlobal) continue;
+      if (local_stack_address(a, i, mo.operand)) continue;
+      Access x;
+      x.inst = i;
+      x.space = space;
+      x.write = in.op != Opcode::kLd;
+      x.strong = strong(in);
+      x.width = access_width(in);
+      if (x.width == 0) continue;
+      acc.push_back(std::move(x));
+    }
+  }
+  if (acc.empty()) return;
+  bool any_write = false;
+  for (const Access& x : acc) any_write |= x.write;
+  if (!any_write) {
+    ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
+    return;
+  }
+  AffineIndex ai(ctx.module(), a);
+  const auto ncta = static_cast<std::uint32_t>(cta_starts.size());
+  const auto nwarp = static_cast<std::uint32_t>(warp_starts.size());
+  Phases pc = phases(a, cta_start, ncta, false);
+  Phases pf = phases(a, cta_start, ncta, true);
+  Phases pw = phases(a, warp_start, nwarp, false);
+  std::vector<std::uint8_t> ordered_phase(ncta, 0);
+  for (InstId o : ordering)
+    for (std::uint32_t s : phase_at(a, pc, cta_start, o)) ordered_phase[s] = 1;
+  for (Access& x : acc) {
+    x.addr = ai.address(x.inst, memory_operands(a.ir.inst(x.inst))[0].operand);
+    x.phase = phase_at(a, pc, cta_start, x.inst);
+    x.fwd_phase = phase_at(a, pf, cta_start, x.inst);
+    x.warp_phase = phase_at(a, pw, warp_start, x.inst);
+    collect_guard(a, ai, x);
+  }
+  ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
+  std::vector<std::uint8_t> reported(acc.size(), 0);
+  std::uint32_t pairs = 0;
+  for (std::size_t j = 0; j < acc.size(); ++j) {
+    for (std::size_t i = 0; i <= j; ++i) {
+      const Access& p = acc[i];
+      const Access& q = acc[j];
+      if (reported[j] || p.space != q.space || (!p.write && !q.write) || (p.strong && q.strong))
+        continue;
+      auto start = common(p.phase, q.phase);
+      if (!start) continue;
+      if (++pairs > kMaxPairs) {
+        ctx.report(q.inst,
+                   "more than " + std::to_string(kMaxPairs) +
+                       " pairs of accesses share barrier intervals: the rest are not checked",
+                   Severity::kWarning);
+        return;
+      }
+      const bool same_iter = common(p.fwd_phase, q.fwd_phase).has_value();
+      const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
+      Verdict v = decide(a, ai, p, q, same_iter, other_warp);
+      if (v.kind == Verdict::Kind::kNone) continue;
+      std::string uncertain;
+      if (v.kind == Verdict::Kind::kPossible) uncertain = v.detail;
+      else if (!p.guard_known) uncertain = p.guard_why;
+      else if (!q.guard_known) uncertain = q.guard_why;
+      else if (ordered_phase[*start])
+        uncertain = "a fence, acquire/release or mbarrier operation in the interval may order them";
+      else if (other_warp && !ai.warps_follow_x())
+        uncertain = "the lanes of one warp are ordered by a warp sync, and the block shape does "
+                    "not say which threads share a warp";
+      const std::string_view space = addr_space_name(p.space);
+      auto kind = [](const Access& x) {
+        return std::string(x.strong ? "atomic " : "") + (x.write ? "write" : "read");
+      };
+      std::string msg;
+      const std::string interval =
+          cta_starts[*start] == kNoId
+              ? "the barrier interval from the kernel's entry"
+              : "the barrier interval after line " +
+                    std::to_string(a.ir.inst(cta_starts[*start]).loc.line);
+      if (uncertain.empty()) {
+        msg = "data race on " + std::string(space) + " memory: " + kind(q) + " by thread " +
+              v.detail + " and " + kind(p) + " (line " +
+              std::to_string(a.ir.inst(p.inst).loc.line) + ") by thread " + v.other +
+              " touch the same bytes in " + interval;
+      } else {
+        msg = "possible data race on " + std::string(space) + " memory: " + kind(q) + " and " +
+              kind(p) + " (line " + std::to_string(a.ir.inst(p.inst).loc.line) + ") in " +
+              interval + " not decided: " + uncertain;
+      }
+      auto f = uncertain.empty() ? ctx.report(q.inst, msg)
+                                 : ctx.report(q.inst, msg, Severity::kWarning);
+      if (i != j)
+        f.relate(p.inst, "the other access (" + kind(p) +
+                             (uncertain.empty() ? " by thread " + v.other : std::string()) + ")");
+      if (cta_starts[*start] != kNoId) f.relate(cta_starts[*start], "the interval starts here");
+      // The interval's end: the next CTA barrier after the later access in its block.
+      const BlockId b = a.cfg.block_of(q.inst);
+      for (InstId k = q.inst + 1; k < a.cfg.block(b).end; ++k)
+        if (cta_start[k] != kNoId) {
+          f.relate(k, "the interval ends here");
+          break;
+        }
+      reported[j] = 1;
+    }
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Rule> make_shared_race_rule() { return std::make_unique<SharedRaceRule>(); }
+
+} // namespace ptxkit::verifier
