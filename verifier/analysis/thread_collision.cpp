@@ -22,6 +22,7 @@ struct Search {
   std::uint32_t budget;
   std::vector<std::uint32_t> order;   // equation variables, then constrained zero-coef ones
   std::vector<std::int64_t> rest_min, rest_max, rest_gcd; // of order[k..]
+  std::vector<std::vector<std::uint32_t>> check_at; // constraints complete after level k
   std::vector<std::uint8_t> assigned;
   std::vector<std::int64_t> x;
   bool exhausted = false;
@@ -77,7 +78,9 @@ struct Search {
     assigned[i] = 1;
     for (std::int64_t val = from; val <= to; ++val) {
       x[i] = val;
-      if (go(k + 1, lo - v.coef * val, hi - v.coef * val)) return true;
+      bool ok = true;
+      for (std::uint32_t c : check_at[k]) ok = ok && cons[c].holds(x);
+      if (ok && go(k + 1, lo - v.coef * val, hi - v.coef * val)) return true;
       if (exhausted) break;
     }
     assigned[i] = 0;
@@ -104,7 +107,7 @@ bool SearchConstraint::holds(const std::vector<std::int64_t>& x) const {
 SearchResult search_collision(const std::vector<SearchVar>& vars,
                               const std::vector<SearchConstraint>& constraints, std::int64_t lo,
                               std::int64_t hi, bool other_warp, std::uint32_t budget) {
-  Search s{vars, constraints, other_warp, budget, {}, {}, {}, {}, {}, {}};
+  Search s{vars, constraints, other_warp, budget, {}, {}, {}, {}, {}, {}, {}};
   std::vector<std::uint8_t> constrained(vars.size(), 0);
   for (const SearchConstraint& c : constraints)
     for (auto [i, coef] : c.terms) constrained[i] = 1;
@@ -137,6 +140,19 @@ SearchResult search_collision(const std::vector<SearchVar>& vars,
       if (vars[s.order[j]].hi == vars[s.order[j]].lo && vars[s.order[j]].coef != 0)
         fixed_after = true;
     if (fixed_after) s.rest_gcd[k] = 0;
+  }
+  // Prune a branch as soon as the variables of a condition are all assigned.
+  s.check_at.assign(n, {});
+  std::vector<std::size_t> pos(vars.size(), n);
+  for (std::size_t k = 0; k < n; ++k) pos[s.order[k]] = k;
+  for (std::uint32_t c = 0; c < constraints.size(); ++c) {
+    std::size_t last = 0;
+    bool all = true;
+    for (auto [i, coef] : constraints[c].terms) {
+      if (pos[i] == n) all = false;
+      else last = std::max(last, pos[i]);
+    }
+    if (all && !constraints[c].terms.empty()) s.check_at[last].push_back(c);
   }
   s.assigned.assign(vars.size(), 0);
   s.x.assign(vars.size(), 0);

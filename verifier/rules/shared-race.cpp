@@ -266,7 +266,7 @@ struct Verdict {
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
                bool same_iteration, bool other_warp) {
   AffineForm diff = p.addr;
-  if (!affine_add(diff, q.addr, -1)) return {Verdict::Kind::kPossible, "address overflow"};
+  if (!affine_add(diff, q.addr, -1)) return {Verdict::Kind::kPossible, "address overflow", {}};
   const std::int64_t lo = -(static_cast<std::int64_t>(p.width) - 1);
   const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
   // Roots: different variables or kernel parameters never overlap.
@@ -353,12 +353,13 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     const std::int64_t l = lo - c, h = hi - c;
     const std::int64_t first = l >= 0 ? (l + g - 1) / g * g : -((-l) / g * g);
     if (first > h) return {};
-    return {Verdict::Kind::kPossible, why};
+    return {Verdict::Kind::kPossible, why, {}};
   }
   const std::int64_t L = lo - diff.constant, H = hi - diff.constant;
   SearchResult r = search_collision(vars, cons, L, H, other_warp);
-  if (r.exhausted) return {Verdict::Kind::kPossible, "the search for two colliding threads ran "
-                                                     "out of budget"};
+  if (r.exhausted)
+    return {Verdict::Kind::kPossible,
+            "the search for two colliding threads ran out of budget", {}};
   if (r.found)
     return {Verdict::Kind::kCertain, thread_text(ai, r.values, var2),
             thread_text(ai, r.values, var1)};
@@ -370,7 +371,8 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     return {Verdict::Kind::kPossible,
             why + (r.found ? " (threads " + thread_text(ai, r.values, var1) + " and " +
                                  thread_text(ai, r.values, var2) + " at later iterations)"
-                           : "")};
+                           : ""),
+            {}};
   return {};
 }
 
