@@ -108,6 +108,7 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
   const std::int64_t pmax[3] = {1023, 1023, 63};
   auto req = fn.reqntid();
   auto max = fn.maxntid();
+  exact_shape_ = req.has_value();
   for (int d = 0; d < 3; ++d) {
     if (req) max_tid_[d] = std::int64_t{(*req)[d]} - 1, bounded_[d] = true;
     else if (max) max_tid_[d] = std::int64_t{(*max)[d]} - 1, bounded_[d] = true;

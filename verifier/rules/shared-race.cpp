@@ -357,6 +357,15 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   }
   const std::int64_t L = lo - diff.constant, H = hi - diff.constant;
   SearchResult r = search_collision(vars, cons, L, H, other_warp);
+  // Without .reqntid the block's shape is not known (kernels written for 16x16 blocks index
+  // shared memory by tid.y * 16 + tid.x): the collision is a warning naming the threads it needs.
+  if (r.found && !ai.exact_shape())
+    return {Verdict::Kind::kPossible,
+            "threads " + thread_text(ai, r.values, var2) + " and " +
+                thread_text(ai, r.values, var1) +
+                " collide, and the kernel declares no .reqntid that says whether the block has "
+                "them",
+            {}};
   if (r.exhausted)
     return {Verdict::Kind::kPossible,
             "the search for two colliding threads ran out of budget", {}};

@@ -81,6 +81,8 @@ public:
   std::int64_t max_tid(int dim) const { return max_tid_[dim]; }
   // The dimension's extent comes from .reqntid/.maxntid (not the PTX maximum).
   bool bounded(int dim) const { return bounded_[dim]; }
+  // .reqntid fixes the block's shape (.maxntid does not: nvcc writes `N, 1, 1` for any shape).
+  bool exact_shape() const { return exact_shape_; }
   // Warps are runs of tid.x alone: y and z have extent 1, or .reqntid makes ntid.x a multiple
   // of 32.
   bool warps_follow_x() const { return warps_follow_x_; }
@@ -105,6 +107,7 @@ private:
   std::int64_t max_tid_[3] = {0, 0, 0};
   bool bounded_[3] = {false, false, false};
   bool warps_follow_x_ = true;
+  bool exact_shape_ = false;
   std::vector<AffineForm> memo_;
   std::vector<std::uint8_t> state_; // 0 new, 1 in progress, 2 done
   std::vector<std::pair<ValueId, std::uint32_t>> opaque_of_;
