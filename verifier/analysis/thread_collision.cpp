@@ -36,8 +36,8 @@ struct Search {
       if (assigned[i] && assigned[j]) {
         if (x[i] != x[j]) return true;
       } else if (!assigned[i] && v.hi > v.lo) {
-        x[i] = assigned[j] && x[j] == v.lo ? v.lo + 1 : v.lo;
         if (!assigned[j]) x[j] = vars[j].lo;
+        x[i] = x[j] == v.lo ? v.lo + 1 : v.lo;
         if (x[i] != x[j]) return true;
       } else if (!assigned[j] && vars[j].hi > vars[j].lo) {
         x[j] = x[i] == vars[j].lo ? vars[j].lo + 1 : vars[j].lo;
