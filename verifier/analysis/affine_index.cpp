@@ -17,7 +17,9 @@ namespace {
 constexpr std::int64_t kLimit = std::int64_t{1} << 40;
 constexpr int kMaxDepth = 48;
 
-bool fits(std::int64_t v) { return v > -kLimit && v < kLimit; }
+bool fits(std::int64_t v) {
+  return v > -kLimit && v < kLimit;
+}
 
 // An integer operation: no floating-point type, no carry or saturation (whose results are not
 // the plain sum).
@@ -95,11 +97,14 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
     if (!is_tid_x(a.ir, a.values, a.values.value_of(i, 1))) continue;
     std::uint64_t c = static_cast<std::uint64_t>(in.operands[2].int_value());
     int k = -1;
-    if (in.op == Opcode::kShr) k = static_cast<int>(c);
-    else if (in.op == Opcode::kAnd && c != 0 && ((c + 1) & c) == 0) k = std::popcount(c);
+    if (in.op == Opcode::kShr)
+      k = static_cast<int>(c);
+    else if (in.op == Opcode::kAnd && c != 0 && ((c + 1) & c) == 0)
+      k = std::popcount(c);
     else if (in.op == Opcode::kAnd && c != 0 && (c & 0x3ff) != 0 && ((~c + 1) & ~c & 0x3ff) == 0)
       k = std::countr_zero(c);
-    else if (in.op != Opcode::kAnd && c != 0 && (c & (c - 1)) == 0) k = std::countr_zero(c);
+    else if (in.op != Opcode::kAnd && c != 0 && (c & (c - 1)) == 0)
+      k = std::countr_zero(c);
     if (k > 0 && k < 10) splits.push_back(static_cast<std::uint8_t>(k));
   }
   std::sort(splits.begin(), splits.end());
@@ -110,9 +115,12 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
   auto max = fn.maxntid();
   exact_shape_ = req.has_value();
   for (int d = 0; d < 3; ++d) {
-    if (req) max_tid_[d] = std::int64_t{(*req)[d]} - 1, bounded_[d] = true;
-    else if (max) max_tid_[d] = std::int64_t{(*max)[d]} - 1, bounded_[d] = true;
-    else max_tid_[d] = reads[d] ? pmax[d] : 0;
+    if (req)
+      max_tid_[d] = std::int64_t{(*req)[d]} - 1, bounded_[d] = true;
+    else if (max)
+      max_tid_[d] = std::int64_t{(*max)[d]} - 1, bounded_[d] = true;
+    else
+      max_tid_[d] = reads[d] ? pmax[d] : 0;
     max_tid_[d] = std::clamp<std::int64_t>(max_tid_[d], 0, pmax[d]);
   }
   warps_follow_x_ = (max_tid_[1] == 0 && max_tid_[2] == 0) || (req && (*req)[0] % 32 == 0);
@@ -122,7 +130,8 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
     at.dim = 0;
     at.shift = splits[f];
     std::int64_t hi = max_tid_[0] >> splits[f];
-    if (f + 1 < splits.size()) hi = std::min(hi, (std::int64_t{1} << (splits[f + 1] - splits[f])) - 1);
+    if (f + 1 < splits.size())
+      hi = std::min(hi, (std::int64_t{1} << (splits[f + 1] - splits[f])) - 1);
     at.hi = hi;
     atoms_.push_back(at);
   }
@@ -163,8 +172,10 @@ std::string AffineIndex::atom_name(std::uint32_t id) const {
     return "the iteration count of the loop at line " +
            std::to_string(
                a_->ir.inst(a_->cfg.block(a_->loops.loop(at.loop).header).begin).loc.line);
-  case AffineAtom::Kind::kSymbol: return std::string(at.name);
-  case AffineAtom::Kind::kOpaque: return at.why;
+  case AffineAtom::Kind::kSymbol:
+    return std::string(at.name);
+  case AffineAtom::Kind::kOpaque:
+    return at.why;
   }
   return {};
 }
@@ -191,8 +202,10 @@ AffineForm AffineIndex::opaque(ValueId v, InstId inst, std::string why, std::str
                     a_->ir.function().kind == FunctionKind::kEntry;
   }
   std::uint32_t id = add_atom(std::move(at));
-  if (!name.empty()) named_.push_back({name, id});
-  else opaque_of_.push_back({v, id});
+  if (!name.empty())
+    named_.push_back({name, id});
+  else
+    opaque_of_.push_back({v, id});
   return AffineForm{0, {{id, 1}}};
 }
 
@@ -216,8 +229,10 @@ AffineForm AffineIndex::operand_at(InstId inst, std::uint32_t k, int depth) {
   if (k >= in.operands.size()) return opaque(kNoId, inst, "a missing operand of " + at_line(in));
   const Operand& o = in.operands[k];
   switch (o.kind) {
-  case OperandKind::kImmInt: return AffineForm{o.int_value(), {}};
-  case OperandKind::kSpecialReg: return special(o.text(), inst, kNoId);
+  case OperandKind::kImmInt:
+    return AffineForm{o.int_value(), {}};
+  case OperandKind::kSpecialReg:
+    return special(o.text(), inst, kNoId);
   case OperandKind::kRegister: {
     ValueId v = a_->values.value_of(inst, k);
     if (v == kNoId) return opaque(kNoId, inst, "an unresolved register in " + at_line(in));
@@ -238,7 +253,8 @@ AffineForm AffineIndex::operand_at(InstId inst, std::uint32_t k, int depth) {
     }
     return AffineForm{o.has_offset() ? o.address_offset() : 0, {{id, 1}}};
   }
-  default: return opaque(kNoId, inst, "an operand of " + at_line(in) + " that is no integer");
+  default:
+    return opaque(kNoId, inst, "an operand of " + at_line(in) + " that is no integer");
   }
 }
 
@@ -248,7 +264,9 @@ const AffineForm& AffineIndex::value(ValueId v) {
   return memo_[l];
 }
 
-AffineForm AffineIndex::operand(InstId inst, std::uint32_t k) { return operand_at(inst, k, 0); }
+AffineForm AffineIndex::operand(InstId inst, std::uint32_t k) {
+  return operand_at(inst, k, 0);
+}
 
 AffineForm AffineIndex::address(InstId inst, std::uint32_t k) {
   const Operand& o = a_->ir.inst(inst).operands[k];
@@ -285,8 +303,9 @@ AffineForm AffineIndex::eval(ValueId v, int depth) {
   v = vn.leader(v);
   if (state_[v] == 2) return memo_[v];
   if (state_[v] == 1 || depth > kMaxDepth)
-    return opaque(v, kNoId, depth > kMaxDepth ? "a value computed too many steps away"
-                                              : "a loop-carried value that is no counter");
+    return opaque(v, kNoId,
+                  depth > kMaxDepth ? "a value computed too many steps away"
+                                    : "a loop-carried value that is no counter");
   state_[v] = 1;
   const ValueInfo& info = vn.info(v);
   AffineForm out;
@@ -331,8 +350,10 @@ AffineForm AffineIndex::eval(ValueId v, int depth) {
       if (equal) {
         for (const PhiIncoming& in : vn.phi_incoming(v)) {
           AffineForm f = eval(in.value, depth + 1);
-          if (!same) same = f;
-          else if (!(f == *same)) equal = false;
+          if (!same)
+            same = f;
+          else if (!(f == *same))
+            equal = false;
         }
       }
       out = equal && same ? *same
@@ -341,8 +362,9 @@ AffineForm AffineIndex::eval(ValueId v, int depth) {
                                               : "a merge of different values");
     }
   } else {
-    out = opaque(v, kNoId, info.kind == ValueKind::kGuarded ? "a value written under a guard"
-                                                            : "a value from outside the function");
+    out = opaque(v, kNoId,
+                 info.kind == ValueKind::kGuarded ? "a value written under a guard"
+                                                  : "a value from outside the function");
   }
   memo_[v] = out;
   state_[v] = 2;
@@ -442,7 +464,8 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     hi_part.constant = cst_hi;
     lo_part.constant = cst - cst_hi;
     lo_max += lo_part.constant;
-    for (const AffineTerm& t : x.terms) split(t.atom, t.coef);
+    for (const AffineTerm& t : x.terms)
+      split(t.atom, t.coef);
     if (!ok || lo_max >= p) break;
     if (add) { // `or x, c` is `x + c` when x's low k bits are zero
       if (!lo_part.terms.empty() || lo_part.constant != 0) break;
@@ -451,7 +474,8 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     }
     if (low) return lo_part;
     if (high) {
-      for (AffineTerm& t : hi_part.terms) t.coef /= p;
+      for (AffineTerm& t : hi_part.terms)
+        t.coef /= p;
       hi_part.constant /= p;
       return hi_part;
     }
@@ -463,7 +487,8 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     if (in.has_modifier("param") && a_->ir.function().kind == FunctionKind::kEntry)
       return fail("the kernel parameter read at line " + std::to_string(in.loc.line));
     return fail("a value loaded from memory at line " + std::to_string(in.loc.line));
-  default: break;
+  default:
+    break;
   }
   return fail("a result of " + at_line(in));
 }
@@ -490,8 +515,10 @@ AffineForm AffineIndex::stack_reload(InstId load, ValueId v, int depth) {
         continue; // another slot
     }
     ++stores;
-    if (diff.terms.empty() && diff.constant == 0 && access_width(si) == width) only = i;
-    else only = kNoId, stores += 1;
+    if (diff.terms.empty() && diff.constant == 0 && access_width(si) == width)
+      only = i;
+    else
+      only = kNoId, stores += 1;
   }
   if (stores != 1 || only == kNoId)
     return fail("a stack slot written at " + std::to_string(stores) + " places (line " +

@@ -13,16 +13,18 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return -floor_div(-a, b); }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return -floor_div(-a, b);
+}
 
 struct Search {
   const std::vector<SearchVar>& vars;
   const std::vector<SearchConstraint>& cons;
   bool other_warp;
   std::uint32_t budget;
-  std::vector<std::uint32_t> order;   // equation variables, then constrained zero-coef ones
+  std::vector<std::uint32_t> order; // equation variables, then constrained zero-coef ones
   std::vector<std::int64_t> rest_min, rest_max, rest_gcd; // of order[k..]
-  std::vector<std::vector<std::uint32_t>> check_at; // constraints complete after level k
+  std::vector<std::vector<std::uint32_t>> check_at;       // constraints complete after level k
   std::vector<std::uint8_t> assigned;
   std::vector<std::int64_t> x;
   bool exhausted = false;
@@ -79,7 +81,8 @@ struct Search {
     for (std::int64_t val = from; val <= to; ++val) {
       x[i] = val;
       bool ok = true;
-      for (std::uint32_t c : check_at[k]) ok = ok && cons[c].holds(x);
+      for (std::uint32_t c : check_at[k])
+        ok = ok && cons[c].holds(x);
       if (ok && go(k + 1, lo - v.coef * val, hi - v.coef * val)) return true;
       if (exhausted) break;
     }
@@ -92,14 +95,21 @@ struct Search {
 
 bool SearchConstraint::holds(const std::vector<std::int64_t>& x) const {
   std::int64_t s = constant;
-  for (auto [i, c] : terms) s += c * x[i];
+  for (auto [i, c] : terms)
+    s += c * x[i];
   switch (cmp) {
-  case Cmp::kEq: return s == 0;
-  case Cmp::kNe: return s != 0;
-  case Cmp::kLt: return s < 0;
-  case Cmp::kLe: return s <= 0;
-  case Cmp::kGt: return s > 0;
-  case Cmp::kGe: return s >= 0;
+  case Cmp::kEq:
+    return s == 0;
+  case Cmp::kNe:
+    return s != 0;
+  case Cmp::kLt:
+    return s < 0;
+  case Cmp::kLe:
+    return s <= 0;
+  case Cmp::kGt:
+    return s > 0;
+  case Cmp::kGe:
+    return s >= 0;
   }
   return false;
 }
@@ -110,7 +120,8 @@ SearchResult search_collision(const std::vector<SearchVar>& vars,
   Search s{vars, constraints, other_warp, budget, {}, {}, {}, {}, {}, {}, {}};
   std::vector<std::uint8_t> constrained(vars.size(), 0);
   for (const SearchConstraint& c : constraints)
-    for (auto [i, coef] : c.terms) constrained[i] = 1;
+    for (auto [i, coef] : c.terms)
+      constrained[i] = 1;
   for (std::uint32_t i = 0; i < vars.size(); ++i)
     if (vars[i].coef != 0) s.order.push_back(i);
   std::stable_sort(s.order.begin(), s.order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -144,13 +155,16 @@ SearchResult search_collision(const std::vector<SearchVar>& vars,
   // Prune a branch as soon as the variables of a condition are all assigned.
   s.check_at.assign(n, {});
   std::vector<std::size_t> pos(vars.size(), n);
-  for (std::size_t k = 0; k < n; ++k) pos[s.order[k]] = k;
+  for (std::size_t k = 0; k < n; ++k)
+    pos[s.order[k]] = k;
   for (std::uint32_t c = 0; c < constraints.size(); ++c) {
     std::size_t last = 0;
     bool all = true;
     for (auto [i, coef] : constraints[c].terms) {
-      if (pos[i] == n) all = false;
-      else last = std::max(last, pos[i]);
+      if (pos[i] == n)
+        all = false;
+      else
+        last = std::max(last, pos[i]);
     }
     if (all && !constraints[c].terms.empty()) s.check_at[last].push_back(c);
   }

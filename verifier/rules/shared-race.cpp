@@ -85,8 +85,8 @@ bool warp_sync(const Instruction& in) {
 
 bool strong(const Instruction& in) {
   if (in.op == Opcode::kAtom || in.op == Opcode::kRed) return true;
-  return in.has_modifier("volatile") || in.has_modifier("relaxed") ||
-         in.has_modifier("acquire") || in.has_modifier("release");
+  return in.has_modifier("volatile") || in.has_modifier("relaxed") || in.has_modifier("acquire") ||
+         in.has_modifier("release");
 }
 
 // May order accesses of different threads without a barrier (release/acquire, fences, mbarrier).
@@ -116,7 +116,9 @@ struct Phases {
 
 using Bits = std::vector<std::uint64_t>;
 
-void set_bit(Bits& b, std::uint32_t i) { b[i / 64] |= std::uint64_t{1} << (i % 64); }
+void set_bit(Bits& b, std::uint32_t i) {
+  b[i / 64] |= std::uint64_t{1} << (i % 64);
+}
 
 // Which boundaries can be the last before each instruction; `boundary` marks them; back edges
 // are not followed when `forward_only`.
@@ -177,14 +179,22 @@ std::optional<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex
   std::optional<C> cmp;
   bool is_signed = false;
   for (std::string_view m : in.modifiers) {
-    if (m == "eq") cmp = C::kEq;
-    else if (m == "ne") cmp = C::kNe;
-    else if (m == "lt" || m == "lo") cmp = C::kLt;
-    else if (m == "le" || m == "ls") cmp = C::kLe;
-    else if (m == "gt" || m == "hi") cmp = C::kGt;
-    else if (m == "ge" || m == "hs") cmp = C::kGe;
-    else if (m.starts_with("s") && m.size() <= 3) is_signed = true;
-    else if (m.starts_with("f")) return std::nullopt;
+    if (m == "eq")
+      cmp = C::kEq;
+    else if (m == "ne")
+      cmp = C::kNe;
+    else if (m == "lt" || m == "lo")
+      cmp = C::kLt;
+    else if (m == "le" || m == "ls")
+      cmp = C::kLe;
+    else if (m == "gt" || m == "hi")
+      cmp = C::kGt;
+    else if (m == "ge" || m == "hs")
+      cmp = C::kGe;
+    else if (m.starts_with("s") && m.size() <= 3)
+      is_signed = true;
+    else if (m.starts_with("f"))
+      return std::nullopt;
   }
   if (!cmp) return std::nullopt;
   (void)is_signed; // thread expressions are small and non-negative: signed and unsigned agree
@@ -251,14 +261,13 @@ std::string thread_text(const AffineIndex& ai, const std::vector<std::int64_t>& 
     if (at.kind == AffineAtom::Kind::kTidField && var_of[id] >= 0)
       t[at.dim] += x[static_cast<std::size_t>(var_of[id])] << at.shift;
   }
-  return "(" + std::to_string(t[0]) + "," + std::to_string(t[1]) + "," + std::to_string(t[2]) +
-         ")";
+  return "(" + std::to_string(t[0]) + "," + std::to_string(t[1]) + "," + std::to_string(t[2]) + ")";
 }
 
 struct Verdict {
   enum class Kind { kNone, kCertain, kPossible } kind = Kind::kNone;
-  std::string detail;  // kCertain: the thread of the later access; kPossible: why undecided
-  std::string other;   // kCertain: the thread of the earlier access
+  std::string detail; // kCertain: the thread of the later access; kPossible: why undecided
+  std::string other;  // kCertain: the thread of the earlier access
 };
 
 // Decides one pair. Variables: thread 1's and thread 2's fields, loop counters; uniform atoms
@@ -337,8 +346,10 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
       const auto& map = side == 0 ? var1 : var2;
       bool ok = true;
       for (auto& [v, k] : c.terms) {
-        if (map[v] < 0) ok = false;
-        else v = static_cast<std::uint32_t>(map[v]);
+        if (map[v] < 0)
+          ok = false;
+        else
+          v = static_cast<std::uint32_t>(map[v]);
       }
       if (ok) cons.push_back(std::move(c));
     }
@@ -367,8 +378,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
                 "them",
             {}};
   if (r.exhausted)
-    return {Verdict::Kind::kPossible,
-            "the search for two colliding threads ran out of budget", {}};
+    return {Verdict::Kind::kPossible, "the search for two colliding threads ran out of budget", {}};
   if (r.found)
     return {Verdict::Kind::kCertain, thread_text(ai, r.values, var2),
             thread_text(ai, r.values, var1)};
@@ -432,7 +442,8 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   }
   if (acc.empty()) return;
   bool any_write = false;
-  for (const Access& x : acc) any_write |= x.write;
+  for (const Access& x : acc)
+    any_write |= x.write;
   if (!any_write) {
     ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
     return;
@@ -445,7 +456,8 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   Phases pw = phases(a, warp_start, nwarp, false);
   std::vector<std::uint8_t> ordered_phase(ncta, 0);
   for (InstId o : ordering)
-    for (std::uint32_t s : phase_at(a, pc, cta_start, o)) ordered_phase[s] = 1;
+    for (std::uint32_t s : phase_at(a, pc, cta_start, o))
+      ordered_phase[s] = 1;
   for (Access& x : acc) {
     x.addr = ai.address(x.inst, memory_operands(a.ir.inst(x.inst))[0].operand);
     x.phase = phase_at(a, pc, cta_start, x.inst);
@@ -476,9 +488,12 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       Verdict v = decide(a, ai, p, q, same_iter, other_warp);
       if (v.kind == Verdict::Kind::kNone) continue;
       std::string uncertain;
-      if (v.kind == Verdict::Kind::kPossible) uncertain = v.detail;
-      else if (!p.guard_known) uncertain = p.guard_why;
-      else if (!q.guard_known) uncertain = q.guard_why;
+      if (v.kind == Verdict::Kind::kPossible)
+        uncertain = v.detail;
+      else if (!p.guard_known)
+        uncertain = p.guard_why;
+      else if (!q.guard_known)
+        uncertain = q.guard_why;
       else if (ordered_phase[*start])
         uncertain = "a fence, acquire/release or mbarrier operation in the interval may order them";
       else if (other_warp && !ai.warps_follow_x())
@@ -489,11 +504,10 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         return std::string(x.strong ? "atomic " : "") + (x.write ? "write" : "read");
       };
       std::string msg;
-      const std::string interval =
-          cta_starts[*start] == kNoId
-              ? "the barrier interval from the kernel's entry"
-              : "the barrier interval after line " +
-                    std::to_string(a.ir.inst(cta_starts[*start]).loc.line);
+      const std::string interval = cta_starts[*start] == kNoId
+                                       ? "the barrier interval from the kernel's entry"
+                                       : "the barrier interval after line " +
+                                             std::to_string(a.ir.inst(cta_starts[*start]).loc.line);
       if (uncertain.empty()) {
         msg = "data race on " + std::string(space) + " memory: " + kind(q) + " by thread " +
               v.detail + " and " + kind(p) + " (line " +
@@ -504,8 +518,8 @@ void SharedRaceRule::check(RuleContext& ctx) const {
               kind(p) + " (line " + std::to_string(a.ir.inst(p.inst).loc.line) + ") in " +
               interval + " not decided: " + uncertain;
       }
-      auto f = uncertain.empty() ? ctx.report(q.inst, msg)
-                                 : ctx.report(q.inst, msg, Severity::kWarning);
+      auto f =
+          uncertain.empty() ? ctx.report(q.inst, msg) : ctx.report(q.inst, msg, Severity::kWarning);
       if (i != j)
         f.relate(p.inst, "the other access (" + kind(p) +
                              (uncertain.empty() ? " by thread " + v.other : std::string()) + ")");
@@ -524,6 +538,8 @@ void SharedRaceRule::check(RuleContext& ctx) const {
 
 } // namespace
 
-std::unique_ptr<Rule> make_shared_race_rule() { return std::make_unique<SharedRaceRule>(); }
+std::unique_ptr<Rule> make_shared_race_rule() {
+  return std::make_unique<SharedRaceRule>();
+}
 
 } // namespace ptxkit::verifier

@@ -22,7 +22,7 @@ namespace ptxkit::verifier::analysis {
 struct SearchVar {
   std::int64_t lo = 0, hi = 0;
   std::int64_t coef = 0;
-  std::int32_t twin = -1; // index of the same thread field of the other thread, or -1
+  std::int32_t twin = -1;  // index of the same thread field of the other thread, or -1
   bool warp_field = false; // differs only between different warps (tid.x bits >= 5, tid.y, .z)
 };
 
