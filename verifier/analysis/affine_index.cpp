@@ -79,7 +79,7 @@ bool affine_add(AffineForm& a, const AffineForm& b, std::int64_t k) {
 
 AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&m), a_(&a) {
   const Function& fn = a.ir.function();
-  bool reads[3] = {true, false, false};
+  bool reads[3] = {false, false, false};
   std::vector<std::uint8_t> splits = {0, 5};
   for (InstId i = 0; i < a.ir.size(); ++i) {
     const Instruction& in = a.ir.inst(i);
@@ -88,6 +88,9 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
       std::string_view s = o.text();
       if (s.ends_with(".y") && (s.starts_with("%tid") || s.starts_with("%ntid"))) reads[1] = true;
       if (s.ends_with(".z") && (s.starts_with("%tid") || s.starts_with("%ntid"))) reads[2] = true;
+      if ((s.ends_with(".x") && (s.starts_with("%tid") || s.starts_with("%ntid"))) ||
+          s == "%laneid" || s == "%warpid")
+        reads[0] = true;
     }
     // Bit positions where tid.x is cut: shifts and masks of it by a power of two.
     if (in.operands.size() != 3 || in.operands[2].kind != OperandKind::kImmInt) continue;
@@ -218,6 +221,10 @@ AffineForm AffineIndex::special(std::string_view name, InstId inst, ValueId v) {
     return f;
   }
   if (name == "%tid.y") return AffineForm{0, {{tid_field(1, 0), 1}}};
+  // .reqntid is the launch's block shape: %ntid is that constant.
+  if (exact_shape_ && name.starts_with("%ntid.") && name.size() == 7 && name[6] >= 'x' &&
+      name[6] <= 'z')
+    return AffineForm{max_tid_[name[6] - 'x'] + 1, {}};
   if (name == "%tid.z") return AffineForm{0, {{tid_field(2, 0), 1}}};
   (void)inst;
   (void)v;

@@ -41,6 +41,7 @@
 #include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <numeric>
 #include <optional>
@@ -264,18 +265,44 @@ std::string thread_text(const AffineIndex& ai, const std::vector<std::int64_t>& 
   return "(" + std::to_string(t[0]) + "," + std::to_string(t[1]) + "," + std::to_string(t[2]) + ")";
 }
 
-struct Verdict {
-  enum class Kind { kNone, kCertain, kPossible } kind = Kind::kNone;
-  std::string detail; // kCertain: the thread of the later access; kPossible: why undecided
-  std::string other;  // kCertain: the thread of the earlier access
+// Why a pair is undecided; such pairs are counted per function, not reported one by one.
+enum class Cause : std::uint8_t { kShape, kAddress, kUniform, kLoop, kBudget, kCount };
+
+constexpr const char* kCauseText[] = {
+    "two threads collide in a block shape the kernel does not rule out (it declares no "
+    ".reqntid: state the launch's with --block-dim)",
+    "an address depends on a value the rule cannot express as a function of the thread",
+    "the two addresses use a block-uniform value differently",
+    "a collision needs a later iteration of a loop (the loop may not run that often)",
+    "the search for two colliding threads ran out of budget",
 };
+
+struct Verdict {
+  // kCertain: two threads collide; kShape: they collide in a block shape the kernel does not
+  // declare it has (no .reqntid); kUndecided: a missing fact (cause, detail says which).
+  enum class Kind { kNone, kCertain, kShape, kUndecided } kind = Kind::kNone;
+  std::string detail; // kCertain/kShape: the later access's thread; kUndecided: why
+  std::string other;  // kCertain/kShape: the earlier access's thread
+  Cause cause = Cause::kAddress;
+  std::vector<std::int64_t> values; // kCertain/kShape: the witness (search variables)
+  std::vector<std::int32_t> var1, var2;
+};
+
+Verdict undecided_because(std::string why, Cause cause) {
+  Verdict v;
+  v.kind = Verdict::Kind::kUndecided;
+  v.detail = std::move(why);
+  v.cause = cause;
+  return v;
+}
 
 // Decides one pair. Variables: thread 1's and thread 2's fields, loop counters; uniform atoms
 // the two addresses share cancel.
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
                bool same_iteration, bool other_warp) {
   AffineForm diff = p.addr;
-  if (!affine_add(diff, q.addr, -1)) return {Verdict::Kind::kPossible, "address overflow", {}};
+  if (!affine_add(diff, q.addr, -1))
+    return undecided_because("an address offset beyond 2^40", Cause::kAddress);
   const std::int64_t lo = -(static_cast<std::int64_t>(p.width) - 1);
   const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
   // Roots: different variables or kernel parameters never overlap.
@@ -292,6 +319,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   std::vector<SearchVar> vars;
   std::vector<std::int32_t> var1(ai.atom_count(), -1), var2(ai.atom_count(), -1);
   std::string why;
+  bool uniform_why = false;
   bool counters = false;
   std::int64_t g = 0; // gcd of everything, for the undecided case
   auto loop_in = [&](LoopId l, InstId i) { return a.loops.contains(l, a.cfg.block_of(i)); };
@@ -336,9 +364,11 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     if (at.uniform && d == 0) continue;
     g = std::gcd(g, std::abs(at.uniform ? d : (c1 != 0 ? c1 : c2)));
     if (!at.uniform && c1 != 0 && c2 != 0) g = std::gcd(g, std::abs(c2));
-    if (why.empty())
+    if (why.empty()) {
       why = at.uniform ? "the two addresses use " + ai.atom_name(id) + " differently"
                        : "an address depends on " + ai.atom_name(id);
+      uniform_why = at.uniform;
+    }
   }
   std::vector<SearchConstraint> cons;
   for (int side = 0; side < 2; ++side)
@@ -364,35 +394,72 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     const std::int64_t l = lo - c, h = hi - c;
     const std::int64_t first = l >= 0 ? (l + g - 1) / g * g : -((-l) / g * g);
     if (first > h) return {};
-    return {Verdict::Kind::kPossible, why, {}};
+    return undecided_because(why, uniform_why ? Cause::kUniform : Cause::kAddress);
   }
   const std::int64_t L = lo - diff.constant, H = hi - diff.constant;
   SearchResult r = search_collision(vars, cons, L, H, other_warp);
-  // Without .reqntid the block's shape is not known (kernels written for 16x16 blocks index
-  // shared memory by tid.y * 16 + tid.x): the collision is a warning naming the threads it needs.
-  if (r.found && !ai.exact_shape())
-    return {Verdict::Kind::kPossible,
-            "threads " + thread_text(ai, r.values, var2) + " and " +
-                thread_text(ai, r.values, var1) +
-                " collide, and the kernel declares no .reqntid that says whether the block has "
-                "them",
-            {}};
   if (r.exhausted)
-    return {Verdict::Kind::kPossible, "the search for two colliding threads ran out of budget", {}};
-  if (r.found)
-    return {Verdict::Kind::kCertain, thread_text(ai, r.values, var2),
-            thread_text(ai, r.values, var1)};
+    return undecided_because("the search for two colliding threads ran out of budget",
+                             Cause::kBudget);
+  if (r.found) {
+    // Without .reqntid the block's shape is not known (kernels written for 16x16 blocks index
+    // shared memory by tid.y * 16 + tid.x): a collision is a warning naming the threads.
+    Verdict v;
+    v.kind = ai.exact_shape() ? Verdict::Kind::kCertain : Verdict::Kind::kShape;
+    v.detail = thread_text(ai, r.values, var2);
+    v.other = thread_text(ai, r.values, var1);
+    v.values = std::move(r.values);
+    v.var1 = std::move(var1);
+    v.var2 = std::move(var2);
+    return v;
+  }
   if (!counters) return {};
   for (SearchVar& v : vars)
     if (v.twin < 0) v.hi = 1023;
   r = search_collision(vars, cons, L, H, other_warp);
   if (r.found || r.exhausted)
-    return {Verdict::Kind::kPossible,
-            why + (r.found ? " (threads " + thread_text(ai, r.values, var1) + " and " +
-                                 thread_text(ai, r.values, var2) + " at later iterations)"
-                           : ""),
-            {}};
+    return undecided_because(why + (r.found ? " (threads " + thread_text(ai, r.values, var1) +
+                                                  " and " + thread_text(ai, r.values, var2) +
+                                                  " at later iterations)"
+                                            : ""),
+                             Cause::kLoop);
   return {};
+}
+
+// The value a plain store writes, as a form over the witness thread's fields, or nullopt when it
+// is not one (a vector, a float, a loaded value...). `map` gives each atom's search variable.
+std::optional<std::int64_t> stored_value(AffineIndex& ai, const Instruction& in, InstId i,
+                                         const std::vector<std::int64_t>& x,
+                                         const std::vector<std::int32_t>& map,
+                                         std::vector<AffineTerm>& uniform) {
+  if (in.op != Opcode::kSt || in.operands.size() != 2) return std::nullopt;
+  const OperandKind k = in.operands[1].kind;
+  if (k != OperandKind::kRegister && k != OperandKind::kImmInt) return std::nullopt;
+  AffineForm f = ai.operand(i, 1);
+  std::int64_t v = f.constant;
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind == AffineAtom::Kind::kTidField && map[t.atom] >= 0)
+      v += t.coef * x[static_cast<std::size_t>(map[t.atom])];
+    else if (at.uniform && at.kind != AffineAtom::Kind::kCounter)
+      uniform.push_back(t);
+    else
+      return std::nullopt;
+  }
+  return v;
+}
+
+// Two plain writes of one collision: do the two threads store the same value? true / false /
+// nullopt (not known). GPUVerify calls equal-value writes benign; the PTX memory model still
+// calls them a data race, so they stay findings, as warnings.
+std::optional<bool> same_value(AffineIndex& ai, const FunctionAnalysis& a, const Access& p,
+                               const Access& q, const Verdict& v) {
+  std::vector<AffineTerm> up, uq;
+  auto x = stored_value(ai, a.ir.inst(p.inst), p.inst, v.values, v.var1, up);
+  auto y = stored_value(ai, a.ir.inst(q.inst), q.inst, v.values, v.var2, uq);
+  if (!x || !y) return std::nullopt;
+  if (up != uq) return std::nullopt;
+  return *x == *y;
 }
 
 void SharedRaceRule::check(RuleContext& ctx) const {
@@ -467,8 +534,19 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   }
   ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
   std::vector<std::uint8_t> reported(acc.size(), 0);
+  struct Undecided {
+    std::uint32_t pairs = 0;
+    InstId p = kNoId, q = kNoId;
+    std::string why;
+  };
+  std::array<Undecided, static_cast<std::size_t>(Cause::kCount)> undecided;
+  InstId first_undecided = kNoId;
   std::uint32_t pairs = 0;
-  for (std::size_t j = 0; j < acc.size(); ++j) {
+  bool truncated = false;
+  auto kind = [](const Access& x) {
+    return std::string(x.strong ? "atomic " : "") + (x.write ? "write" : "read");
+  };
+  for (std::size_t j = 0; j < acc.size() && !truncated; ++j) {
     for (std::size_t i = 0; i <= j; ++i) {
       const Access& p = acc[i];
       const Access& q = acc[j];
@@ -477,20 +555,28 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       auto start = common(p.phase, q.phase);
       if (!start) continue;
       if (++pairs > kMaxPairs) {
-        ctx.report(q.inst,
-                   "more than " + std::to_string(kMaxPairs) +
-                       " pairs of accesses share barrier intervals: the rest are not checked",
-                   Severity::kWarning);
-        return;
+        truncated = true;
+        break;
       }
       const bool same_iter = common(p.fwd_phase, q.fwd_phase).has_value();
       const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
       Verdict v = decide(a, ai, p, q, same_iter, other_warp);
       if (v.kind == Verdict::Kind::kNone) continue;
+      if (v.kind == Verdict::Kind::kShape) {
+        v.kind = Verdict::Kind::kUndecided;
+        v.cause = Cause::kShape;
+        v.detail = "threads " + v.other + " and " + v.detail;
+      }
+      if (v.kind == Verdict::Kind::kUndecided) {
+        Undecided& u = undecided[static_cast<std::size_t>(v.cause)];
+        if (u.pairs++ == 0) u.p = p.inst, u.q = q.inst, u.why = v.detail;
+        if (first_undecided == kNoId) first_undecided = q.inst;
+        continue;
+      }
+      // The two threads collide: a per-pair finding, an error when nothing is missing.
       std::string uncertain;
-      if (v.kind == Verdict::Kind::kPossible)
-        uncertain = v.detail;
-      else if (!p.guard_known)
+      std::optional<bool> same;
+      if (!p.guard_known)
         uncertain = p.guard_why;
       else if (!q.guard_known)
         uncertain = q.guard_why;
@@ -499,30 +585,30 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       else if (other_warp && !ai.warps_follow_x())
         uncertain = "the lanes of one warp are ordered by a warp sync, and the block shape does "
                     "not say which threads share a warp";
+      else if (p.write && q.write && !p.strong && !q.strong &&
+               (same = same_value(ai, a, p, q, v)) != std::optional<bool>(false))
+        uncertain = *same ? "both threads store the same value (benign on current GPUs, a data "
+                            "race under the PTX memory model)"
+                          : "two plain writes of values the rule cannot compare (benign only if "
+                            "both threads store the same value)";
       const std::string_view space = addr_space_name(p.space);
-      auto kind = [](const Access& x) {
-        return std::string(x.strong ? "atomic " : "") + (x.write ? "write" : "read");
-      };
-      std::string msg;
       const std::string interval = cta_starts[*start] == kNoId
                                        ? "the barrier interval from the kernel's entry"
                                        : "the barrier interval after line " +
                                              std::to_string(a.ir.inst(cta_starts[*start]).loc.line);
-      if (uncertain.empty()) {
-        msg = "data race on " + std::string(space) + " memory: " + kind(q) + " by thread " +
-              v.detail + " and " + kind(p) + " (line " +
-              std::to_string(a.ir.inst(p.inst).loc.line) + ") by thread " + v.other +
+      const std::string threads = std::string(" by thread ") + v.detail + " and " + kind(p) +
+                                  " (line " + std::to_string(a.ir.inst(p.inst).loc.line) +
+                                  ") by thread " + v.other;
+      std::string msg;
+      if (uncertain.empty())
+        msg = "data race on " + std::string(space) + " memory: " + kind(q) + threads +
               " touch the same bytes in " + interval;
-      } else {
-        msg = "possible data race on " + std::string(space) + " memory: " + kind(q) + " and " +
-              kind(p) + " (line " + std::to_string(a.ir.inst(p.inst).loc.line) + ") in " +
-              interval + " not decided: " + uncertain;
-      }
+      else
+        msg = "possible data race on " + std::string(space) + " memory: " + kind(q) + threads +
+              " touch the same bytes in " + interval + ", not certain: " + uncertain;
       auto f =
           uncertain.empty() ? ctx.report(q.inst, msg) : ctx.report(q.inst, msg, Severity::kWarning);
-      if (i != j)
-        f.relate(p.inst, "the other access (" + kind(p) +
-                             (uncertain.empty() ? " by thread " + v.other : std::string()) + ")");
+      if (i != j) f.relate(p.inst, "the other access (" + kind(p) + " by thread " + v.other + ")");
       if (cta_starts[*start] != kNoId) f.relate(cta_starts[*start], "the interval starts here");
       // The interval's end: the next CTA barrier after the later access in its block.
       const BlockId b = a.cfg.block_of(q.inst);
@@ -533,6 +619,38 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         }
       reported[j] = 1;
     }
+  }
+  // Undecided pairs: one warning for the function, by cause, naming each cause's first pair.
+  std::uint32_t total = 0;
+  for (const Undecided& u : undecided)
+    total += u.pairs;
+  if (total == 0 && !truncated) return;
+  std::string msg;
+  if (total != 0) {
+    msg = std::to_string(total) + " pair" + (total == 1 ? "" : "s") +
+          " of accesses in one barrier interval could not be decided, so `" +
+          std::string(ctx.function().name) + "` is not proven free of data races:";
+    bool first = true;
+    for (std::size_t c = 0; c < undecided.size(); ++c) {
+      const Undecided& u = undecided[c];
+      if (u.pairs == 0) continue;
+      msg += std::string(first ? " " : "; ") + std::to_string(u.pairs) + " because " +
+             kCauseText[c] + " (first: lines " + std::to_string(a.ir.inst(u.p).loc.line) +
+             " and " + std::to_string(a.ir.inst(u.q).loc.line) + ", " + u.why + ")";
+      first = false;
+    }
+  }
+  if (truncated)
+    msg += std::string(msg.empty() ? "" : "; ") + "more than " + std::to_string(kMaxPairs) +
+           " pairs of accesses share barrier intervals: the rest are not checked";
+  const InstId at = first_undecided != kNoId ? first_undecided : acc.back().inst;
+  auto f = ctx.report(at, msg, Severity::kWarning);
+  for (std::size_t c = 0; c < undecided.size(); ++c) {
+    const Undecided& u = undecided[c];
+    if (u.pairs == 0) continue;
+    const std::string note = std::string("first pair undecided because ") + kCauseText[c];
+    if (u.q != at) f.relate(u.q, note);
+    if (u.p != u.q) f.relate(u.p, u.q == at ? note + " (the other access)" : "its other access");
   }
 }
 
