@@ -426,6 +426,18 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   return {};
 }
 
+// A plain store of a value that is the same in every thread of the block (an immediate, or a
+// block-uniform register): `p = A;` run by every thread.
+bool stores_uniform_value(const FunctionAnalysis& a, const Access& x) {
+  const Instruction& in = a.ir.inst(x.inst);
+  if (in.op != Opcode::kSt || in.operands.size() != 2) return false;
+  const Operand& v = in.operands[1];
+  if (v.kind == OperandKind::kImmInt) return true;
+  if (v.kind != OperandKind::kRegister) return false;
+  const ValueId val = a.values.value_of(x.inst, 1);
+  return val != kNoId && a.block_uniformity.is_uniform(val);
+}
+
 // The value a plain store writes, as a form over the witness thread's fields, or nullopt when it
 // is not one (a vector, a float, a loaded value...). `map` gives each atom's search variable.
 std::optional<std::int64_t> stored_value(AffineIndex& ai, const Instruction& in, InstId i,
@@ -455,12 +467,17 @@ std::optional<std::int64_t> stored_value(AffineIndex& ai, const Instruction& in,
 std::optional<bool> same_value(AffineIndex& ai, const FunctionAnalysis& a, const Access& p,
                                const Access& q, const Verdict& v) {
   std::vector<AffineTerm> up, uq;
+  if (stores_uniform_value(a, p) && stores_uniform_value(a, q) &&
+      a.values.value_of(p.inst, 1) == a.values.value_of(q.inst, 1) &&
+      a.ir.inst(p.inst).operands[1].kind == OperandKind::kRegister)
+    return true;
   auto x = stored_value(ai, a.ir.inst(p.inst), p.inst, v.values, v.var1, up);
   auto y = stored_value(ai, a.ir.inst(q.inst), q.inst, v.values, v.var2, uq);
   if (!x || !y) return std::nullopt;
   if (up != uq) return std::nullopt;
   return *x == *y;
 }
+
 
 void SharedRaceRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
@@ -585,6 +602,10 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       else if (other_warp && !ai.warps_follow_x())
         uncertain = "the lanes of one warp are ordered by a warp sync, and the block shape does "
                     "not say which threads share a warp";
+      else if (p.write != q.write && stores_uniform_value(a, p.write ? p : q))
+        uncertain = "the write stores a value that is the same in every thread: the read sees "
+                    "it once any thread has stored it (benign when the reading thread stored it "
+                    "first, a data race under the PTX memory model)";
       else if (p.write && q.write && !p.strong && !q.strong &&
                (same = same_value(ai, a, p, q, v)) != std::optional<bool>(false))
         uncertain = *same ? "both threads store the same value (benign on current GPUs, a data "
