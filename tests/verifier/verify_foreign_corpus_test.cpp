@@ -25,6 +25,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ptxkit::verifier {
@@ -219,14 +220,41 @@ std::optional<std::array<std::uint32_t, 3>> annotated_block_dim(const std::strin
   return std::nullopt;
 }
 
+// Pass-labelled kernels with a true defect that GPUVerify does not look for (it checks races and
+// barrier divergence only): the rule that finds it, and why it is right.
+struct TrueDefect {
+  std::string_view file, rule, why;
+};
+constexpr TrueDefect kTrueDefects[] = {
+    {"gpuverify.memcpy.arrayofstruct.O0.sm_80.ptx", "undefined-register",
+     "`pair_t fresh; pairs[threadIdx.x] = fresh;` stores an uninitialized struct: -O3 deletes "
+     "the stores, -O0 keeps them, of registers nothing writes"},
+};
+
+// The errors of `v` that no entry of kTrueDefects explains (each entry must still be found).
+std::uint32_t unexplained_errors(const Verified& v, const std::string& file) {
+  std::uint32_t errors = v.errors;
+  for (const TrueDefect& d : kTrueDefects) {
+    if (d.file != file) continue;
+    std::uint32_t found = 0;
+    for (const Finding& f : v.report.findings)
+      if (f.severity == Severity::kError && f.rule == d.rule) ++found;
+    EXPECT_GT(found, 0u) << d.rule << " no longer finds: " << d.why;
+    errors -= found;
+  }
+  return errors;
+}
+
 class GpuVerifyPass : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuVerifyPass, LabelledPassDrawsNoError) {
   Verified v = verify_file(PTXKIT_GPUVERIFY_DIR, GetParam());
-  EXPECT_EQ(v.errors, 0u) << v.error_text;
+  EXPECT_EQ(unexplained_errors(v, GetParam()), 0u) << v.error_text;
   if (auto dims = annotated_block_dim(GetParam())) {
     Verified shaped = verify_file(PTXKIT_GPUVERIFY_DIR, GetParam(), dims);
-    EXPECT_EQ(shaped.errors, 0u) << "with the annotated block shape\n" << shaped.error_text;
+    EXPECT_EQ(unexplained_errors(shaped, GetParam()), 0u)
+        << "with the annotated block shape\n"
+        << shaped.error_text;
   }
 }
 

@@ -159,6 +159,12 @@ std::uint32_t AffineIndex::add_atom(AffineAtom atom) {
   return static_cast<std::uint32_t>(atoms_.size() - 1);
 }
 
+bool AffineIndex::is_ntid(std::uint32_t id, int dim) const {
+  static constexpr std::string_view names[] = {"%ntid.x", "%ntid.y", "%ntid.z"};
+  const AffineAtom& at = atoms_[id];
+  return at.kind == AffineAtom::Kind::kOpaque && at.name == names[dim];
+}
+
 std::string AffineIndex::atom_name(std::uint32_t id) const {
   const AffineAtom& at = atoms_[id];
   switch (at.kind) {
@@ -172,7 +178,8 @@ std::string AffineIndex::atom_name(std::uint32_t id) const {
     return s;
   }
   case AffineAtom::Kind::kCounter:
-    return "the iteration count of the loop at line " +
+    return std::string(at.stride_dim >= 0 ? "the block-stride count" : "the iteration count") +
+           " of the loop at line " +
            std::to_string(
                a_->ir.inst(a_->cfg.block(a_->loops.loop(at.loop).header).begin).loc.line);
   case AffineAtom::Kind::kSymbol:
@@ -340,11 +347,30 @@ AffineForm AffineIndex::eval(ValueId v, int depth) {
             }
           }
         }
+        // A block-stride step: `add i, i, s` with s = c * %ntid.d computed outside the loop.
+        std::int8_t stride_dim = -1;
+        if (!step && d != kNoId && vn.info(vn.leader(lc.updated[0])).kind == ValueKind::kDef &&
+            a_->ir.inst(d).op == Opcode::kAdd && a_->ir.inst(d).operands.size() == 3 &&
+            integer_op(a_->ir.inst(d))) {
+          for (std::uint32_t k = 1; k <= 2 && !step; ++k) {
+            const ValueId other = vn.value_of(d, 3 - k);
+            if (vn.value_of(d, k) != v || other == kNoId) continue;
+            const InstId od = vn.defining_instruction(other);
+            if (od == kNoId || a_->loops.contains(l, a_->cfg.block_of(od))) continue;
+            const AffineForm sf = eval(other, depth + 1);
+            if (sf.terms.empty()) step = sf.constant; // a constant in a register (.reqntid's %ntid)
+            if (sf.terms.size() != 1 || sf.constant != 0) continue;
+            for (int dim = 0; dim < 3; ++dim)
+              if (is_ntid(sf.terms[0].atom, dim))
+                step = sf.terms[0].coef, stride_dim = static_cast<std::int8_t>(dim);
+          }
+        }
         if (step) {
           AffineForm init = eval(lc.initial[0], depth + 1);
           AffineAtom at;
           at.kind = AffineAtom::Kind::kCounter;
           at.loop = l;
+          at.stride_dim = stride_dim;
           std::uint32_t id = add_atom(std::move(at));
           out = init;
           if (affine_add(out, AffineForm{0, {{id, *step}}})) done = true;

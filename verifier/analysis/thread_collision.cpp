@@ -35,7 +35,9 @@ struct Search {
       const SearchVar& v = vars[i];
       if (v.twin < 0 || (other_warp && !v.warp_field)) continue;
       const auto j = static_cast<std::size_t>(v.twin);
-      if (assigned[i] && assigned[j]) {
+      // A variable of one value is as good as assigned (leaf() gave it that value).
+      auto fixed = [&](std::size_t k) { return assigned[k] || vars[k].hi == vars[k].lo; };
+      if (fixed(i) && fixed(j)) {
         if (x[i] != x[j]) return true;
       } else if (!assigned[i] && v.hi > v.lo) {
         if (!assigned[j]) x[j] = vars[j].lo;

@@ -288,6 +288,44 @@ struct Verdict {
   std::vector<std::int32_t> var1, var2;
 };
 
+// tid.x's fields, block-stride counts along x and %ntid.x: what a block-stride index is made of.
+bool stride_x_atom(const AffineIndex& ai, std::uint32_t id) {
+  const AffineAtom& at = ai.atom(id);
+  return (at.kind == AffineAtom::Kind::kTidField && at.dim == 0) ||
+         (at.kind == AffineAtom::Kind::kCounter && at.stride_dim == 0) || ai.is_ntid(id, 0);
+}
+
+// c when `f` holds c * tid.x (every field of tid.x at c * 2^shift) plus block-stride counts and
+// %ntid.x at multiples of c, at least one of them; 0 otherwise.
+std::int64_t block_stride_coef(const AffineIndex& ai, const AffineForm& f) {
+  std::int64_t c = 0;
+  std::uint32_t fields = 0, tid_fields = 0, strides = 0;
+  for (std::uint32_t id = 0; id < ai.atom_count(); ++id)
+    tid_fields += ai.atom(id).kind == AffineAtom::Kind::kTidField && ai.atom(id).dim == 0;
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind != AffineAtom::Kind::kTidField || at.dim != 0) continue;
+    if (t.coef % (std::int64_t{1} << at.shift) != 0) return 0;
+    const std::int64_t k = t.coef >> at.shift;
+    if (c != 0 && k != c) return 0;
+    c = k, ++fields;
+  }
+  if (c == 0 || fields != tid_fields) return 0;
+  for (const AffineTerm& t : f.terms) {
+    if (!stride_x_atom(ai, t.atom) || ai.atom(t.atom).kind == AffineAtom::Kind::kTidField)
+      continue;
+    if (t.coef % c != 0) return 0;
+    ++strides;
+  }
+  return strides != 0 ? c : 0;
+}
+
+AffineForm without_x(const AffineIndex& ai, const AffineForm& f) {
+  AffineForm out = f;
+  std::erase_if(out.terms, [&](const AffineTerm& t) { return stride_x_atom(ai, t.atom); });
+  return out;
+}
+
 Verdict undecided_because(std::string why, Cause cause) {
   Verdict v;
   v.kind = Verdict::Kind::kUndecided;
@@ -318,9 +356,26 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   if (rp != kNoId && rq != kNoId && rp != rq) return {};
   std::vector<SearchVar> vars;
   std::vector<std::int32_t> var1(ai.atom_count(), -1), var2(ai.atom_count(), -1);
+  // Block-stride addresses: c * (tid.x + w * ntid.x) in both, w any integer (block-stride
+  // counts, multiples of ntid.x). With 0 <= tid.x < ntid.x, v = tid.x + w * ntid.x is different
+  // for different (tid.x, w), so v replaces tid.x's fields, the counts and ntid.x: one variable
+  // per thread whose two values differ only between different threads or iterations (taken as
+  // different threads, possibly of different warps: more collisions, never fewer).
+  const std::int64_t stride_c = block_stride_coef(ai, p.addr);
+  const bool strided = stride_c != 0 && stride_c == block_stride_coef(ai, q.addr);
+  if (strided) {
+    diff = without_x(ai, p.addr);
+    if (!affine_add(diff, without_x(ai, q.addr), -1))
+      return undecided_because("an address offset beyond 2^40", Cause::kAddress);
+    // Only v1 - v2 matters: one variable for the difference, its twin the constant 0.
+    constexpr std::int64_t kVMax = std::int64_t{1} << 20;
+    vars.push_back({-kVMax, kVMax, stride_c, 1, true});
+    vars.push_back({0, 0, 0, 0, true});
+  }
   std::string why;
   bool uniform_why = false;
   bool counters = false;
+  std::vector<std::uint32_t> diff_counters;
   std::int64_t g = 0; // gcd of everything, for the undecided case
   auto loop_in = [&](LoopId l, InstId i) { return a.loops.contains(l, a.cfg.block_of(i)); };
   for (std::uint32_t id = 0; id < ai.atom_count(); ++id) {
@@ -333,6 +388,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
             if (v == id) return true;
       return false;
     }();
+    if (strided && stride_x_atom(ai, id)) continue;
     if (c1 == 0 && c2 == 0 && !(at.kind == AffineAtom::Kind::kTidField)) continue;
     if (at.kind == AffineAtom::Kind::kTidField) {
       if (at.hi < 0) continue;
@@ -354,9 +410,15 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
                           c1 == c2; // the same count in both threads
       if (shared) continue;
       counters = true;
-      // The counter is per thread: 0 for a certain collision; the search widens it below.
-      if (c1 != 0) vars.push_back({0, 0, c1, -1, false});
-      if (c2 != 0) vars.push_back({0, 0, -c2, -1, false});
+      // The counter is per thread: 0 for a certain collision; the search widens it below. Used
+      // alike by both, only k1 - k2 matters: one variable, widened to both signs.
+      if (c1 == c2) {
+        diff_counters.push_back(static_cast<std::uint32_t>(vars.size()));
+        vars.push_back({0, 0, c1, -1, false});
+      } else {
+        if (c1 != 0) vars.push_back({0, 0, c1, -1, false});
+        if (c2 != 0) vars.push_back({0, 0, -c2, -1, false});
+      }
       if (why.empty()) why = "it depends on " + ai.atom_name(id);
       continue;
     }
@@ -408,6 +470,9 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     v.kind = ai.exact_shape() ? Verdict::Kind::kCertain : Verdict::Kind::kShape;
     v.detail = thread_text(ai, r.values, var2);
     v.other = thread_text(ai, r.values, var1);
+    if (strided) // tid.x is part of the block-stride index
+      v.other = "(index " + std::to_string(r.values[0]) + " of a block-stride loop apart) " +
+                v.other;
     v.values = std::move(r.values);
     v.var1 = std::move(var1);
     v.var2 = std::move(var2);
@@ -416,6 +481,8 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   if (!counters) return {};
   for (SearchVar& v : vars)
     if (v.twin < 0) v.hi = 1023;
+  for (std::uint32_t k : diff_counters)
+    vars[k].lo = -1023;
   r = search_collision(vars, cons, L, H, other_warp);
   if (r.found || r.exhausted)
     return undecided_because(why + (r.found ? " (threads " + thread_text(ai, r.values, var1) +

@@ -13,7 +13,10 @@
 //     %tid.z are one field each. %laneid is tid.x's fields below bit 5 when the block is
 //     one-dimensional in x (no %tid.y/%tid.z read and no launch bound saying otherwise).
 //   - loop counters: a header phi `i = phi(init, i + c)` with a constant step c is init + c*k,
-//     k the iteration count of that loop (per thread, k >= 0).
+//     k the iteration count of that loop (per thread, k >= 0). A block-stride loop's step
+//     `c * %ntid.d` (computed before the loop; a constant under .reqntid) makes the atom
+//     k * %ntid.d: `for (i = tid.x; i < n; i += ntid.x)` is tid.x + K, and tid.x + K (with
+//     0 <= tid.x < ntid.x) is different for any two threads or iterations.
 //   - symbols: the address of a variable (`mov %r, smem`); different symbols never alias.
 //   - opaque values: anything else (a load, a product of two values, a non-constant shift...),
 //     with the instruction that made it opaque, so a finding can say why.
@@ -42,6 +45,7 @@ struct AffineAtom {
   std::uint8_t shift = 0;  // kTidField: the field's lowest bit in tid.<dim>
   std::int64_t hi = 0;     // kTidField: the field's largest value
   LoopId loop = kNoId;     // kCounter
+  std::int8_t stride_dim = -1; // kCounter: the atom is k * %ntid.<dim> (a block-stride loop)
   ValueId value = kNoId;   // kOpaque: the value; kSymbol: none
   InstId inst = kNoId;     // kOpaque: the instruction that made it opaque (kNoId: phi/param)
   std::string_view name;   // kSymbol: the variable; kOpaque: a special register's name
@@ -88,6 +92,8 @@ public:
   bool warps_follow_x() const { return warps_follow_x_; }
   // "%tid.x bits 5.." for a field, "k(loop at line N)", a symbol's name, an opaque's why.
   std::string atom_name(std::uint32_t id) const;
+  // The atom is %ntid.<dim> (an opaque block-uniform value: no .reqntid).
+  bool is_ntid(std::uint32_t id, int dim) const;
 
 private:
   AffineForm eval(ValueId v, int depth);
