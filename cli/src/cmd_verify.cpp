@@ -1,4 +1,5 @@
-// cmd_verify.cpp: `ptxkit verify [--format text|json|sarif] [--rules ID,...] [--block-dim X[,Y[,Z]]]
+// cmd_verify.cpp: `ptxkit verify [--format text|json|sarif] [--rules ID,...] [--block-dim
+// X[,Y[,Z]]]
 // [-j N] PATH...` (docs/cli.md).
 //
 // Why a command: this is what CI runs on every kernel, ours and other people's. Each file is
@@ -94,13 +95,13 @@ std::vector<std::string> split_rule_lists(const std::vector<std::string>& lists)
 
 // "X[,Y[,Z]]" -> {X, Y, Z} (missing extents 1), or the reason it is not a block shape.
 std::optional<std::array<std::uint32_t, 3>> parse_block_dim(const std::string& text,
-                                                           std::string& why) {
+                                                            std::string& why) {
   std::array<std::uint32_t, 3> dims{1, 1, 1};
   std::size_t start = 0;
   for (int d = 0;; ++d) {
     std::size_t comma = text.find(',', start);
-    std::string part = trimmed(text.substr(start, comma == std::string::npos ? std::string::npos
-                                                                             : comma - start));
+    std::string part =
+        trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (d == 3 || part.empty() || part.size() > 9 ||
         part.find_first_not_of("0123456789") != std::string::npos) {
       why = "--block-dim takes X[,Y[,Z]] (one to three positive integers, e.g. 16,16), got '" +

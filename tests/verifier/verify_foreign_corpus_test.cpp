@@ -252,9 +252,8 @@ TEST_P(GpuVerifyPass, LabelledPassDrawsNoError) {
   EXPECT_EQ(unexplained_errors(v, GetParam()), 0u) << v.error_text;
   if (auto dims = annotated_block_dim(GetParam())) {
     Verified shaped = verify_file(PTXKIT_GPUVERIFY_DIR, GetParam(), dims);
-    EXPECT_EQ(unexplained_errors(shaped, GetParam()), 0u)
-        << "with the annotated block shape\n"
-        << shaped.error_text;
+    EXPECT_EQ(unexplained_errors(shaped, GetParam()), 0u) << "with the annotated block shape\n"
+                                                          << shaped.error_text;
   }
 }
 

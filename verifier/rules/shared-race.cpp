@@ -312,8 +312,7 @@ std::int64_t block_stride_coef(const AffineIndex& ai, const AffineForm& f) {
   }
   if (c == 0 || fields != tid_fields) return 0;
   for (const AffineTerm& t : f.terms) {
-    if (!stride_x_atom(ai, t.atom) || ai.atom(t.atom).kind == AffineAtom::Kind::kTidField)
-      continue;
+    if (!stride_x_atom(ai, t.atom) || ai.atom(t.atom).kind == AffineAtom::Kind::kTidField) continue;
     if (t.coef % c != 0) return 0;
     ++strides;
   }
@@ -471,8 +470,8 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     v.detail = thread_text(ai, r.values, var2);
     v.other = thread_text(ai, r.values, var1);
     if (strided) // tid.x is part of the block-stride index
-      v.other = "(index " + std::to_string(r.values[0]) + " of a block-stride loop apart) " +
-                v.other;
+      v.other =
+          "(index " + std::to_string(r.values[0]) + " of a block-stride loop apart) " + v.other;
     v.values = std::move(r.values);
     v.var1 = std::move(var1);
     v.var2 = std::move(var2);
@@ -544,7 +543,6 @@ std::optional<bool> same_value(AffineIndex& ai, const FunctionAnalysis& a, const
   if (up != uq) return std::nullopt;
   return *x == *y;
 }
-
 
 void SharedRaceRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
@@ -723,8 +721,8 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       const Undecided& u = undecided[c];
       if (u.pairs == 0) continue;
       msg += std::string(first ? " " : "; ") + std::to_string(u.pairs) + " because " +
-             kCauseText[c] + " (first: lines " + std::to_string(a.ir.inst(u.p).loc.line) +
-             " and " + std::to_string(a.ir.inst(u.q).loc.line) + ", " + u.why + ")";
+             kCauseText[c] + " (first: lines " + std::to_string(a.ir.inst(u.p).loc.line) + " and " +
+             std::to_string(a.ir.inst(u.q).loc.line) + ", " + u.why + ")";
       first = false;
     }
   }

@@ -49,8 +49,7 @@ std::string block_dim_problem(const std::array<std::uint32_t, 3>& dims) {
              " exceeds " + std::to_string(kMax[d]);
     threads *= dims[d];
   }
-  if (threads > 1024)
-    return "a block of " + std::to_string(threads) + " threads exceeds 1024";
+  if (threads > 1024) return "a block of " + std::to_string(threads) + " threads exceeds 1024";
   return {};
 }
 

@@ -41,17 +41,17 @@ namespace ptxkit::verifier::analysis {
 struct AffineAtom {
   enum class Kind : std::uint8_t { kTidField, kCounter, kSymbol, kOpaque };
   Kind kind = Kind::kOpaque;
-  std::uint8_t dim = 0;    // kTidField: 0 x, 1 y, 2 z
-  std::uint8_t shift = 0;  // kTidField: the field's lowest bit in tid.<dim>
-  std::int64_t hi = 0;     // kTidField: the field's largest value
-  LoopId loop = kNoId;     // kCounter
+  std::uint8_t dim = 0;        // kTidField: 0 x, 1 y, 2 z
+  std::uint8_t shift = 0;      // kTidField: the field's lowest bit in tid.<dim>
+  std::int64_t hi = 0;         // kTidField: the field's largest value
+  LoopId loop = kNoId;         // kCounter
   std::int8_t stride_dim = -1; // kCounter: the atom is k * %ntid.<dim> (a block-stride loop)
-  ValueId value = kNoId;   // kOpaque: the value; kSymbol: none
-  InstId inst = kNoId;     // kOpaque: the instruction that made it opaque (kNoId: phi/param)
-  std::string_view name;   // kSymbol: the variable; kOpaque: a special register's name
-  bool uniform = false;    // kOpaque/kSymbol: the same in every thread of the block
-  bool param_root = false; // kOpaque: a kernel parameter's value (an .entry pointer argument)
-  std::string why;         // kOpaque: why it is not affine
+  ValueId value = kNoId;       // kOpaque: the value; kSymbol: none
+  InstId inst = kNoId;         // kOpaque: the instruction that made it opaque (kNoId: phi/param)
+  std::string_view name;       // kSymbol: the variable; kOpaque: a special register's name
+  bool uniform = false;        // kOpaque/kSymbol: the same in every thread of the block
+  bool param_root = false;     // kOpaque: a kernel parameter's value (an .entry pointer argument)
+  std::string why;             // kOpaque: why it is not affine
 };
 
 struct AffineTerm {
