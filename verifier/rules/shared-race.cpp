@@ -501,7 +501,9 @@ bool stores_uniform_value(const FunctionAnalysis& a, const Access& x) {
   if (v.kind == OperandKind::kImmInt) return true;
   if (v.kind != OperandKind::kRegister) return false;
   const ValueId val = a.values.value_of(x.inst, 1);
-  return val != kNoId && a.block_uniformity.is_uniform(val);
+  // A value nothing defines (an uninitialized register) is not known to be anything.
+  return val != kNoId && a.values.defining_instruction(val) != kNoId &&
+         a.block_uniformity.is_uniform(val);
 }
 
 // The value a plain store writes, as a form over the witness thread's fields, or nullopt when it
