@@ -226,7 +226,9 @@ const CommandRegistration reg{
       sub->footer(
           "Exit codes: 0 no error findings (warnings do not fail without --werror), 1 error "
           "findings,\n2 bad usage, unreadable file, parse error, directory without a .ptx "
-          "file, or unknown rule id.");
+          "file, unknown rule id, or a --block-dim no launch can have.\nExample: ptxkit verify "
+          "--block-dim 16,16 transpose.ptx (checks each .entry without .reqntid as a 16x16 "
+          "block).");
       sub->callback([opt, &result] { result.exit_code = run_verify(*opt); });
     }};
 

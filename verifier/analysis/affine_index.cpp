@@ -92,12 +92,14 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
           s == "%laneid" || s == "%warpid")
         reads[0] = true;
     }
-    // Bit positions where tid.x is cut: shifts and masks of it by a power of two.
+    // Bit positions where tid.x may be cut: shifts and masks by a power of two, of tid.x or of
+    // a value computed from it (`(ctaid * 32 + tid) / 16` cuts tid.x at bit 4). A cut nothing
+    // needs only adds a field.
     if (in.operands.size() != 3 || in.operands[2].kind != OperandKind::kImmInt) continue;
     if (in.op != Opcode::kShr && in.op != Opcode::kAnd && in.op != Opcode::kRem &&
         in.op != Opcode::kDiv)
       continue;
-    if (!is_tid_x(a.ir, a.values, a.values.value_of(i, 1))) continue;
+    if (in.operands[1].kind != OperandKind::kRegister) continue;
     std::uint64_t c = static_cast<std::uint64_t>(in.operands[2].int_value());
     int k = -1;
     if (in.op == Opcode::kShr)
@@ -513,6 +515,21 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
       return hi_part;
     }
     break;
+  }
+  case Opcode::kMin:
+  case Opcode::kMax: {
+    if (n != 3 || !integer_op(in)) break;
+    AffineForm x = op(1), y = op(2);
+    if (!constant_of(y)) std::swap(x, y);
+    auto c = constant_of(y);
+    if (!c || x.terms.empty()) break;
+    for (const AffineTerm& t : x.terms)
+      if (atoms_[t.atom].kind != AffineAtom::Kind::kTidField)
+        return fail("a result of " + at_line(in));
+    AffineForm f = fail("a result of " + at_line(in));
+    atoms_[f.terms[0].atom].clamp = static_cast<std::int32_t>(clamps_.size());
+    clamps_.push_back({std::move(x), *c, in.op == Opcode::kMin});
+    return f;
   }
   case Opcode::kLd:
   case Opcode::kLdu:

@@ -21,6 +21,7 @@ struct Search {
   const std::vector<SearchVar>& vars;
   const std::vector<SearchConstraint>& cons;
   bool other_warp;
+  bool need_distinct;
   std::uint32_t budget;
   std::vector<std::uint32_t> order; // equation variables, then constrained zero-coef ones
   std::vector<std::int64_t> rest_min, rest_max, rest_gcd; // of order[k..]
@@ -56,7 +57,7 @@ struct Search {
       if (!assigned[i]) x[i] = vars[i].lo;
     for (const SearchConstraint& c : cons)
       if (!c.holds(x)) return false;
-    return differs_ok();
+    return !need_distinct || differs_ok();
   }
 
   bool go(std::size_t k, std::int64_t lo, std::int64_t hi) {
@@ -116,10 +117,13 @@ bool SearchConstraint::holds(const std::vector<std::int64_t>& x) const {
   return false;
 }
 
-SearchResult search_collision(const std::vector<SearchVar>& vars,
-                              const std::vector<SearchConstraint>& constraints, std::int64_t lo,
-                              std::int64_t hi, bool other_warp, std::uint32_t budget) {
-  Search s{vars, constraints, other_warp, budget, {}, {}, {}, {}, {}, {}, {}};
+namespace {
+
+SearchResult run_search(const std::vector<SearchVar>& vars,
+                        const std::vector<SearchConstraint>& constraints, std::int64_t lo,
+                        std::int64_t hi, bool other_warp, bool need_distinct,
+                        std::uint32_t budget) {
+  Search s{vars, constraints, other_warp, need_distinct, budget, {}, {}, {}, {}, {}, {}, {}};
   std::vector<std::uint8_t> constrained(vars.size(), 0);
   for (const SearchConstraint& c : constraints)
     for (auto [i, coef] : c.terms)
@@ -177,6 +181,20 @@ SearchResult search_collision(const std::vector<SearchVar>& vars,
   r.exhausted = s.exhausted;
   if (r.found) r.values = s.x;
   return r;
+}
+
+} // namespace
+
+SearchResult search_collision(const std::vector<SearchVar>& vars,
+                              const std::vector<SearchConstraint>& constraints, std::int64_t lo,
+                              std::int64_t hi, bool other_warp, std::uint32_t budget) {
+  return run_search(vars, constraints, lo, hi, other_warp, true, budget);
+}
+
+SearchResult search_assignment(const std::vector<SearchVar>& vars,
+                               const std::vector<SearchConstraint>& constraints,
+                               std::uint32_t budget) {
+  return run_search(vars, constraints, 0, 0, false, false, budget);
 }
 
 } // namespace ptxkit::verifier::analysis

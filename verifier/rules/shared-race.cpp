@@ -169,16 +169,27 @@ std::optional<std::uint32_t> common(const std::vector<std::uint32_t>& x,
   return std::nullopt;
 }
 
-// The condition `pred` (a setp of two affine thread expressions) as a constraint, or nullopt.
-std::optional<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& ai, ValueId p,
-                                          bool holds) {
+// The condition that `pred` holds (or fails, `holds` false) as constraints on the thread's
+// fields: a setp of two affine thread expressions is one; a comparison of block-uniform values is
+// none (it is the same in every thread); `setp.cmp.and p, a, b, q` holding is both `a cmp b` and
+// q holding (`.or` failing: both failing). What is not modelled (a disjunction, a float
+// comparison, a comparison of loaded values or of a thread expression with a uniform value) is
+// left out and sets `weakened`: the constraints then admit more threads than the condition (no
+// collision among them is still a proof; a collision is no longer certain).
+std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& ai, ValueId p,
+                                        bool holds, bool& weakened, int depth = 0) {
+  std::vector<SearchConstraint> out;
+  if (a.block_uniformity.is_uniform(p)) return out;
+  weakened = true; // until shown otherwise
   InstId d = a.values.defining_instruction(p);
-  if (d == kNoId || a.values.info(a.values.leader(p)).kind != ValueKind::kDef) return std::nullopt;
+  if (d == kNoId || depth > 4 || a.values.info(a.values.leader(p)).kind != ValueKind::kDef)
+    return out;
   const Instruction& in = a.ir.inst(d);
-  if (in.op != Opcode::kSetp || in.operands.size() != 3) return std::nullopt;
+  if (in.op != Opcode::kSetp || (in.operands.size() != 3 && in.operands.size() != 4) ||
+      in.operands[0].text().find('|') != std::string_view::npos)
+    return out;
   using C = SearchConstraint::Cmp;
   std::optional<C> cmp;
-  bool is_signed = false;
   for (std::string_view m : in.modifiers) {
     if (m == "eq")
       cmp = C::kEq;
@@ -192,35 +203,58 @@ std::optional<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex
       cmp = C::kGt;
     else if (m == "ge" || m == "hs")
       cmp = C::kGe;
-    else if (m.starts_with("s") && m.size() <= 3)
-      is_signed = true;
-    else if (m.starts_with("f"))
-      return std::nullopt;
+    else if (m.starts_with("f") || m == "xor")
+      return out;
   }
-  if (!cmp) return std::nullopt;
-  (void)is_signed; // thread expressions are small and non-negative: signed and unsigned agree
+  if (!cmp) return out;
+  bool rest_weakened = false;
+  if (in.operands.size() == 4) {
+    const bool conj = in.has_modifier("and") ? holds : in.has_modifier("or") ? !holds : false;
+    const ValueId q = a.values.value_of(d, 3);
+    if (!conj || q == kNoId || in.operands[3].text().starts_with("!")) return out;
+    out = condition(a, ai, q, holds, rest_weakened, depth + 1);
+  }
+  weakened = rest_weakened;
+  // Thread expressions are small and non-negative: signed and unsigned comparisons agree.
   AffineForm f = ai.operand(d, 1);
-  if (!affine_add(f, ai.operand(d, 2), -1)) return std::nullopt;
+  if (!affine_add(f, ai.operand(d, 2), -1)) return weakened = true, out;
   SearchConstraint c;
   c.constant = f.constant;
+  bool other = false;
   for (const AffineTerm& t : f.terms) {
-    if (ai.atom(t.atom).kind != AffineAtom::Kind::kTidField) return std::nullopt;
-    c.terms.push_back({t.atom, t.coef});
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind == AffineAtom::Kind::kTidField)
+      c.terms.push_back({t.atom, t.coef});
+    else
+      other = true;
+  }
+  if (c.terms.empty() && !other) return out; // constant
+  if (other) {
+    // Uniform values alone: the same in every thread; with a thread expression or another value:
+    // not modelled.
+    bool uniform = c.terms.empty();
+    for (const AffineTerm& t : f.terms)
+      uniform =
+          uniform && ai.atom(t.atom).uniform && ai.atom(t.atom).kind != AffineAtom::Kind::kCounter;
+    if (!uniform) weakened = true;
+    return out;
   }
   if (!holds) {
     static constexpr C neg[] = {C::kNe, C::kEq, C::kGe, C::kGt, C::kLe, C::kLt};
     *cmp = neg[static_cast<int>(*cmp)];
   }
   c.cmp = *cmp;
-  return c;
+  out.push_back(std::move(c));
+  return out;
 }
 
 void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
   auto add = [&](ValueId p, bool holds, InstId where) {
     if (p == kNoId || a.block_uniformity.is_uniform(p)) return;
-    if (auto c = condition(a, ai, p, holds)) {
-      acc.guard.push_back(*c);
-    } else if (acc.guard_known) {
+    bool weakened = false;
+    std::vector<SearchConstraint> c = condition(a, ai, p, holds, weakened);
+    acc.guard.insert(acc.guard.end(), c.begin(), c.end());
+    if (weakened && acc.guard_known) {
       acc.guard_known = false;
       acc.guard_why = "it runs only where the condition at line " +
                       std::to_string(a.ir.inst(where).loc.line) + " holds, which is not modelled";
@@ -251,6 +285,38 @@ void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
   if (!any && acc.guard_known && a.block_uniformity.partial_warp(a.cfg.block_of(acc.inst))) {
     acc.guard_known = false;
     acc.guard_why = "only some threads reach it, by a path the rule does not model";
+  }
+}
+
+// An address term min(x, c) (max) is x for every thread that reaches the access when the
+// access's guard leaves no thread with x > c (x < c): `@p st [a + 4*min(tid, 111)]` under
+// p = tid < 112 is `a + 4*tid`.
+void resolve_clamps(AffineIndex& ai, Access& acc) {
+  std::vector<SearchVar> vars;
+  for (std::uint32_t id = 0; id < ai.atom_count(); ++id) {
+    if (ai.atom(id).kind != AffineAtom::Kind::kTidField) break; // the fields come first
+    vars.push_back({0, std::max<std::int64_t>(ai.atom(id).hi, 0), 0, -1, false});
+  }
+  for (const AffineTerm t : std::vector<AffineTerm>(acc.addr.terms)) {
+    const AffineClamp* cl = ai.clamp(t.atom);
+    if (cl == nullptr) continue;
+    std::vector<SearchConstraint> cons = acc.guard;
+    SearchConstraint beyond;
+    for (const AffineTerm& x : cl->x.terms)
+      beyond.terms.push_back({x.atom, x.coef});
+    beyond.constant = cl->x.constant - cl->c;
+    beyond.cmp = cl->is_min ? SearchConstraint::Cmp::kGt : SearchConstraint::Cmp::kLt;
+    cons.push_back(std::move(beyond));
+    bool in_range = true;
+    for (const SearchConstraint& c : cons)
+      for (auto [v, k] : c.terms)
+        in_range = in_range && v < vars.size();
+    if (!in_range) continue;
+    SearchResult r = search_assignment(vars, cons);
+    if (r.found || r.exhausted) continue;
+    AffineForm f = acc.addr;
+    if (affine_add(f, AffineForm{0, {{t.atom, t.coef}}}, -1) && affine_add(f, cl->x, t.coef))
+      acc.addr = std::move(f);
   }
 }
 
@@ -615,6 +681,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
     x.fwd_phase = phase_at(a, pf, cta_start, x.inst);
     x.warp_phase = phase_at(a, pw, warp_start, x.inst);
     collect_guard(a, ai, x);
+    resolve_clamps(ai, x);
   }
   ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
   std::vector<std::uint8_t> reported(acc.size(), 0);

@@ -52,6 +52,7 @@ struct AffineAtom {
   bool uniform = false;        // kOpaque/kSymbol: the same in every thread of the block
   bool param_root = false;     // kOpaque: a kernel parameter's value (an .entry pointer argument)
   std::string why;             // kOpaque: why it is not affine
+  std::int32_t clamp = -1;     // kOpaque: min/max of a thread expression and a constant (clamps)
 };
 
 struct AffineTerm {
@@ -65,6 +66,14 @@ struct AffineForm {
   std::vector<AffineTerm> terms; // sorted by atom, no zero coefficient
   bool operator==(const AffineForm&) const = default;
   std::int64_t coef(std::uint32_t atom) const;
+};
+
+// `min(x, c)` (or max): equal to x for the threads where x <= c (x >= c), which a guard of the
+// access may show for every thread that reaches it (`if (tid < 112) ... a[min(tid, 111)]`).
+struct AffineClamp {
+  AffineForm x; // over thread fields only
+  std::int64_t c = 0;
+  bool is_min = true;
 };
 
 class AffineIndex {
@@ -92,6 +101,9 @@ public:
   bool warps_follow_x() const { return warps_follow_x_; }
   // "%tid.x bits 5.." for a field, "k(loop at line N)", a symbol's name, an opaque's why.
   std::string atom_name(std::uint32_t id) const;
+  const AffineClamp* clamp(std::uint32_t id) const {
+    return atoms_[id].clamp < 0 ? nullptr : &clamps_[static_cast<std::size_t>(atoms_[id].clamp)];
+  }
   // The atom is %ntid.<dim> (an opaque block-uniform value: no .reqntid).
   bool is_ntid(std::uint32_t id, int dim) const;
 
@@ -114,6 +126,7 @@ private:
   bool bounded_[3] = {false, false, false};
   bool warps_follow_x_ = true;
   bool exact_shape_ = false;
+  std::vector<AffineClamp> clamps_;
   std::vector<AffineForm> memo_;
   std::vector<std::uint8_t> state_; // 0 new, 1 in progress, 2 done
   std::vector<std::pair<ValueId, std::uint32_t>> opaque_of_;

@@ -46,4 +46,10 @@ SearchResult search_collision(const std::vector<SearchVar>& vars,
                               const std::vector<SearchConstraint>& constraints, std::int64_t lo,
                               std::int64_t hi, bool other_warp, std::uint32_t budget = 20000);
 
+// Whether some values of `vars` (their coefficients unused) satisfy every constraint: one
+// thread, no equation. `exhausted` as above.
+SearchResult search_assignment(const std::vector<SearchVar>& vars,
+                               const std::vector<SearchConstraint>& constraints,
+                               std::uint32_t budget = 20000);
+
 } // namespace ptxkit::verifier::analysis
