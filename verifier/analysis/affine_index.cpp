@@ -523,9 +523,6 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     if (!constant_of(y)) std::swap(x, y);
     auto c = constant_of(y);
     if (!c || x.terms.empty()) break;
-    for (const AffineTerm& t : x.terms)
-      if (atoms_[t.atom].kind != AffineAtom::Kind::kTidField)
-        return fail("a result of " + at_line(in));
     AffineForm f = fail("a result of " + at_line(in));
     atoms_[f.terms[0].atom].clamp = static_cast<std::int32_t>(clamps_.size());
     clamps_.push_back({std::move(x), *c, in.op == Opcode::kMin});

@@ -97,6 +97,12 @@ bool orders(const Instruction& in) {
   return in.has_modifier("acquire") || in.has_modifier("release") || in.has_modifier("acq_rel");
 }
 
+// `form cmp 0`, a condition of the guard that mixes thread fields with other values.
+struct RawCondition {
+  AffineForm form;
+  SearchConstraint::Cmp cmp;
+};
+
 struct Access {
   InstId inst = kNoId;
   AddrSpace space = AddrSpace::kNone;
@@ -105,6 +111,7 @@ struct Access {
   AffineForm addr;
   std::vector<std::uint32_t> phase, warp_phase, fwd_phase; // sorted start ids
   std::vector<SearchConstraint> guard; // over atom ids (var index = atom id), this thread
+  std::vector<RawCondition> raw_guard; // conditions on other values too (form cmp 0), unmodelled
   bool guard_known = true;
   std::string guard_why;
 };
@@ -177,7 +184,8 @@ std::optional<std::uint32_t> common(const std::vector<std::uint32_t>& x,
 // left out and sets `weakened`: the constraints then admit more threads than the condition (no
 // collision among them is still a proof; a collision is no longer certain).
 std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& ai, ValueId p,
-                                        bool holds, bool& weakened, int depth = 0) {
+                                        bool holds, bool& weakened, std::vector<RawCondition>& raw,
+                                        int depth = 0) {
   std::vector<SearchConstraint> out;
   if (a.block_uniformity.is_uniform(p)) return out;
   weakened = true; // until shown otherwise
@@ -185,6 +193,20 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
   if (d == kNoId || depth > 4 || a.values.info(a.values.leader(p)).kind != ValueKind::kDef)
     return out;
   const Instruction& in = a.ir.inst(d);
+  // `and.pred p, q, r` holding (`or.pred` failing): both parts.
+  if ((in.op == Opcode::kAnd || in.op == Opcode::kOr) && in.has_modifier("pred") &&
+      in.operands.size() == 3 && holds == (in.op == Opcode::kAnd)) {
+    bool w1 = false, w2 = false;
+    const ValueId q = a.values.value_of(d, 1), r = a.values.value_of(d, 2);
+    if (q == kNoId || r == kNoId || in.operands[1].text().starts_with("!") ||
+        in.operands[2].text().starts_with("!"))
+      return out;
+    out = condition(a, ai, q, holds, w1, raw, depth + 1);
+    std::vector<SearchConstraint> more = condition(a, ai, r, holds, w2, raw, depth + 1);
+    out.insert(out.end(), more.begin(), more.end());
+    weakened = w1 || w2;
+    return out;
+  }
   if (in.op != Opcode::kSetp || (in.operands.size() != 3 && in.operands.size() != 4) ||
       in.operands[0].text().find('|') != std::string_view::npos)
     return out;
@@ -212,7 +234,7 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
     const bool conj = in.has_modifier("and") ? holds : in.has_modifier("or") ? !holds : false;
     const ValueId q = a.values.value_of(d, 3);
     if (!conj || q == kNoId || in.operands[3].text().starts_with("!")) return out;
-    out = condition(a, ai, q, holds, rest_weakened, depth + 1);
+    out = condition(a, ai, q, holds, rest_weakened, raw, depth + 1);
   }
   weakened = rest_weakened;
   // Thread expressions are small and non-negative: signed and unsigned comparisons agree.
@@ -229,7 +251,11 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
       other = true;
   }
   if (c.terms.empty() && !other) return out; // constant
+  using Cmp = SearchConstraint::Cmp;
+  static constexpr Cmp neg[] = {Cmp::kNe, Cmp::kEq, Cmp::kGe, Cmp::kGt, Cmp::kLe, Cmp::kLt};
+  if (!holds) *cmp = neg[static_cast<int>(*cmp)];
   if (other) {
+    raw.push_back({f, *cmp});
     // Uniform values alone: the same in every thread; with a thread expression or another value:
     // not modelled.
     bool uniform = c.terms.empty();
@@ -238,10 +264,6 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
           uniform && ai.atom(t.atom).uniform && ai.atom(t.atom).kind != AffineAtom::Kind::kCounter;
     if (!uniform) weakened = true;
     return out;
-  }
-  if (!holds) {
-    static constexpr C neg[] = {C::kNe, C::kEq, C::kGe, C::kGt, C::kLe, C::kLt};
-    *cmp = neg[static_cast<int>(*cmp)];
   }
   c.cmp = *cmp;
   out.push_back(std::move(c));
@@ -252,7 +274,7 @@ void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
   auto add = [&](ValueId p, bool holds, InstId where) {
     if (p == kNoId || a.block_uniformity.is_uniform(p)) return;
     bool weakened = false;
-    std::vector<SearchConstraint> c = condition(a, ai, p, holds, weakened);
+    std::vector<SearchConstraint> c = condition(a, ai, p, holds, weakened, acc.raw_guard);
     acc.guard.insert(acc.guard.end(), c.begin(), c.end());
     if (weakened && acc.guard_known) {
       acc.guard_known = false;
@@ -311,9 +333,23 @@ void resolve_clamps(AffineIndex& ai, Access& acc) {
     for (const SearchConstraint& c : cons)
       for (auto [v, k] : c.terms)
         in_range = in_range && v < vars.size();
-    if (!in_range) continue;
-    SearchResult r = search_assignment(vars, cons);
-    if (r.found || r.exhausted) continue;
+    // The guard compares the clamped expression itself: `x < K` (`x <= K`) with K <= c + 1 (c).
+    bool implied = false;
+    for (const RawCondition& g : acc.raw_guard) {
+      AffineForm d = g.form;
+      if (!affine_add(d, cl->x, -1) || !d.terms.empty()) continue;
+      const std::int64_t k = -d.constant; // g.form = x - k
+      using Cmp = SearchConstraint::Cmp;
+      if (cl->is_min)
+        implied |= (g.cmp == Cmp::kLt && k <= cl->c + 1) || (g.cmp == Cmp::kLe && k <= cl->c);
+      else
+        implied |= (g.cmp == Cmp::kGt && k >= cl->c - 1) || (g.cmp == Cmp::kGe && k >= cl->c);
+    }
+    if (!implied) {
+      if (!in_range) continue;
+      SearchResult r = search_assignment(vars, cons);
+      if (r.found || r.exhausted) continue;
+    }
     AffineForm f = acc.addr;
     if (affine_add(f, AffineForm{0, {{t.atom, t.coef}}}, -1) && affine_add(f, cl->x, t.coef))
       acc.addr = std::move(f);

@@ -71,7 +71,7 @@ struct AffineForm {
 // `min(x, c)` (or max): equal to x for the threads where x <= c (x >= c), which a guard of the
 // access may show for every thread that reaches it (`if (tid < 112) ... a[min(tid, 111)]`).
 struct AffineClamp {
-  AffineForm x; // over thread fields only
+  AffineForm x; // the clamped expression
   std::int64_t c = 0;
   bool is_min = true;
 };
