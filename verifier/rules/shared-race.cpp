@@ -388,6 +388,7 @@ struct Verdict {
   Cause cause = Cause::kAddress;
   std::vector<std::int64_t> values; // kCertain/kShape: the witness (search variables)
   std::vector<std::int32_t> var1, var2;
+  std::uint32_t why_atom = kNoId; // kUndecided without detail: the atom that decides it
 };
 
 // tid.x's fields, block-stride counts along x and %ntid.x: what a block-stride index is made of.
@@ -435,6 +436,58 @@ Verdict undecided_because(std::string why, Cause cause) {
   return v;
 }
 
+// The fast path of pairs whose addresses depend on a value that differs between threads and is
+// no thread field (a loaded index, a product): nothing but a gcd test can rule a collision out.
+// The difference is sum(coef * value) over the atoms of both forms; each atom that varies (thread
+// fields with a range, loop counts, varying values on either side, uniform values used
+// differently) contributes its coefficients to the gcd; a collision needs a multiple of it in
+// [lo, hi] - constant. nullopt when no varying value is there (the exact search decides).
+std::optional<Verdict> varying_opaque(const AffineIndex& ai, const AffineForm& p,
+                                      const AffineForm& q, std::int64_t constant, std::int64_t lo,
+                                      std::int64_t hi) {
+  std::uint32_t first = kNoId;
+  std::int64_t g = 0;
+  auto add = [&](std::uint32_t id, std::int64_t c1, std::int64_t c2) {
+    const AffineAtom& at = ai.atom(id);
+    switch (at.kind) {
+    case AffineAtom::Kind::kTidField:
+      if (at.hi > 0) g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
+      break;
+    case AffineAtom::Kind::kCounter:
+      g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
+      break;
+    case AffineAtom::Kind::kSymbol:
+    case AffineAtom::Kind::kOpaque:
+      if (at.uniform) {
+        g = std::gcd(g, std::abs(c1 - c2));
+      } else {
+        g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
+        if (first == kNoId) first = id;
+      }
+      break;
+    }
+  };
+  std::size_t i = 0, j = 0;
+  while (i < p.terms.size() || j < q.terms.size()) {
+    if (j == q.terms.size() || (i < p.terms.size() && p.terms[i].atom < q.terms[j].atom)) {
+      add(p.terms[i].atom, p.terms[i].coef, 0), ++i;
+    } else if (i == p.terms.size() || q.terms[j].atom < p.terms[i].atom) {
+      add(q.terms[j].atom, 0, q.terms[j].coef), ++j;
+    } else {
+      add(p.terms[i].atom, p.terms[i].coef, q.terms[j].coef), ++i, ++j;
+    }
+  }
+  if (first == kNoId) return std::nullopt;
+  const std::int64_t l = lo - constant, h = hi - constant;
+  if (g == 0 ? (l > 0 || h < 0) : (l >= 0 ? (l + g - 1) / g * g : -((-l) / g * g)) > h)
+    return Verdict{};
+  Verdict v;
+  v.kind = Verdict::Kind::kUndecided;
+  v.cause = Cause::kAddress;
+  v.why_atom = first;
+  return v;
+}
+
 // Decides one pair. Variables: thread 1's and thread 2's fields, loop counters; uniform atoms
 // the two addresses share cancel.
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
@@ -455,8 +508,13 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   };
   const std::uint32_t rp = root(p.addr), rq = root(q.addr);
   if (rp != kNoId && rq != kNoId && rp != rq) return {};
+  if (auto v = varying_opaque(ai, p.addr, q.addr, diff.constant, lo, hi)) return *v;
   std::vector<SearchVar> vars;
-  std::vector<std::int32_t> var1(ai.atom_count(), -1), var2(ai.atom_count(), -1);
+  // Thread fields come first among the atoms; only they get a variable per thread.
+  std::uint32_t fields = 0;
+  while (fields < ai.atom_count() && ai.atom(fields).kind == AffineAtom::Kind::kTidField)
+    ++fields;
+  std::vector<std::int32_t> var1(fields, -1), var2(fields, -1);
   // Block-stride addresses: c * (tid.x + w * ntid.x) in both, w any integer (block-stride
   // counts, multiples of ntid.x). With 0 <= tid.x < ntid.x, v = tid.x + w * ntid.x is different
   // for different (tid.x, w), so v replaces tid.x's fields, the counts and ntid.x: one variable
@@ -479,16 +537,18 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   std::vector<std::uint32_t> diff_counters;
   std::int64_t g = 0; // gcd of everything, for the undecided case
   auto loop_in = [&](LoopId l, InstId i) { return a.loops.contains(l, a.cfg.block_of(i)); };
-  for (std::uint32_t id = 0; id < ai.atom_count(); ++id) {
+  // The atoms that matter: the thread fields and those of the two addresses (not every atom of
+  // the function: large kernels have thousands).
+  std::vector<std::uint32_t> ids(fields);
+  std::iota(ids.begin(), ids.end(), 0u);
+  for (const AffineForm* f : {&p.addr, &q.addr})
+    for (const AffineTerm& t : f->terms)
+      if (t.atom >= fields) ids.push_back(t.atom);
+  std::sort(ids.begin() + fields, ids.end());
+  ids.erase(std::unique(ids.begin() + fields, ids.end()), ids.end());
+  for (std::uint32_t id : ids) {
     const std::int64_t c1 = p.addr.coef(id), c2 = q.addr.coef(id);
     const AffineAtom& at = ai.atom(id);
-    const bool in_guard = [&] {
-      for (const auto* acc : {&p, &q})
-        for (const SearchConstraint& c : acc->guard)
-          for (auto [v, k] : c.terms)
-            if (v == id) return true;
-      return false;
-    }();
     if (strided && stride_x_atom(ai, id)) continue;
     if (c1 == 0 && c2 == 0 && !(at.kind == AffineAtom::Kind::kTidField)) continue;
     if (at.kind == AffineAtom::Kind::kTidField) {
@@ -501,7 +561,6 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
       v2.twin = var1[id];
       vars.push_back(v1);
       vars.push_back(v2);
-      (void)in_guard;
       continue;
     }
     const std::int64_t d = c1 - c2;
@@ -756,7 +815,10 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       }
       if (v.kind == Verdict::Kind::kUndecided) {
         Undecided& u = undecided[static_cast<std::size_t>(v.cause)];
-        if (u.pairs++ == 0) u.p = p.inst, u.q = q.inst, u.why = v.detail;
+        if (u.pairs++ == 0)
+          u.p = p.inst, u.q = q.inst,
+          u.why =
+              v.why_atom == kNoId ? v.detail : "an address depends on " + ai.atom_name(v.why_atom);
         if (first_undecided == kNoId) first_undecided = q.inst;
         continue;
       }
