@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <map>
 #include <numeric>
 #include <optional>
 
@@ -707,6 +708,99 @@ std::optional<bool> same_value(AffineIndex& ai, const FunctionAnalysis& a, const
   return *x == *y;
 }
 
+// Barrier-free paths. Two threads are at p and at q in one barrier interval only if one path
+// from the interval's start reaches both without a barrier between them (p then q, or q then p),
+// or a branch that is not block-uniform sends one thread towards p and another towards q. When a
+// block-uniform branch alone separates them (`if (flag) { st; bar.sync; } ld;` with a uniform
+// flag), every thread of the block takes the same side, and they never meet. `same_iteration`:
+// paths that take no loop back edge (both threads in one iteration; across iterations a meeting
+// may need a condition to change between iterations, which is not modelled).
+class Meeting {
+public:
+  Meeting(const FunctionAnalysis& a, const std::vector<std::uint32_t>& boundary)
+      : a_(a), boundary_(boundary) {}
+
+  bool may_meet(InstId start, InstId p, InstId q, bool same_iteration) {
+    fwd_only_ = same_iteration;
+    if (p == q || reaches(p, q) || reaches(q, p)) return true;
+    const std::vector<std::uint8_t> to_p = back(p);
+    const std::vector<std::uint8_t> to_q = back(q);
+    const std::vector<std::uint8_t> from = forward(start);
+    for (BlockId b = 0; b < a_.cfg.size(); ++b) {
+      const InstId t = a_.cfg.terminator(b);
+      const auto& succs = a_.cfg.block(b).succs;
+      if (!from[b] || t == kNoId || succs.size() != 2 || a_.ir.info(t).guard == kNoId) continue;
+      const ValueId g = a_.values.guard_value(t);
+      if (g != kNoId && a_.block_uniformity.is_uniform(g)) continue;
+      if ((to_p[succs[0]] && to_q[succs[1]]) || (to_p[succs[1]] && to_q[succs[0]])) return true;
+    }
+    return false;
+  }
+
+private:
+  bool barrier_in(InstId from, InstId to) const { // [from, to)
+    for (InstId i = from; i < to; ++i)
+      if (boundary_[i] != kNoId) return true;
+    return false;
+  }
+  bool edge(BlockId from, BlockId to) const {
+    return !fwd_only_ || !a_.loops.is_back_edge(from, to);
+  }
+  // p then q on one barrier-free path.
+  bool reaches(InstId p, InstId q) {
+    const BlockId bp = a_.cfg.block_of(p), bq = a_.cfg.block_of(q);
+    if (bp == bq && p < q && !barrier_in(p, q)) return true;
+    if (barrier_in(p + 1, a_.cfg.block(bp).end)) return false;
+    const std::vector<std::uint8_t>& to_q = back(q);
+    for (BlockId s : a_.cfg.block(bp).succs)
+      if (to_q[s] && edge(bp, s)) return true;
+    return false;
+  }
+  // Blocks from whose start `i` is reached without a barrier.
+  const std::vector<std::uint8_t>& back(InstId i) {
+    auto& cache = back_[fwd_only_];
+    auto it = cache.find(i);
+    if (it != cache.end()) return it->second;
+    std::vector<std::uint8_t> in(a_.cfg.size(), 0);
+    const BlockId bi = a_.cfg.block_of(i);
+    std::vector<BlockId> work;
+    if (!barrier_in(a_.cfg.block(bi).begin, i)) in[bi] = 1, work.push_back(bi);
+    while (!work.empty()) {
+      const BlockId b = work.back();
+      work.pop_back();
+      for (BlockId pr : a_.cfg.block(b).preds)
+        if (!in[pr] && edge(pr, b) && !barrier_in(a_.cfg.block(pr).begin, a_.cfg.block(pr).end))
+          in[pr] = 1, work.push_back(pr);
+    }
+    return cache.emplace(i, std::move(in)).first->second;
+  }
+  // Blocks whose terminator is reached from `start` (a boundary, or kNoId: the entry) without
+  // another barrier.
+  const std::vector<std::uint8_t>& forward(InstId start) {
+    auto& cache = fwd_[fwd_only_];
+    auto it = cache.find(start);
+    if (it != cache.end()) return it->second;
+    std::vector<std::uint8_t> out(a_.cfg.size(), 0);
+    std::vector<BlockId> work;
+    const BlockId b0 = start == kNoId ? a_.cfg.entry() : a_.cfg.block_of(start);
+    const InstId from = start == kNoId ? a_.cfg.block(b0).begin : start + 1;
+    if (!barrier_in(from, a_.cfg.block(b0).end)) out[b0] = 1, work.push_back(b0);
+    while (!work.empty()) {
+      const BlockId b = work.back();
+      work.pop_back();
+      for (BlockId s : a_.cfg.block(b).succs)
+        if (!out[s] && edge(b, s) && !barrier_in(a_.cfg.block(s).begin, a_.cfg.block(s).end))
+          out[s] = 1, work.push_back(s);
+    }
+    return cache.emplace(start, std::move(out)).first->second;
+  }
+
+  const FunctionAnalysis& a_;
+  const std::vector<std::uint32_t>& boundary_;
+  bool fwd_only_ = false;
+  std::map<InstId, std::vector<std::uint8_t>> back_[2], fwd_[2];
+};
+
 void SharedRaceRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const AddressProvenance& prov = a.provenance(ctx.module());
@@ -780,6 +874,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   }
   ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
   std::vector<std::uint8_t> reported(acc.size(), 0);
+  Meeting meeting(a, cta_start);
   struct Undecided {
     std::uint32_t pairs = 0;
     InstId p = kNoId, q = kNoId;
@@ -808,6 +903,17 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
       Verdict v = decide(a, ai, p, q, same_iter, other_warp);
       if (v.kind == Verdict::Kind::kNone) continue;
+      // The two threads collide, if they can be at the two accesses in one interval: in one
+      // iteration (a finding), or only across iterations (undecided: a loop).
+      if ((v.kind == Verdict::Kind::kCertain || v.kind == Verdict::Kind::kShape) &&
+          !meeting.may_meet(cta_starts[*start], p.inst, q.inst, true)) {
+        if (!meeting.may_meet(cta_starts[*start], p.inst, q.inst, false)) continue;
+        v.kind = Verdict::Kind::kUndecided;
+        v.cause = Cause::kLoop;
+        v.why_atom = kNoId;
+        v.detail = "threads " + v.other + " and " + v.detail +
+                   " meet only if a condition changes between iterations";
+      }
       if (v.kind == Verdict::Kind::kShape) {
         v.kind = Verdict::Kind::kUndecided;
         v.cause = Cause::kShape;
@@ -822,7 +928,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         if (first_undecided == kNoId) first_undecided = q.inst;
         continue;
       }
-      // The two threads collide: a per-pair finding, an error when nothing is missing.
+      // A per-pair finding, an error when nothing is missing.
       std::string uncertain;
       std::optional<bool> same;
       if (!p.guard_known)
