@@ -165,7 +165,7 @@ fi
 if [ "${T_DECODER:-120}" -gt 0 ] && [ -x "$BIN/ptxkit_reference_decode" ]; then
   step "decoder reference vs transformers" "${T_DECODER:-120}" "$OUT/run_all.log" \
     env PYTHONUNBUFFERED=1 python3 scripts/check-decoder-reference.py "$BIN/ptxkit_reference_decode" \
-    "$PTXKIT" "$OUT" ${DECODER_SPEED:+--speed}
+    "$PTXKIT" "$OUT" ${DECODER_SPEED:+--speed} ${DECODER_FLAGS:-}
   sed 's/^/    /' "$OUT/decoder_reference.log" 2>/dev/null | tee -a "$SUMMARY"
   rm -f "$OUT/decoder_reference.log"
 fi

@@ -8,14 +8,17 @@
 // arguments, the model directory) is checked first: exit 2 for those, 3 when there is no device,
 // 1 when a launch fails.
 #include "command_registry.h"
+#include "decode_logits_file.h"
 #include "device_harness.h"
 #include "diagnostics.h"
 #include "output_file.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ptxkit/decoder/decoder.h>
 #include <sstream>
@@ -37,6 +40,7 @@ struct DecodeOptions {
   std::uint32_t max_seq_len = 0;
   std::string logits;
   bool no_graph = false;
+  bool profile = false;
 };
 
 int usage(const std::string& message) {
@@ -139,9 +143,7 @@ int decode_command(const DecodeOptions& o) {
 
   const std::size_t M = prompts.size();
   std::vector<std::vector<std::uint32_t>> generated(M);
-  nlohmann::json logits_json = nlohmann::json::array();
-  for (std::size_t s = 0; s < M; ++s)
-    logits_json.push_back(nlohmann::json::array());
+  std::vector<std::vector<float>> logits(M); // per slot: new tokens x vocab
   std::vector<std::uint32_t> tokens(M), positions(M);
   const bool progress = isatty(STDERR_FILENO) != 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -161,8 +163,8 @@ int decode_command(const DecodeOptions& o) {
       if (t + 1 < prompts[s].size() || generated[s].size() == o.max_new_tokens) continue;
       generated[s].push_back(r->next[s]);
       if (!o.logits.empty())
-        logits_json[s].push_back(std::vector<float>(r->logits.begin() + s * c.vocab,
-                                                    r->logits.begin() + (s + 1) * c.vocab));
+        logits[s].insert(logits[s].end(), r->logits.begin() + s * c.vocab,
+                         r->logits.begin() + (s + 1) * c.vocab);
     }
     if (progress) std::cerr << "\rdecode: step " << (t + 1) << "/" << steps << std::flush;
   }
@@ -175,11 +177,10 @@ int decode_command(const DecodeOptions& o) {
     std::cout << "\n";
   }
   if (!o.logits.empty()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (std::size_t s = 0; s < M; ++s)
-      out.push_back({{"prompt", prompts[s]}, {"tokens", generated[s]}, {"logits", logits_json[s]}});
     std::string error;
-    if (!write_file_atomically(o.logits, out.dump() + "\n", error)) return usage(error);
+    if (!write_file_atomically(o.logits, logits_file(o.logits, prompts, generated, logits, c.vocab),
+                               error))
+      return usage(error);
   }
   const double total_s = std::chrono::duration<double>(t1 - t0).count();
   const double gen_s = std::chrono::duration<double>(t1 - gen_start).count();
@@ -193,6 +194,38 @@ int decode_command(const DecodeOptions& o) {
                 double(dec->weight_bytes()) / 1e6,
                 opts.use_graph ? "one CUDA graph per step" : "kernels launched one by one");
   std::cerr << line;
+  if (o.profile) {
+    // The last step again, kernel by kernel (Decoder::profile_step), summed per kernel.
+    auto us = dec->profile_step(session->stream, tokens, positions);
+    if (!us) {
+      std::cerr << program_name() << ": error: --profile: " << us.error().message << "\n";
+      return kExitFindings;
+    }
+    std::map<std::string, std::pair<std::size_t, double>> per_kernel;
+    double total = 0;
+    for (std::size_t i = 0; i < us->size(); ++i) {
+      auto& k = per_kernel[dec->plan()[i].kernel];
+      ++k.first;
+      k.second += (*us)[i];
+      total += (*us)[i];
+    }
+    std::vector<std::pair<std::string, std::pair<std::size_t, double>>> rows(per_kernel.begin(),
+                                                                             per_kernel.end());
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return a.second.second > b.second.second;
+    });
+    std::snprintf(line, sizeof line,
+                  "profile: one step at position %u, %zu launches one by one: %.1f us (a graph "
+                  "step above: %.1f us)\n",
+                  positions[0], us->size(), total,
+                  gen_steps > 0 ? 1e6 * gen_s / double(gen_steps) : 0.0);
+    std::cerr << line;
+    for (const auto& [name, k] : rows) {
+      std::snprintf(line, sizeof line, "  %-26s %4zu launches %9.1f us %5.1f%%\n", name.c_str(),
+                    k.first, k.second, total > 0 ? 100 * k.second / total : 0.0);
+      std::cerr << line;
+    }
+  }
   return kExitOk;
 }
 
@@ -224,8 +257,12 @@ const CommandRegistration reg{
                       "max_position_embeddings))")
           ->type_name("L");
       sub->add_option("--logits", o->logits,
-                      "Write every slot's logits before each generated token as JSON")
+                      "Write every slot's logits before each generated token: FILE.npy as a "
+                      "NumPy f32 array [slots, new tokens, vocab], any other name as JSON")
           ->type_name("FILE");
+      sub->add_flag("--profile", o->profile,
+                    "After decoding, run the last step again kernel by kernel and print where its "
+                    "time goes (per kernel: launches, microseconds, share) on stderr");
       sub->add_flag("--no-graph", o->no_graph,
                     "Launch the step's kernels one by one instead of replaying one CUDA graph");
       sub->footer("Exit codes: 0 decoded, 1 a launch failed, 2 bad usage or an unreadable model "

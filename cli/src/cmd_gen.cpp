@@ -4,11 +4,16 @@
 //   ptxkit gen --all [--target sm_XX]... --out-dir DIR [--loc]
 //
 // Output files are written atomically (output_file.h). Bad kernel, field, value or target: exit 2
-// with the valid choices.
+// with the valid choices. Every instance generated is checked by the verifier rule
+// `global-bounds` against the kernel's launch contract (params() and launch(): buffer sizes,
+// grid, block): its findings go to stderr, and an error finding (an access that can reach past a
+// buffer's logical end) makes the exit code 1, after the PTX is written.
 #include "command_registry.h"
 #include "diagnostics.h"
 #include "kernel_args.h"
+#include "kernel_contract.h"
 #include "output_file.h"
+#include "ptxkit/verifier/report.h"
 #include "reference_set.h"
 
 #include <filesystem>
@@ -32,6 +37,22 @@ struct GenArgs {
   std::string out_dir;
 };
 
+// global-bounds over one generated instance: findings to stderr; true when it found no error.
+struct BoundsTally {
+  std::size_t instances = 0, sites = 0, errors = 0, warnings = 0;
+};
+bool check_bounds(const kernels::Kernel& kernel, const kernels::ConfigValues& values,
+                  const std::string& ptx, const std::string& path, BoundsTally& tally) {
+  verifier::FileReport r = check_global_bounds(kernel, values, ptx, path);
+  ++tally.instances;
+  for (const auto& st : r.rules)
+    tally.sites += st.sites;
+  tally.errors += r.error_count();
+  tally.warnings += r.warning_count();
+  if (!r.findings.empty()) std::cerr << verifier::format_text({r}, false);
+  return r.error_count() == 0;
+}
+
 int run_one(const GenArgs& o) {
   if (o.targets.size() > 1) return usage_error("gen KERNEL takes at most one --target");
   auto kernel = find_kernel(o.kernel);
@@ -42,14 +63,19 @@ int run_one(const GenArgs& o) {
   if (!target) return usage_error(target.error().to_string());
   auto ptx = (*kernel)->generate(*values, *target, kernels::GenOptions{.loc = o.loc});
   if (!ptx) return usage_error(ptx.error().to_string());
+  BoundsTally tally;
+  bool bounded =
+      check_bounds(**kernel, *values, ptx->text,
+                   o.output ? *o.output : std::string((*kernel)->name()) + ".ptx", tally);
   if (!o.output) {
     std::cout << ptx->text;
     std::cout.flush();
-    return std::cout ? kExitOk : usage_error("cannot write PTX to stdout");
+    if (!std::cout) return usage_error("cannot write PTX to stdout");
+    return bounded ? kExitOk : kExitFindings;
   }
   std::string error;
   if (!write_file_atomically(*o.output, ptx->text, error)) return usage_error(error);
-  return kExitOk;
+  return bounded ? kExitOk : kExitFindings;
 }
 
 int run_all(const GenArgs& o) {
@@ -67,6 +93,8 @@ int run_all(const GenArgs& o) {
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir, ec);
   if (ec) return usage_error("cannot create '" + o.out_dir + "': " + ec.message());
+  BoundsTally tally;
+  std::size_t refused = 0;
   for (const auto& inst : reference_instances(targets)) {
     auto ptx =
         inst.kernel->generate(inst.config->values, inst.target, kernels::GenOptions{.loc = o.loc});
@@ -75,8 +103,11 @@ int run_all(const GenArgs& o) {
     std::string error;
     if (!write_file_atomically(path, ptx->text, error)) return usage_error(error);
     std::cout << path << "\n";
+    if (!check_bounds(*inst.kernel, inst.config->values, ptx->text, path, tally)) ++refused;
   }
-  return kExitOk;
+  std::cerr << "global-bounds: " << tally.instances << " instances, " << tally.sites
+            << " sites checked: " << tally.errors << " errors, " << tally.warnings << " warnings\n";
+  return refused == 0 ? kExitOk : kExitFindings;
 }
 
 const CommandRegistration reg{
@@ -111,8 +142,11 @@ const CommandRegistration reg{
       const std::string gen = "\n  " + tool + " gen ";
       sub->footer("Examples:" + gen + "rmsnorm --set eps=1e-5 --target sm_80" + gen +
                   "--all --target sm_80 --target sm_90 --out-dir out/\n\n" +
-                  "Exit codes: 0 PTX written, 2 bad usage, unknown kernel or field, bad value or "
-                  "target, or\nan output that cannot be written.");
+                  "Every instance is checked by the rule global-bounds against the kernel's launch "
+                  "contract\n(buffer sizes, grid, block); its findings go to stderr.\n\n" +
+                  "Exit codes: 0 PTX written, 1 PTX written but global-bounds found an access "
+                  "that can reach\npast a buffer's logical end, 2 bad usage, unknown kernel or "
+                  "field, bad value or target,\nor an output that cannot be written.");
       sub->callback([o, &result] {
         if (o->all) {
           result.exit_code = run_all(*o);

@@ -3,11 +3,17 @@
 //
 // Kernels are linted on a few threads (each kernel's proof is independent and generation is
 // pure), and the reports are printed in registry order afterwards, so output is deterministic.
+// Then every reference config of each kernel is generated at each target and checked by the
+// verifier rule `global-bounds` against the kernel's launch contract (kernel_contract.h): an
+// access that can reach past a buffer's logical end is a violation too.
 // Exit codes follow docs/cli.md: 0 clean (warnings allowed), 1 violations, 2 unknown kernel or
 // target.
 #include "command_registry.h"
 #include "diagnostics.h"
 #include "kernel_args.h"
+#include "kernel_contract.h"
+#include "parallel_for.h"
+#include "ptxkit/verifier/report.h"
 
 #include <algorithm>
 #include <atomic>
@@ -141,6 +147,54 @@ int run_lint_keys(const LintKeysOptions& o) {
   auto count = [](std::size_t n, std::string_view noun) {
     return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
   };
+
+  // global-bounds over every reference config of every selected kernel at every target.
+  struct Instance {
+    const kernels::Kernel* kernel;
+    const kernels::ReferenceConfig* config;
+    const ptxgen::Target* target;
+  };
+  std::vector<Instance> instances_to_check;
+  for (const auto* k : selected)
+    for (const auto& rc : k->reference_configs())
+      for (const auto& t : lint.targets)
+        instances_to_check.push_back({k, &rc, &t});
+  std::vector<verifier::FileReport> bounds(instances_to_check.size());
+  parallel_for(instances_to_check.size(), jobs, [&](std::size_t i) {
+    const Instance& in = instances_to_check[i];
+    std::string name = std::string(in.kernel->name()) + "." + in.config->tag + "." +
+                       std::string(in.target->name()) + ".ptx";
+    auto ptx = in.kernel->generate(in.config->values, *in.target);
+    if (!ptx) {
+      bounds[i].path = name;
+      verifier::Finding f;
+      f.rule = "global-bounds";
+      f.kernel = std::string(in.kernel->name());
+      f.location.path = name;
+      f.message = "generation failed: " + ptx.error().to_string();
+      bounds[i].findings.push_back(std::move(f));
+      return;
+    }
+    bounds[i] = check_global_bounds(*in.kernel, in.config->values, ptx->text, name);
+  });
+  std::size_t bound_sites = 0, bound_errors = 0, bound_warnings = 0, bound_configs = 0;
+  for (const auto* k : selected)
+    bound_configs += k->reference_configs().size();
+  for (const auto& r : bounds) {
+    for (const auto& st : r.rules)
+      bound_sites += st.sites;
+    bound_errors += r.error_count();
+    bound_warnings += r.warning_count();
+    if (!r.findings.empty()) std::cout << verifier::format_text({r}, false);
+  }
+  violations += bound_errors;
+  warnings += bound_warnings;
+  std::cout << "global-bounds: " << count(bound_configs, "reference config") << " of "
+            << count(selected.size(), "kernel") << " at " << count(lint.targets.size(), "target")
+            << " (" << count(bounds.size(), "PTX instance") << "), "
+            << count(bound_sites, "access site")
+            << " checked against the launch contracts: " << count(bound_errors, "error") << ", "
+            << count(bound_warnings, "warning") << "\n";
   std::cout << "lint-keys: " << count(selected.size(), "kernel") << ", "
             << count(lint.targets.size(), "target") << ", " << count(fields, "field") << ", "
             << count(immediates, "immediate") << ", " << count(configs, "config") << " tried ("
@@ -154,7 +208,9 @@ const CommandRegistration reg{
       auto o = std::make_shared<LintKeysOptions>();
       auto* sub = app.add_subcommand(
           "lint-keys", "Prove that each kernel's cache key covers every config field that can "
-                       "change its PTX (provenance, differential and golden proofs)");
+                       "change its PTX (provenance, differential and golden proofs), and that no "
+                       "reference config reads past a buffer of its launch contract "
+                       "(global-bounds)");
       sub->add_option("KERNEL", o->kernels, "Kernels to check (default: the whole library)");
       sub->add_option("--target", o->targets,
                       "Targets to generate at (repeatable; default: every supported target)")
@@ -174,8 +230,9 @@ const CommandRegistration reg{
       sub->footer("Examples:" + lint + "                      # the whole library" + lint +
                   " rmsnorm rope_neox    # two kernels" + lint +
                   " --every-target --golden-dir golden\n\n" +
-                  "Exit codes: 0 every key covers all that changes its PTX (warnings do not fail), "
-                  "1 violations,\n2 bad usage, unknown kernel or target, or a golden directory "
+                  "Exit codes: 0 every key covers all that changes its PTX and every access is in "
+                  "bounds (warnings\ndo not fail), 1 violations or global-bounds errors, 2 bad "
+                  "usage, unknown kernel or target, or a golden directory "
                   "that cannot be read.");
       sub->callback([o, golden, &result] {
         o->golden_dir_given = golden->count() > 0;

@@ -1,6 +1,5 @@
-// cmd_verify.cpp: `ptxkit verify [--format text|json|sarif] [--rules ID,...] [--block-dim
-// X[,Y[,Z]]]
-// [-j N] PATH...` (docs/cli.md).
+// cmd_verify.cpp: `ptxkit verify [--format text|json|sarif] [--rules ID,...] [--contract
+// FILE|SPEC] [--block-dim X[,Y[,Z]]] [-j N] PATH...` (docs/cli.md).
 //
 // Why a command: this is what CI runs on every kernel, ours and other people's. Each file is
 // parsed, every function's CFG and dataflow analyses are built once, and the selected rules
@@ -9,10 +8,12 @@
 // threads; every result lands in the slot of its input and is printed in input order, so the
 // output is the same for any -j. Exit codes: 0 no error findings (warnings are printed but do
 // not fail, unless --werror), 1 error findings, 2 a file that cannot be read or parsed, a
-// directory without `.ptx` files, an unknown rule id (the message lists the valid ones) or a
-// --block-dim that no launch can have. --block-dim states the launch's block shape for PTX that
-// does not declare it (`.reqntid`): every entry without one is checked as if it declared it.
+// directory without `.ptx` files, an unknown rule id (the message lists the valid ones), a bad
+// --contract or a --block-dim that no launch can have. --block-dim states the launch's block shape
+// for PTX that does not declare it (`.reqntid`): every entry without one is checked as if it
+// declared it.
 #include "command_registry.h"
+#include "contract_args.h"
 #include "diagnostics.h"
 #include "output_file.h"
 #include "parallel_for.h"
@@ -37,6 +38,7 @@ namespace {
 struct VerifyOptions {
   std::vector<std::string> paths;
   std::vector<std::string> rules;
+  std::vector<std::string> contracts;
   std::string format = "text";
   std::string block_dim;
   bool summary = false;
@@ -134,6 +136,9 @@ int run_verify(VerifyOptions opt) {
     vopt.block_dim = parse_block_dim(opt.block_dim, why);
     if (!vopt.block_dim) return usage_error(why);
   }
+  std::string contract_error;
+  if (!read_contract_args(opt.contracts, vopt.contracts, contract_error))
+    return usage_error(contract_error);
   const std::vector<PtxInput> inputs = expand_ptx_arguments(opt.paths);
   // Standard input is read here, once, before any worker starts.
   std::string stdin_text;
@@ -219,6 +224,14 @@ const CommandRegistration reg{
                       "without .reqntid is checked as if it declared .reqntid X,Y,Z (missing "
                       "extents are 1), e.g. --block-dim 16,16")
           ->type_name("X[,Y[,Z]]");
+      sub->add_option("--contract", opt->contracts,
+                      "Launch contract for global-bounds (repeatable): a JSON file, or "
+                      "'KERNEL:buf[BYTES],arr[COUNT:BYTES:STRIDE],scalar=VALUE;grid=X,Y,Z;"
+                      "block=X,Y,Z' (docs/cli.md); without one global-bounds is not-applicable")
+          ->type_name("FILE|SPEC")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+          ->expected(1)
+          ->allow_extra_args(false);
       sub->add_flag("--summary", opt->summary,
                     "text format: one line per file with each rule's status and site count");
       sub->add_flag("--werror", opt->werror,
@@ -226,9 +239,9 @@ const CommandRegistration reg{
       sub->footer(
           "Exit codes: 0 no error findings (warnings do not fail without --werror), 1 error "
           "findings,\n2 bad usage, unreadable file, parse error, directory without a .ptx "
-          "file, unknown rule id, or a --block-dim no launch can have.\nExample: ptxkit verify "
-          "--block-dim 16,16 transpose.ptx (checks each .entry without .reqntid as a 16x16 "
-          "block).");
+          "file, unknown rule id, bad --contract, or a --block-dim no launch can have.\n"
+          "Example: ptxkit verify --block-dim 16,16 transpose.ptx (checks each .entry without "
+          ".reqntid as a 16x16 block).");
       sub->callback([opt, &result] { result.exit_code = run_verify(*opt); });
     }};
 

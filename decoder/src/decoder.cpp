@@ -390,8 +390,8 @@ rt::Expected<Decoder> Decoder::create(rt::KernelCache& cache, const ptxgen::Targ
   return dec;
 }
 
-rt::Expected<StepResult> Decoder::step(rt::Stream& stream, std::span<const std::uint32_t> tokens,
-                                       std::span<const std::uint32_t> positions, bool want_logits) {
+rt::Expected<void> Decoder::upload_inputs(rt::Stream& stream, std::span<const std::uint32_t> tokens,
+                                          std::span<const std::uint32_t> positions) {
   const std::size_t M = options_.batch;
   if (tokens.size() != M || positions.size() != M)
     return bad("a step takes " + std::to_string(M) + " tokens and positions, one per slot (" +
@@ -415,17 +415,59 @@ rt::Expected<StepResult> Decoder::step(rt::Stream& stream, std::span<const std::
   PTXKIT_RT_TRY(
       rt::check(d, d.memcpy_htod(s.positions.ptr, positions.data(), M * 4), "cuMemcpyHtoD"));
   PTXKIT_RT_TRY(rt::check(d, d.memcpy_htod(s.seq_lens.ptr, lens.data(), M * 4), "cuMemcpyHtoD"));
+  return {};
+}
+
+rt::Expected<void> Decoder::launch(std::size_t i, const rt::Stream& stream) const {
+  const PlannedLaunch& l = plan_[i];
+  rt::ArgRef refs[16];
+  if (l.args.size() > std::size(refs)) return bad(l.kernel + ": more than 16 parameters");
+  for (std::size_t a = 0; a < l.args.size(); ++a)
+    refs[a] = {&l.args[a], sizeof l.args[a]};
+  auto ok = l.function->launch_args(stream, l.dims, std::span(refs, l.args.size()));
+  if (!ok)
+    return rt::fail(rt::ErrorKind::kBadLaunch,
+                    "decoder step, " + l.kernel + ": " + ok.error().message);
+  return {};
+}
+
+rt::Expected<std::vector<double>> Decoder::profile_step(rt::Stream& stream,
+                                                        std::span<const std::uint32_t> tokens,
+                                                        std::span<const std::uint32_t> positions) {
+  PTXKIT_RT_TRY(upload_inputs(stream, tokens, positions));
+  const rt::Context& ctx = state_->cache->context();
+  std::vector<rt::Event> events;
+  for (std::size_t i = 0; i <= plan_.size(); ++i) {
+    auto e = rt::Event::create(ctx);
+    if (!e) return rt::fail(std::move(e).error());
+    events.push_back(std::move(*e));
+  }
+  for (std::size_t i = 0; i < plan_.size(); ++i) // untimed: keeps the device busy
+    PTXKIT_RT_TRY(launch(i, stream));
+  PTXKIT_RT_TRY(events[0].record(stream));
+  for (std::size_t i = 0; i < plan_.size(); ++i) {
+    PTXKIT_RT_TRY(launch(i, stream));
+    PTXKIT_RT_TRY(events[i + 1].record(stream));
+  }
+  PTXKIT_RT_TRY(events.back().synchronize());
+  std::vector<double> us(plan_.size());
+  for (std::size_t i = 0; i < plan_.size(); ++i) {
+    auto ms = rt::Event::elapsed_ms(events[i], events[i + 1]);
+    if (!ms) return rt::fail(std::move(ms).error());
+    us[i] = 1e3 * *ms;
+  }
+  return us;
+}
+
+rt::Expected<StepResult> Decoder::step(rt::Stream& stream, std::span<const std::uint32_t> tokens,
+                                       std::span<const std::uint32_t> positions, bool want_logits) {
+  PTXKIT_RT_TRY(upload_inputs(stream, tokens, positions));
+  State& s = *state_;
+  const std::size_t M = options_.batch;
+  rt::Driver& d = stream.driver();
   auto run_plan = [this](const rt::Stream& st) -> rt::Expected<void> {
-    rt::ArgRef refs[16];
-    for (const PlannedLaunch& l : plan_) {
-      if (l.args.size() > std::size(refs)) return bad(l.kernel + ": more than 16 parameters");
-      for (std::size_t i = 0; i < l.args.size(); ++i)
-        refs[i] = {&l.args[i], sizeof l.args[i]};
-      auto ok = l.function->launch_args(st, l.dims, std::span(refs, l.args.size()));
-      if (!ok)
-        return rt::fail(rt::ErrorKind::kBadLaunch,
-                        "decoder step, " + l.kernel + ": " + ok.error().message);
-    }
+    for (std::size_t i = 0; i < plan_.size(); ++i)
+      PTXKIT_RT_TRY(launch(i, st));
     return {};
   };
   if (options_.use_graph) {

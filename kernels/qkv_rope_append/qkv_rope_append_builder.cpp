@@ -104,8 +104,8 @@ ptxkit::Expected<GeneratedPtx> QkvRopeAppend::build(const Config& c, const ptxge
   Reg<U32> kv = b.selp(kv_k, kv_v, is_k);
   Reg<U32> kv_pos = b.mad_lo(kv, b.baked<U32>("max_seq_len", c.max_seq_len), pos);
   Reg<U32> in_cache = b.mad_lo(kv_pos, b.baked<U32>("head_dim", c.head_dim), pair0);
-  Reg<U64> cache_slot = b.mul_wide(
-      slot, b.baked<U32>("max_seq_len", c.num_kv_heads * c.max_seq_len * c.head_dim));
+  Reg<U64> cache_slot =
+      b.mul_wide(slot, b.baked<U32>("max_seq_len", c.num_kv_heads * c.max_seq_len * c.head_dim));
   Label to_v = b.new_label("to_v");
   b.bra_if(!is_k, to_v);
   auto k1p = (k_cache + cache_slot) + in_cache;

@@ -37,8 +37,9 @@ std::vector<NamedConfig<QkvRopeAppendConfig>> QkvRopeAppend::reference_configs()
               .has_bias = false,
               .max_seq_len = 1024,
               .batch_size = 2}},
-      {"odd", "scalar path: head_dim 6 (3 pairs), 3 heads, 1 KV head, biases, 17 positions, "
-              "3 slots",
+      {"odd",
+       "scalar path: head_dim 6 (3 pairs), 3 heads, 1 KV head, biases, 17 positions, "
+       "3 slots",
        Config{.head_dim = 6,
               .num_heads = 3,
               .num_kv_heads = 1,
@@ -179,8 +180,8 @@ ptxkit::Expected<HostTensors> QkvRopeAppend::reference(const Config& c, const Ho
       kc->second.size() != cache_elems(c) || vc->second.size() != cache_elems(c) ||
       (c.has_bias && bias->second.size() != row))
     return fail("qkv_rope_append reference: buffer sizes do not match the config (qkv " +
-                std::to_string(c.batch_size * row) + ", caches " +
-                std::to_string(cache_elems(c)) + " elements expected)");
+                std::to_string(c.batch_size * row) + ", caches " + std::to_string(cache_elems(c)) +
+                " elements expected)");
   HostTensors out;
   std::vector<float>& q_out = out.f32["q"] = q->second;
   std::vector<float>& k_out = out.f32["k_cache"] = kc->second;

@@ -160,6 +160,28 @@ TEST_F(DecoderPlanTest, AStepReplaysOneGraphOfExactlyThePlanEveryStep) {
   EXPECT_EQ(fake_->launch_log.size(), direct->plan().size());
 }
 
+TEST_F(DecoderPlanTest, AProfiledStepTimesEveryPlannedLaunchAfterAnUntimedRun) {
+  const ModelWeights w = model("qwen2", 1);
+  auto d = make(w, {.weights = WeightMode::kF32, .batch = 2, .max_seq_len = 64});
+  ASSERT_TRUE(d) << d.error().message;
+  auto stream = rt::Stream::create(ctx_);
+  ASSERT_TRUE(stream);
+  const std::vector<std::uint32_t> tokens = {5, 39}, positions = {0, 3};
+  auto us = d->profile_step(*stream, tokens, positions);
+  ASSERT_TRUE(us) << us.error().message;
+  EXPECT_EQ(us->size(), d->plan().size());
+  for (double t : *us)
+    EXPECT_GE(t, 0.0);
+  // The plan twice, launch by launch (no graph): once untimed, once between events.
+  ASSERT_EQ(fake_->launch_log.size(), 2 * d->plan().size());
+  EXPECT_TRUE(std::equal(fake_->launch_log.begin(), fake_->launch_log.begin() + d->plan().size(),
+                         fake_->launch_log.begin() + d->plan().size()));
+  // Bad inputs are refused before anything runs.
+  fake_->launch_log.clear();
+  EXPECT_FALSE(d->profile_step(*stream, std::vector<std::uint32_t>{1}, positions));
+  EXPECT_TRUE(fake_->launch_log.empty());
+}
+
 TEST_F(DecoderPlanTest, BadStepsAreRefusedBeforeAnythingRuns) {
   const ModelWeights w = model("llama", 1);
   auto d = make(w, {.weights = WeightMode::kF32, .batch = 2, .max_seq_len = 16});

@@ -2,9 +2,9 @@
 // (bias_add, rope_neox_batched on Q and K, kv_scatter), the device guard writes nothing for a
 // slot past its cache, the host check names the slot, and the PTX has the parameters and the
 // branches its config asks for.
+#include "kernel_test_util.h"
 #include "kv_scatter/kv_scatter.h"
 #include "qkv_rope_append/qkv_rope_append.h"
-#include "kernel_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -115,7 +115,8 @@ TEST(QkvRopeAppendReference, PlantedMistakesAreOutsideTheTolerance) {
   const std::size_t at = (0 * 1 + 0) * 8 * hd + 7 * hd; // slot 0, kv 0, position 7
   double moved_by = 0;
   for (std::size_t i = 0; i < hd; ++i) {
-    const double raw = double{in.f32.at("qkv")[k_head * hd + i]} + in.f32.at("bias")[k_head * hd + i];
+    const double raw =
+        double{in.f32.at("qkv")[k_head * hd + i]} + in.f32.at("bias")[k_head * hd + i];
     moved_by = std::max(moved_by, std::abs(raw - good->f32.at("k_cache")[at + i]));
   }
   EXPECT_GT(moved_by, tol) << "row " << row;

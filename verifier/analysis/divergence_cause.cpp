@@ -53,9 +53,10 @@ void WarpDivergence::run(bool assume_whole_warps_in_x) {
       !thread_level_ && ((req && (*req)[0] % group == 0) || (assume_whole_warps_in_x && !bound));
   // Warps (warpgroups) are runs of 32 (128) consecutive linear thread ids: tid.x / 32 is the same
   // in a warp when ntid.x is a multiple of 32 or the block is 1-D (assumed when no launch bound
-  // says otherwise).
-  warp_index_ok_ =
-      !thread_level_ && (x_multiple_of_32_ || !bound || ((*bound)[1] == 1 && (*bound)[2] == 1));
+  // says otherwise and the function reads neither %tid.y nor %tid.z: one that does may run
+  // with ntid.x < 32, its warps spanning several rows).
+  const bool one_d = bound ? ((*bound)[1] == 1 && (*bound)[2] == 1) : !reads_tid_yz(a.ir);
+  warp_index_ok_ = !thread_level_ && (x_multiple_of_32_ || one_d);
   users_ = &a.divergence_users();
   if (thread_level_) compute_tid_dependent();
   // Optimistic start (phis uniform when their inputs are), then grow: a phi at a block inside a

@@ -110,6 +110,21 @@ bool is_linear_tid(const FunctionIR& ir, const ValueNumbering& vn, ValueId v) {
   return is_row_major(ir, vn, v, "%ntid.x", "%tid.x", row);
 }
 
+bool reads_tid_yz(const FunctionIR& ir) {
+  for (InstId i = 0; i < ir.size(); ++i)
+    for (const Operand& o : ir.inst(i).operands)
+      if (o.kind == OperandKind::kSpecialReg &&
+          (o.text() == "%tid.y" || o.text() == "%tid.z" || o.text() == "%tid"))
+        return true;
+  return false;
+}
+
+bool warps_are_tid_x_runs(const FunctionIR& ir) {
+  if (auto dims = ir.function().reqntid())
+    return (*dims)[0] % 32 == 0 || ((*dims)[1] == 1 && (*dims)[2] == 1);
+  return !reads_tid_yz(ir);
+}
+
 std::optional<std::int64_t> max_tid_x(const Function& fn) {
   if (auto req = fn.reqntid()) return std::int64_t{(*req)[0]} - 1;
   if (auto max = fn.maxntid()) return std::int64_t{(*max)[0]} * (*max)[1] * (*max)[2] - 1;

@@ -177,7 +177,9 @@ struct UniformityBuilder {
   UniformityBuilder(Uniformity& u_, const ValueNumbering& vn_, const DominatorTree& pdom_,
                     const LoopInfo& loops_)
       : u(u_), vn(vn_), ir(vn_.ir()), cfg(vn_.cfg()), pdom(pdom_), loops(loops_),
-        is_func(vn_.ir().function().kind == FunctionKind::kFunc), bfly_mask(vn_.size(), -1) {}
+        is_func(vn_.ir().function().kind == FunctionKind::kFunc), bfly_mask(vn_.size(), -1),
+        tid_x_runs(analysis::warps_are_tid_x_runs(vn_.ir())) {}
+  const bool tid_x_runs; // computed once: it scans the function
 
   bool varying_use(ValueId v, InstId at) const {
     return v != kNoId && u.varying_at(v, cfg.block_of(at));
@@ -293,14 +295,9 @@ struct UniformityBuilder {
     return mask;
   }
 
-  // Warps are formed from consecutive %tid.x (1-D blocks, or ntid.x a multiple of 32): false
-  // only when .reqntid proves a 2-D/3-D block whose x extent is not a multiple of 32 (.maxntid
-  // bounds the thread count, not the shape).
-  bool warps_are_tid_x_aligned() const {
-    auto dims = ir.function().reqntid();
-    if (!dims) return true;
-    return (*dims)[0] % 32 == 0 || ((*dims)[1] == 1 && (*dims)[2] == 1);
-  }
+  // Warps are formed from consecutive %tid.x (thread_index.h: a declared 1-D block or ntid.x a
+  // multiple of 32, or no .reqntid and no read of %tid.y/%tid.z).
+  bool warps_are_tid_x_aligned() const { return tid_x_runs; }
 
   bool is_tid_x(ValueId v) const { return analysis::is_tid_x(ir, vn, v); }
 

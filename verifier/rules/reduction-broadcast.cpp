@@ -34,14 +34,18 @@
 // A complete `shfl.sync.bfly` reduction is valid in every lane: examined (a site), never
 // reported. Sites: every down/up reduction tree and every complete butterfly reduction.
 //
-// Assumptions: `%tid.x == 0` implies lane 0 (blocks whose x-dimension is a multiple of 32, or
-// 1-D); values spilled to and reloaded from memory are not followed (so -G builds are checked
-// less); a partial chain (offsets not starting at 1) is not a reduction tree.
+// Assumptions: `%tid.x == 0` implies lane 0 when warps are runs of tid.x (`.reqntid` 1-D or
+// with ntid.x a multiple of 32, or no .reqntid and no read of %tid.y/%tid.z); with a declared
+// ntid.x below 32 only the bits below ntid.x's lowest set bit; a kernel reading %tid.y/%tid.z
+// without .reqntid gets a warning where the finding rests on that shape; values spilled to and
+// reloaded from memory are not followed (so -G builds are checked less); a partial chain (offsets
+// not starting at 1) is not a reduction tree.
 //
 // How: reduction-broadcast.cpp: the `reduction-broadcast` rule (see the header): recognises
 // shfl.down/up reduction trees, then follows what the non-owner lanes compute from the result
 // until a broadcast, an owner-only guard, or an unguarded store.
 #include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/analysis/thread_index.h"
 #include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
@@ -152,7 +156,10 @@ std::optional<std::uint32_t> tree_size(const std::vector<std::int64_t>& offsets,
 // "This lane owns the group's result": facts about predicates and the blocks they guard.
 class OwnerFacts {
 public:
-  OwnerFacts(const FunctionAnalysis& a, const Tree& t) : a_(a), t_(t) {}
+  // `tid_x_bits`: the bits of the lane id that %tid.x equals (31 when warps are runs of tid.x;
+  // for a declared 2-D/3-D block with ntid.x < 32, the bits below ntid.x's lowest set bit).
+  OwnerFacts(const FunctionAnalysis& a, const Tree& t, std::uint32_t tid_x_bits)
+      : a_(a), t_(t), tid_x_bits_(tid_x_bits) {}
 
   bool restricted_inst(InstId i) {
     ValueId g = a_.values.guard_value(i);
@@ -285,7 +292,7 @@ private:
     if (inst.op == Opcode::kMov && inst.operands.size() == 2 &&
         inst.operands[1].kind == OperandKind::kSpecialReg) {
       std::string_view sr = inst.operands[1].text();
-      return sr == "%laneid" || sr == "%tid.x" ? 31u : 0u;
+      return sr == "%laneid" ? 31u : sr == "%tid.x" ? tid_x_bits_ : 0u;
     }
     if (inst.op == Opcode::kCvt) return lane_bits(a_.values.value_of(d, 1), depth + 1);
     if (inst.op == Opcode::kAnd && inst.operands.size() == 3) {
@@ -316,8 +323,20 @@ private:
 
   const FunctionAnalysis& a_;
   const Tree& t_;
+  std::uint32_t tid_x_bits_;
   std::unordered_map<BlockId, bool> block_memo_;
 };
+
+// The lane-id bits %tid.x carries under the declared launch shape (see OwnerFacts); nullopt when
+// the function reads %tid.y/%tid.z and declares no .reqntid: then ntid.x may be below 32, and
+// `tid.x == 0` holds in more than one lane of a warp.
+std::optional<std::uint32_t> tid_x_lane_bits(const FunctionIR& ir) {
+  if (analysis::warps_are_tid_x_runs(ir)) return 31u;
+  auto req = ir.function().reqntid();
+  if (!req) return std::nullopt;
+  std::uint32_t low = (*req)[0] & (~(*req)[0] + 1); // lowest set bit of ntid.x
+  return std::min<std::uint32_t>(low, 32) - 1;
+}
 
 // A store, atomic or reduction into memory other lanes or later kernels can see.
 bool is_sink(const FunctionAnalysis& a, InstId i) {
@@ -402,6 +421,9 @@ InstId flow_to_sink(const FunctionAnalysis& a, const Tree& t, OwnerFacts& facts,
   return kNoId;
 }
 
+std::pair<InstId, InstId> find_unbroadcast_use(const FunctionAnalysis& a, const Tree& t,
+                                               std::uint32_t tid_x_bits);
+
 void ReductionBroadcastRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
   const ValueNumbering& vn = a.values;
@@ -445,8 +467,38 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
             [](const Tree& p, const Tree& q) { return p.last_op < q.last_op; });
   ctx.add_sites(static_cast<std::uint32_t>(trees.size()) + butterflies);
 
+  const std::optional<std::uint32_t> shape_bits = tid_x_lane_bits(a.ir);
   for (const Tree& t : trees) {
-    OwnerFacts facts(a, t);
+    auto [at, sink] = find_unbroadcast_use(a, t, shape_bits.value_or(0));
+    if (at == kNoId) continue;
+    // Found only because the block's shape is undeclared: under the 1-D (or ntid.x multiple
+    // of 32) shape such kernels are launched with, `tid.x == 0` is lane 0.
+    const bool shape_dependent = !shape_bits && find_unbroadcast_use(a, t, 31).first == kNoId;
+    const char* dir = t.mode == Mode::kDown ? "down" : "up";
+    std::string owner = t.mode == Mode::kDown ? "the first lane" : "the last lane";
+    if (t.group == 32) owner = t.mode == Mode::kDown ? "lane 0" : "lane 31";
+    std::string msg = "the result of a shfl.sync." + std::string(dir) + " reduction (line " +
+                      std::to_string(a.ir.inst(t.last_op).loc.line) + ") is complete only in " +
+                      owner +
+                      (t.group == 32 ? "" : " of each " + std::to_string(t.group) + "-lane group") +
+                      ", but every lane uses it here without a broadcast (shfl.sync.idx from " +
+                      owner + ", or shared memory written by it)";
+    if (shape_dependent)
+      msg += "; the owner test on %tid.x selects one lane per warp only if ntid.x is a multiple "
+             "of 32, and the kernel reads %tid.y/%tid.z without a .reqntid declaring its shape";
+    auto f = shape_dependent ? ctx.report(at, msg, Severity::kWarning) : ctx.report(at, msg);
+    f.relate(t.last_op, "the reduction completes here, in " + owner + " only");
+    if (sink != at) f.relate(sink, "and reaches this store in every lane");
+  }
+}
+
+// The first use of tree t's result that lanes other than the owner reach without a broadcast,
+// and the store it flows to ({kNoId, kNoId}: none).
+std::pair<InstId, InstId> find_unbroadcast_use(const FunctionAnalysis& a, const Tree& t,
+                                               std::uint32_t tid_x_bits) {
+  const ValueNumbering& vn = a.values;
+  {
+    OwnerFacts facts(a, t, tid_x_bits);
     // R and its copies; the instructions that read them (not copies), in source order.
     std::vector<ValueId> copies;
     for (ValueId v = 0; v < vn.size(); ++v)
@@ -475,21 +527,10 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
     }
     if (at == kNoId) {
       // Through phis and guarded writes only (no reading instruction on the way).
-      if ((sink = flow_to_sink(a, t, facts, copies)) == kNoId) continue;
+      if ((sink = flow_to_sink(a, t, facts, copies)) == kNoId) return {kNoId, kNoId};
       at = t.last_op;
     }
-    const char* dir = t.mode == Mode::kDown ? "down" : "up";
-    std::string owner = t.mode == Mode::kDown ? "the first lane" : "the last lane";
-    if (t.group == 32) owner = t.mode == Mode::kDown ? "lane 0" : "lane 31";
-    std::string msg = "the result of a shfl.sync." + std::string(dir) + " reduction (line " +
-                      std::to_string(a.ir.inst(t.last_op).loc.line) + ") is complete only in " +
-                      owner +
-                      (t.group == 32 ? "" : " of each " + std::to_string(t.group) + "-lane group") +
-                      ", but every lane uses it here without a broadcast (shfl.sync.idx from " +
-                      owner + ", or shared memory written by it)";
-    auto f = ctx.report(at, msg);
-    f.relate(t.last_op, "the reduction completes here, in " + owner + " only");
-    if (sink != at) f.relate(sink, "and reaches this store in every lane");
+    return {at, sink};
   }
 }
 

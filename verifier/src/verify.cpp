@@ -100,6 +100,7 @@ FileReport verify_module(const Module& module, const VerifyOptions& options) {
       std::size_t before = report.findings.size();
       RuleContext ctx(module, *fn, a, rules[k]->id(), rules[k]->default_severity(), report.findings,
                       sites[k]);
+      ctx.set_contract(find_contract(options.contracts, fn->name));
       rules[k]->check(ctx);
       found[k] += static_cast<std::uint32_t>(report.findings.size() - before);
     }

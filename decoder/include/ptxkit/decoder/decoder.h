@@ -9,11 +9,10 @@
 // a step is: upload three small arrays, run the plan (one CUDA graph replay, the graph captured
 // at the first step), download the next ids. Per layer:
 //   h = RMSNorm(x)                                  rmsnorm (first layer; later ones come fused)
-//   q, k, v = W_q h (+ b_q), W_k h (+ b_k), W_v h (+ b_v)   GEMV per weight mode, bias_add
-//                                                   (one launch for all slots: each weight read
-//                                                   once for every slot)
-//   q, k = RoPE NeoX at each slot's position         rope_neox_batched
-//   cache[slot][position] = k, v                    kv_scatter
+//   qkv = [W_q; W_k; W_v] h                          one GEMV per weight mode (one launch for
+//                                                   all slots: each weight read once per slot)
+//   q, k = RoPE NeoX(qkv (+ biases)) at each slot's position; cache[slot][position] = k, v
+//                                                   qkv_rope_append (one launch)
 //   a = attention over positions 0..position         flash_decode (GQA, one launch)
 //   x = x + W_o a;  h = RMSNorm(x)                   GEMV, fused_residual_rmsnorm
 //   x = x + W_down (silu(W_gate h) * W_up h)          GEMV, swiglu, GEMV, fused_residual_rmsnorm
@@ -82,6 +81,16 @@ public:
                                               std::span<const std::uint32_t> positions,
                                               bool want_logits = false);
 
+  // Where a step's time goes: the step at (tokens, positions) run as launches one by one with an
+  // event after each, microseconds per planned launch in plan order. The plan is first run once
+  // untimed, so the device is still busy with it while the host queues the timed launches and
+  // each interval is device time (a kernel plus the gap between two stream launches, which a
+  // graph replay shortens), not the host's launch rate. The step is run twice at the same
+  // positions: the caches end as after one step.
+  [[nodiscard]] rt::Expected<std::vector<double>>
+  profile_step(rt::Stream& stream, std::span<const std::uint32_t> tokens,
+               std::span<const std::uint32_t> positions);
+
   [[nodiscard]] const std::vector<PlannedLaunch>& plan() const { return plan_; }
   [[nodiscard]] const ModelConfig& config() const { return config_; }
   [[nodiscard]] const DecoderOptions& options() const { return options_; }
@@ -94,6 +103,11 @@ public:
 
 private:
   struct State; // device buffers and loaded functions
+  // Checks the step's inputs and uploads them (ids, positions, lengths).
+  rt::Expected<void> upload_inputs(rt::Stream& stream, std::span<const std::uint32_t> tokens,
+                                   std::span<const std::uint32_t> positions);
+  // Queues launch i of the plan on `stream`.
+  rt::Expected<void> launch(std::size_t i, const rt::Stream& stream) const;
   Decoder() = default;
   ModelConfig config_;
   DecoderOptions options_;

@@ -15,6 +15,7 @@
 
 #include "ptxkit/verifier/analysis/function_analysis.h"
 #include "ptxkit/verifier/ast.h"
+#include "ptxkit/verifier/contract.h"
 #include "ptxkit/verifier/finding.h"
 
 #include <memory>
@@ -33,6 +34,11 @@ public:
   const Module& module() const { return *module_; }
   const Function& function() const { return *fn_; }
   const analysis::FunctionAnalysis& analysis() const { return *a_; }
+
+  // The launch contract of this function (VerifyOptions::contracts), or nullptr when the caller
+  // gave none for it.
+  const KernelContract* contract() const { return contract_; }
+  void set_contract(const KernelContract* c) { contract_ = c; }
 
   // Count `n` examined sites.
   void add_sites(std::uint32_t n = 1) { *sites_ += n; }
@@ -65,6 +71,7 @@ private:
   Severity default_severity_;
   std::vector<Finding>* out_;
   std::uint32_t* sites_;
+  const KernelContract* contract_ = nullptr;
 };
 
 class Rule {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "ptxkit/verifier/ast.h"
+#include "ptxkit/verifier/contract.h"
 #include "ptxkit/verifier/finding.h"
 #include "ptxkit/verifier/parser.h"
 
@@ -29,6 +30,9 @@ struct VerifyOptions {
   // the block shape through Function::reqntid() only, so this is the same fact by the same path.
   // An entry's own .reqntid wins (a launch with another shape fails). nullopt: the PTX alone.
   std::optional<std::array<std::uint32_t, 3>> block_dim;
+  // Launch contracts of kernels, by .entry name (contract.h): rules that prove accesses against
+  // buffer sizes and launch shapes (global-bounds) read the one of the function they check.
+  std::vector<KernelContract> contracts;
 };
 
 // Why `dims` cannot be a block shape ("" when it can): every extent at least 1, x and y at most

@@ -25,6 +25,18 @@ bool is_tid_x(const FunctionIR& ir, const ValueNumbering& vn, ValueId v);
 // term out; one whose bound makes the block 1-D is covered by is_tid_x.
 bool is_linear_tid(const FunctionIR& ir, const ValueNumbering& vn, ValueId v);
 
+// The function reads %tid.y or %tid.z (directly or as `%tid`'s y/z element): evidence that it
+// is launched with a 2-D or 3-D block, whose warps need not lie in one row of tid.x.
+bool reads_tid_yz(const FunctionIR& ir);
+
+// Warps are runs of 32 consecutive %tid.x (so tid.x & 31 is the lane id and tid.x / 32 a warp
+// index): with .reqntid, when the block is 1-D or ntid.x a multiple of 32; without it, assumed
+// only when the function never reads %tid.y/%tid.z (a 1-D block, as nearly every such kernel
+// is launched). A kernel that reads tid.y without a declared shape may have ntid.x < 32, and a
+// warp then spans several tid.y rows: nothing about lanes follows from tid.x alone.
+// (.maxntid bounds the thread count, not the shape.)
+bool warps_are_tid_x_runs(const FunctionIR& ir);
+
 // The largest %tid.x a launch of `fn` can have: .reqntid gives ntid.x exactly; .maxntid bounds
 // the block's thread count (the product of its extents), and tid.x < ntid.x <= that count.
 // nullopt when the function declares neither.
