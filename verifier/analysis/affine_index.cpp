@@ -528,6 +528,18 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     clamps_.push_back({std::move(x), *c, in.op == Opcode::kMin});
     return f;
   }
+  case Opcode::kSelp: {
+    if (n != 4 || !integer_op(in) || in.operands[3].kind != OperandKind::kRegister) break;
+    AffineForm x = op(1), y = op(2);
+    if (x == y) return x;
+    const ValueId p = a_->values.value_of(d, 3);
+    if (p == kNoId) break;
+    AffineForm f = fail("a result of " + at_line(in));
+    atoms_[f.terms[0].atom].select = static_cast<std::int32_t>(selects_.size());
+    selects_.push_back(
+        {a_->values.leader(p), in.operands[3].negated(), std::move(x), std::move(y)});
+    return f;
+  }
   case Opcode::kLd:
   case Opcode::kLdu:
     if (local_stack_address(*a_, d, 1)) return stack_reload(d, v, depth);

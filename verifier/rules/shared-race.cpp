@@ -311,6 +311,65 @@ void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
   }
 }
 
+// The predicates whose value is known at `i`: its own guard, and the branch into each block that
+// dominates it and has that branch's block as its only predecessor (`@!p bra L;` then p holds).
+std::vector<std::pair<ValueId, bool>> decided_at(const FunctionAnalysis& a, InstId i) {
+  std::vector<std::pair<ValueId, bool>> out;
+  const InstInfo& ii = a.ir.info(i);
+  if (ii.guard != kNoId && a.values.guard_value(i) != kNoId)
+    out.push_back({a.values.leader(a.values.guard_value(i)), !ii.guard_negated});
+  for (BlockId d = a.cfg.block_of(i); d != kNoId && a.dom.in_tree(d); d = a.dom.idom(d)) {
+    const auto& preds = a.cfg.block(d).preds;
+    if (preds.size() != 1) continue;
+    const InstId t = a.cfg.terminator(preds[0]);
+    if (t == kNoId) continue;
+    const InstInfo& ti = a.ir.info(t);
+    const ValueId g = a.values.guard_value(t);
+    if (ti.guard == kNoId || g == kNoId) continue;
+    const BlockId fall = t + 1 < a.ir.size() ? a.cfg.block_of(t + 1) : kNoId;
+    bool holds = false;
+    if (ti.control == ControlKind::kBranch && ti.target_end == ti.target_begin + 1) {
+      const InstId tgt = *a.ir.targets_begin(t);
+      const BlockId tb = tgt < a.ir.size() ? a.cfg.block_of(tgt) : kNoId;
+      if (tb == fall || (d != tb && d != fall)) continue;
+      holds = (d == tb) != ti.guard_negated;
+    } else if ((ti.control == ControlKind::kReturn || ti.control == ControlKind::kExit) &&
+               d == fall) {
+      holds = ti.guard_negated;
+    } else {
+      continue;
+    }
+    out.push_back({a.values.leader(g), holds});
+  }
+  return out;
+}
+
+// An address term selp(x, y, p) is x (y) at an access that only runs where p holds (does not):
+// the K/V choice `h < 8 ? h : h - 8` used under `if (h < 8)`. Nested selects resolve in turn.
+void resolve_selects(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
+  std::vector<std::pair<ValueId, bool>> known;
+  bool computed = false;
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (const AffineTerm t : std::vector<AffineTerm>(acc.addr.terms)) {
+      const AffineSelect* sel = ai.select(t.atom);
+      if (sel == nullptr) continue;
+      if (!computed) known = decided_at(a, acc.inst), computed = true;
+      std::optional<bool> holds;
+      for (const auto& [p, h] : known)
+        if (p == sel->pred) holds = h != sel->negated;
+      if (!holds) continue;
+      AffineForm f = acc.addr;
+      if (affine_add(f, AffineForm{0, {{t.atom, t.coef}}}, -1) &&
+          affine_add(f, *holds ? sel->if_true : sel->if_false, t.coef)) {
+        acc.addr = std::move(f);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+}
+
 // An address term min(x, c) (max) is x for every thread that reaches the access when the
 // access's guard leaves no thread with x > c (x < c): `@p st [a + 4*min(tid, 111)]` under
 // p = tid < 112 is `a + 4*tid`.
@@ -489,6 +548,65 @@ std::optional<Verdict> varying_opaque(const AffineIndex& ai, const AffineForm& p
   return v;
 }
 
+// Whether SSA value v may carry the value `root` (a kernel parameter's load): its operands,
+// transitively, through every instruction but a load from global, shared or constant memory (a
+// pointer read from a table is not based on the pointer it was read through). Guarded values
+// and phis follow each input; too deep a chain counts as carrying it.
+bool may_carry(const FunctionAnalysis& a, ValueId v, ValueId root, std::vector<std::uint8_t>& seen,
+               int depth) {
+  const ValueNumbering& vn = a.values;
+  if (v == kNoId) return false;
+  v = vn.leader(v);
+  if (v == root) return true;
+  if (depth > 64) return true;
+  if (seen[v]) return false; // visited, or in progress (a cycle adds no new input)
+  seen[v] = 1;
+  const ValueInfo& info = vn.info(v);
+  switch (info.kind) {
+  case ValueKind::kPhi:
+    for (const PhiIncoming& in : vn.phi_incoming(v))
+      if (may_carry(a, in.value, root, seen, depth + 1)) return true;
+    return false;
+  case ValueKind::kGuarded:
+    return may_carry(a, info.fresh, root, seen, depth + 1) ||
+           may_carry(a, info.prior, root, seen, depth + 1);
+  case ValueKind::kDef: {
+    const Instruction& in = a.ir.inst(info.inst);
+    if ((in.op == Opcode::kLd || in.op == Opcode::kLdu) &&
+        (in.has_modifier("global") || in.has_modifier("shared") || in.has_modifier("const")))
+      return false;
+    if (in.op == Opcode::kLd && in.has_modifier("param")) return false; // another parameter
+    bool carries = false;
+    vn.for_each_operand_value(
+        info.inst, [&](ValueId u) { carries = carries || may_carry(a, u, root, seen, depth + 1); });
+    return carries;
+  }
+  default:
+    return true; // a value from outside the function: unknown
+  }
+}
+
+// No atom of `f` can carry kernel parameter `root`'s pointer: thread fields, loop counts,
+// variables, special registers, other parameters, and values computed without it (from a
+// pointer loaded from a table, %ctaid, ...).
+bool not_based_on(const FunctionAnalysis& a, const AffineIndex& ai, const AffineForm& f,
+                  std::uint32_t root) {
+  const ValueId rv = ai.atom(root).value;
+  if (rv == kNoId) return false;
+  std::vector<std::uint8_t> seen(a.values.size(), 0);
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (t.atom == root) return false;
+    if (at.kind != AffineAtom::Kind::kOpaque || at.param_root) continue;
+    if (at.value == kNoId) {
+      if (at.name.empty()) return false; // an operand the rule could not resolve
+      continue;                          // a special register
+    }
+    if (may_carry(a, at.value, a.values.leader(rv), seen, 0)) return false;
+  }
+  return true;
+}
+
 // Decides one pair. Variables: thread 1's and thread 2's fields, loop counters; uniform atoms
 // the two addresses share cancel.
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
@@ -509,6 +627,21 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   };
   const std::uint32_t rp = root(p.addr), rq = root(q.addr);
   if (rp != kNoId && rq != kNoId && rp != rq) return {};
+  // The same assumption for an address computed without parameter r at all (a pointer loaded
+  // from a table, `k_ptrs[b][i]`, against `out[i]`): under __restrict__ semantics the bytes
+  // accessed through r, one access writing, are accessed only through addresses based on r.
+  // The root must be the form's only parameter (`out + n` with a byte-sized scalar n at
+  // coefficient 1 would leave it unclear which one is the pointer).
+  auto sole_root = [&](const AffineForm& f, std::uint32_t r) {
+    for (const AffineTerm& t : f.terms)
+      if (t.atom != r &&
+          (ai.atom(t.atom).param_root || ai.atom(t.atom).kind == AffineAtom::Kind::kSymbol))
+        return false;
+    return true;
+  };
+  if ((rp != kNoId && rq == kNoId && sole_root(p.addr, rp) && not_based_on(a, ai, q.addr, rp)) ||
+      (rq != kNoId && rp == kNoId && sole_root(q.addr, rq) && not_based_on(a, ai, p.addr, rq)))
+    return {};
   if (auto v = varying_opaque(ai, p.addr, q.addr, diff.constant, lo, hi)) return *v;
   std::vector<SearchVar> vars;
   // Thread fields come first among the atoms; only they get a variable per thread.
@@ -870,6 +1003,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
     x.fwd_phase = phase_at(a, pf, cta_start, x.inst);
     x.warp_phase = phase_at(a, pw, warp_start, x.inst);
     collect_guard(a, ai, x);
+    resolve_selects(a, ai, x);
     resolve_clamps(ai, x);
   }
   ctx.add_sites(static_cast<std::uint32_t>(acc.size()));

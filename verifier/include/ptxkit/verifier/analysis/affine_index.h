@@ -23,7 +23,9 @@
 // Transfer: mov, cvt (integer), cvta (an address keeps its offset in either window), add, sub,
 // neg, mul.lo/mul.wide/mad.lo/mad.wide with one constant factor, shl by a constant, and/or/xor,
 // shr, div.u/rem.u by 2^k when the low part of the operand is provably below 2^k (field splits,
-// `or` of a zero low part). A form whose coefficients would exceed 2^40 is opaque.
+// `or` of a zero low part), selp of two equal forms (different ones: an opaque atom that keeps
+// both, resolved where a dominating branch decides the selector). A form whose coefficients would
+// exceed 2^40 is opaque.
 //
 // -O0 code keeps every variable in the thread's own stack: a `ld.local` (or a load through the
 // depot) whose slot has exactly one store in the function, dominating the load, reads the stored
@@ -53,6 +55,7 @@ struct AffineAtom {
   bool param_root = false;     // kOpaque: a kernel parameter's value (an .entry pointer argument)
   std::string why;             // kOpaque: why it is not affine
   std::int32_t clamp = -1;     // kOpaque: min/max of a thread expression and a constant (clamps)
+  std::int32_t select = -1;    // kOpaque: a selp of two affine operands (selects)
 };
 
 struct AffineTerm {
@@ -74,6 +77,14 @@ struct AffineClamp {
   AffineForm x; // the clamped expression
   std::int64_t c = 0;
   bool is_min = true;
+};
+
+// `selp d, a, b, p`: a where p holds, b elsewhere. Opaque where p varies, but at a use that a
+// dominating branch on p (or the use's own guard) decides, only one operand reaches it.
+struct AffineSelect {
+  ValueId pred = kNoId;         // the selector's SSA value
+  bool negated = false;         // `!p` as the selector
+  AffineForm if_true, if_false; // operand 1 and operand 2
 };
 
 class AffineIndex {
@@ -104,6 +115,9 @@ public:
   const AffineClamp* clamp(std::uint32_t id) const {
     return atoms_[id].clamp < 0 ? nullptr : &clamps_[static_cast<std::size_t>(atoms_[id].clamp)];
   }
+  const AffineSelect* select(std::uint32_t id) const {
+    return atoms_[id].select < 0 ? nullptr : &selects_[static_cast<std::size_t>(atoms_[id].select)];
+  }
   // The atom is %ntid.<dim> (an opaque block-uniform value: no .reqntid).
   bool is_ntid(std::uint32_t id, int dim) const;
 
@@ -127,6 +141,7 @@ private:
   bool warps_follow_x_ = true;
   bool exact_shape_ = false;
   std::vector<AffineClamp> clamps_;
+  std::vector<AffineSelect> selects_;
   std::vector<AffineForm> memo_;
   std::vector<std::uint8_t> state_; // 0 new, 1 in progress, 2 done
   std::vector<std::pair<ValueId, std::uint32_t>> opaque_of_;
