@@ -52,6 +52,17 @@ bool scale(AffineForm& f, std::int64_t k) {
   return true;
 }
 
+// Divides a form whose coefficients and constant are all multiples of p.
+bool scale_down(AffineForm& f, std::int64_t p) {
+  if (p <= 0 || f.constant % p != 0) return false;
+  f.constant /= p;
+  for (AffineTerm& t : f.terms) {
+    if (t.coef % p != 0) return false;
+    t.coef /= p;
+  }
+  return true;
+}
+
 } // namespace
 
 std::int64_t AffineForm::coef(std::uint32_t atom) const {
@@ -92,25 +103,47 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
           s == "%laneid" || s == "%warpid")
         reads[0] = true;
     }
-    // Bit positions where tid.x may be cut: shifts and masks by a power of two, of tid.x or of
-    // a value computed from it (`(ctaid * 32 + tid) / 16` cuts tid.x at bit 4). A cut nothing
-    // needs only adds a field.
+    // Bit positions where tid.x may be cut: shifts, divisions and remainders by a power of two,
+    // and every boundary between set and clear bits of an `and` mask, of tid.x or of a value
+    // computed from it (`(ctaid * 32 + tid) / 16` cuts tid.x at bit 4; `(tid >> 1) & 6` cuts it
+    // at bits 2 and 4). A cut nothing needs only adds a field.
     if (in.operands.size() != 3 || in.operands[2].kind != OperandKind::kImmInt) continue;
     if (in.op != Opcode::kShr && in.op != Opcode::kAnd && in.op != Opcode::kRem &&
         in.op != Opcode::kDiv)
       continue;
     if (in.operands[1].kind != OperandKind::kRegister) continue;
     std::uint64_t c = static_cast<std::uint64_t>(in.operands[2].int_value());
-    int k = -1;
+    std::vector<int> cuts;
     if (in.op == Opcode::kShr)
-      k = static_cast<int>(c);
-    else if (in.op == Opcode::kAnd && c != 0 && ((c + 1) & c) == 0)
-      k = std::popcount(c);
-    else if (in.op == Opcode::kAnd && c != 0 && (c & 0x3ff) != 0 && ((~c + 1) & ~c & 0x3ff) == 0)
-      k = std::countr_zero(c);
-    else if (in.op != Opcode::kAnd && c != 0 && (c & (c - 1)) == 0)
-      k = std::countr_zero(c);
-    if (k > 0 && k < 10) splits.push_back(static_cast<std::uint8_t>(k));
+      cuts.push_back(static_cast<int>(std::min<std::uint64_t>(c, 64)));
+    else if (in.op == Opcode::kAnd)
+      for (int b = 1; b < 64; ++b)
+        if (((c >> b) & 1) != ((c >> (b - 1)) & 1)) cuts.push_back(b);
+    if (in.op != Opcode::kAnd && in.op != Opcode::kShr && c != 0 && (c & (c - 1)) == 0)
+      cuts.push_back(std::countr_zero(c));
+    // The operand's bit b is tid.x's bit b + s where the operand is tid.x shifted right by s
+    // (left by -s) through a chain of constant shifts; each offset on the chain is a candidate.
+    std::vector<int> offsets = {0};
+    ValueId v = a.values.value_of(i, 1);
+    for (int step = 0, off = 0; step < 6 && v != kNoId; ++step) {
+      const InstId d = a.values.defining_instruction(v);
+      if (d == kNoId) break;
+      const Instruction& di = a.ir.inst(d);
+      if (di.operands.size() < 2 || di.operands[1].kind != OperandKind::kRegister) break;
+      if ((di.op == Opcode::kShr || di.op == Opcode::kShl) && di.operands.size() == 3 &&
+          di.operands[2].kind == OperandKind::kImmInt) {
+        const std::int64_t sh = di.operands[2].int_value();
+        if (sh < 0 || sh > 40) break;
+        off += di.op == Opcode::kShr ? static_cast<int>(sh) : -static_cast<int>(sh);
+        offsets.push_back(off);
+      } else if (di.op != Opcode::kAnd && di.op != Opcode::kMov && di.op != Opcode::kCvt) {
+        break;
+      }
+      v = a.values.value_of(d, 1);
+    }
+    for (int k0 : cuts)
+      for (int off : offsets)
+        if (const int k = k0 + off; k > 0 && k < 10) splits.push_back(static_cast<std::uint8_t>(k));
   }
   std::sort(splits.begin(), splits.end());
   splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
@@ -461,58 +494,76 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     auto c = constant_of(op(2));
     if (!c) break;
     std::uint64_t uc = static_cast<std::uint64_t>(*c);
-    int k = -1;
-    bool high = false, low = false, add = false;
-    if (in.op == Opcode::kShr && !in.has_modifier("s32") && !in.has_modifier("s64")) {
-      k = static_cast<int>(uc), high = true;
-    } else if (in.op == Opcode::kShr && *c >= 0) {
-      k = static_cast<int>(uc), high = true; // signed: exact for a non-negative operand (below)
-    } else if ((in.op == Opcode::kDiv || in.op == Opcode::kRem) && uc != 0 &&
-               (uc & (uc - 1)) == 0) {
-      k = std::countr_zero(uc), (in.op == Opcode::kDiv ? high : low) = true;
-    } else if (in.op == Opcode::kAnd && uc != 0 && ((uc + 1) & uc) == 0) {
-      k = std::popcount(uc), low = true;
-    } else if (in.op == Opcode::kOr && *c >= 0) {
-      k = *c == 0 ? 0 : 64 - std::countl_zero(uc), add = true;
-    }
-    if (k < 0 || k > 40) break;
-    // x = high part (coefficients and constant multiples of 2^k) + low part in [0, 2^k).
-    const std::int64_t p = std::int64_t{1} << k;
-    AffineForm hi_part, lo_part;
-    std::int64_t lo_max = 0;
-    bool ok = true;
-    auto split = [&](std::uint32_t atom, std::int64_t coef) {
-      if (coef % p == 0) {
-        affine_add(hi_part, AffineForm{0, {{atom, coef}}});
-        return;
+    // x = high part (coefficients and constant multiples of 2^k) + low part in [0, 2^k): exact
+    // when every term that is no multiple of 2^k is a non-negative multiple of a thread field
+    // and the low part's largest value stays below 2^k.
+    auto split = [&](int k, AffineForm& hi_part, AffineForm& lo_part) {
+      if (k < 0 || k > 40) return false;
+      const std::int64_t p = std::int64_t{1} << k;
+      hi_part = AffineForm{}, lo_part = AffineForm{};
+      const std::int64_t cst = x.constant;
+      const std::int64_t cst_hi = cst >= 0 ? cst / p * p : -((-cst + p - 1) / p) * p;
+      hi_part.constant = cst_hi;
+      lo_part.constant = cst - cst_hi;
+      std::int64_t lo_max = lo_part.constant;
+      for (const AffineTerm& t : x.terms) {
+        if (t.coef % p == 0) {
+          affine_add(hi_part, AffineForm{0, {{t.atom, t.coef}}});
+          continue;
+        }
+        const AffineAtom& at = atoms_[t.atom];
+        if (t.coef < 0 || at.kind != AffineAtom::Kind::kTidField) return false;
+        lo_max += t.coef * at.hi;
+        affine_add(lo_part, AffineForm{0, {{t.atom, t.coef}}});
       }
-      const AffineAtom& at = atoms_[atom];
-      if (coef < 0 || at.kind != AffineAtom::Kind::kTidField) {
-        ok = false;
-        return;
-      }
-      lo_max += coef * at.hi;
-      affine_add(lo_part, AffineForm{0, {{atom, coef}}});
+      return lo_max < p;
     };
-    std::int64_t cst = x.constant;
-    std::int64_t cst_hi = cst >= 0 ? cst / p * p : -((-cst + p - 1) / p) * p;
-    hi_part.constant = cst_hi;
-    lo_part.constant = cst - cst_hi;
-    lo_max += lo_part.constant;
-    for (const AffineTerm& t : x.terms)
-      split(t.atom, t.coef);
-    if (!ok || lo_max >= p) break;
-    if (add) { // `or x, c` is `x + c` when x's low k bits are zero
-      if (!lo_part.terms.empty() || lo_part.constant != 0) break;
-      if (!affine_add(x, AffineForm{*c, {}})) break;
-      return x;
-    }
-    if (low) return lo_part;
-    if (high) {
-      for (AffineTerm& t : hi_part.terms)
-        t.coef /= p;
-      hi_part.constant /= p;
-      return hi_part;
+    AffineForm hi_part, lo_part;
+    const bool pow2 = uc != 0 && (uc & (uc - 1)) == 0;
+    if (in.op == Opcode::kShr && (*c >= 0 || !(in.has_modifier("s32") || in.has_modifier("s64")))) {
+      // A signed shift is exact for the non-negative operands the forms describe.
+      if (split(static_cast<int>(std::min<std::uint64_t>(uc, 64)), hi_part, lo_part) &&
+          scale_down(hi_part, std::int64_t{1} << uc))
+        return hi_part;
+    } else if (in.op == Opcode::kDiv && pow2) {
+      if (split(std::countr_zero(uc), hi_part, lo_part) && scale_down(hi_part, *c)) return hi_part;
+    } else if (in.op == Opcode::kRem && pow2) {
+      if (split(std::countr_zero(uc), hi_part, lo_part)) return lo_part;
+    } else if (in.op == Opcode::kAnd) {
+      // `and x, m` is the sum over m's runs of set bits [lo, hi) of (x mod 2^hi) - (x mod 2^lo);
+      // a run reaching the operand's top bit keeps every higher bit (x - x mod 2^lo).
+      const int width =
+          in.has_modifier("b64") || in.has_modifier("u64") || in.has_modifier("s64")
+              ? 64
+              : (in.has_modifier("b16") || in.has_modifier("u16") || in.has_modifier("s16") ? 16
+                                                                                            : 32);
+      const std::uint64_t m = width == 64 ? uc : uc & ((std::uint64_t{1} << width) - 1);
+      AffineForm out;
+      bool ok = true;
+      for (int b = 0; b < width && ok;) {
+        if (!((m >> b) & 1)) {
+          ++b;
+          continue;
+        }
+        int e = b;
+        while (e < width && ((m >> e) & 1))
+          ++e;
+        AffineForm top = x;
+        if (e < width) ok = split(e, hi_part, top);
+        if (ok && b > 0) {
+          ok = split(b, hi_part, lo_part);
+          ok = ok && affine_add(top, lo_part, -1);
+        }
+        ok = ok && affine_add(out, top);
+        b = e;
+      }
+      if (ok) return out;
+    } else if (in.op == Opcode::kOr && *c >= 0) {
+      // `or x, c` is `x + c` when x's low k bits are zero.
+      const int k = *c == 0 ? 0 : 64 - std::countl_zero(uc);
+      if (split(k, hi_part, lo_part) && lo_part.terms.empty() && lo_part.constant == 0 &&
+          affine_add(x, AffineForm{*c, {}}))
+        return x;
     }
     break;
   }
