@@ -496,6 +496,26 @@ Verdict undecided_because(std::string why, Cause cause) {
   return v;
 }
 
+// The values min(x, c) (max) can take when x is a sum of thread fields: [lo, hi] with both ends
+// and every x non-negative (so that a signed and an unsigned comparison agree); nullopt
+// otherwise. The pair search takes such a clamp as a variable of its own per thread in that range:
+// more collisions than the threads can make, never fewer.
+std::optional<std::pair<std::int64_t, std::int64_t>> clamp_range(const AffineIndex& ai,
+                                                                 std::uint32_t id) {
+  const AffineClamp* cl = ai.clamp(id);
+  if (cl == nullptr || cl->c < 0) return std::nullopt;
+  std::int64_t lo = cl->x.constant, hi = cl->x.constant;
+  for (const AffineTerm& t : cl->x.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind != AffineAtom::Kind::kTidField || at.hi < 0) return std::nullopt;
+    lo += std::min<std::int64_t>(0, t.coef * at.hi);
+    hi += std::max<std::int64_t>(0, t.coef * at.hi);
+  }
+  if (lo < 0) return std::nullopt;
+  if (cl->is_min) return std::pair{std::min(lo, cl->c), std::min(hi, cl->c)};
+  return std::pair{std::max(lo, cl->c), std::max(hi, cl->c)};
+}
+
 // The fast path of pairs whose addresses depend on a value that differs between threads and is
 // no thread field (a loaded index, a product): nothing but a gcd test can rule a collision out.
 // The difference is sum(coef * value) over the atoms of both forms; each atom that varies (thread
@@ -520,6 +540,8 @@ std::optional<Verdict> varying_opaque(const AffineIndex& ai, const AffineForm& p
     case AffineAtom::Kind::kOpaque:
       if (at.uniform) {
         g = std::gcd(g, std::abs(c1 - c2));
+      } else if (clamp_range(ai, id)) {
+        g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2))); // the search bounds it
       } else {
         g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
         if (first == kNoId) first = id;
@@ -668,6 +690,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   std::string why;
   bool uniform_why = false;
   bool counters = false;
+  bool relaxed = false; // a clamp is a free variable in its range: a collision is no proof
   std::vector<std::uint32_t> diff_counters;
   std::int64_t g = 0; // gcd of everything, for the undecided case
   auto loop_in = [&](LoopId l, InstId i) { return a.loops.contains(l, a.cfg.block_of(i)); };
@@ -718,6 +741,13 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     }
     // Symbols and uniform opaque values the same in both threads cancel.
     if (at.uniform && d == 0) continue;
+    if (auto range = !at.uniform ? clamp_range(ai, id) : std::nullopt) {
+      if (c1 != 0) vars.push_back({range->first, range->second, c1, -1, false});
+      if (c2 != 0) vars.push_back({range->first, range->second, -c2, -1, false});
+      relaxed = true;
+      if (why.empty()) why = "an address depends on " + ai.atom_name(id);
+      continue;
+    }
     g = std::gcd(g, std::abs(at.uniform ? d : (c1 != 0 ? c1 : c2)));
     if (!at.uniform && c1 != 0 && c2 != 0) g = std::gcd(g, std::abs(c2));
     if (why.empty()) {
@@ -757,6 +787,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   if (r.exhausted)
     return undecided_because("the search for two colliding threads ran out of budget",
                              Cause::kBudget);
+  if (r.found && relaxed) return undecided_because(why, Cause::kAddress);
   if (r.found) {
     // Without .reqntid the block's shape is not known (kernels written for 16x16 blocks index
     // shared memory by tid.y * 16 + tid.x): a collision is a warning naming the threads.
