@@ -87,6 +87,9 @@ while IFS= read -r cu; do
   rel=${cu#"$gpuverify/testsuite/CUDA/"}
   name=gpuverify.$(dirname "$rel" | tr '/' '.')
   echo "$nvcc_common -O3 -arch=sm_80 -include $here/tests/corpus/src/gpuverify_annotations.h -I$(dirname "$cu") $cu -o $gv_out/$name.sm_80.ptx" >>"$jobs_file"
+  # And unoptimized (-Xcicc -O0): every local lives on the stack and every pointer is reloaded
+  # from it, and the accesses -O3 deletes (dead stores, redundant loads) stay.
+  echo "$nvcc_common -Xcicc -O0 -arch=sm_80 -include $here/tests/corpus/src/gpuverify_annotations.h -I$(dirname "$cu") $cu -o $gv_out/$name.O0.sm_80.ptx" >>"$jobs_file"
 done < <(find "$gpuverify/testsuite/CUDA" -name 'kernel.cu' | sort)
 
 if [ "$build" = 1 ]; then
@@ -110,10 +113,15 @@ done
 echo "make-foreign-corpus: kept $kept files, dropped $dropped (no kernel, or rejected by nvcc/ptxas)"
 fi
 
-# Labels of the GPUVerify kernels: "pass", or what its first comment lines say GPUVerify reports.
+# Labels of the GPUVerify kernels: "pass", or what its first comment lines say GPUVerify reports;
+# then the block shape its `//--blockDim=` annotation gives ("64", "8,8"; "-" when none), and
+# "warp-sync" when GPUVerify checked it assuming lock-step warps (`--warp-sync`, which Volta's
+# independent thread scheduling and the PTX memory model do not give), else "-".
+rm -f "$gv_out/labels.tsv"
 for f in "$gv_out"/*.ptx; do
   [ -f "$f" ] || continue
   name=$(basename "$f" .sm_80.ptx)
+  name=${name%.O0}
   rel=$(echo "${name#gpuverify.}" | tr '.' '/')
   src="$gpuverify/testsuite/CUDA/$rel/kernel.cu"
   head_lines=$(head -5 "$src")
@@ -122,7 +130,10 @@ for f in "$gv_out"/*.ptx; do
   elif echo "$head_lines" | grep -qi 'barrier.*non-uniform\|barrier divergence'; then label=barrier-divergence
   elif echo "$head_lines" | grep -qi 'race'; then label=race
   fi
-  printf '%s\t%s\n' "$(basename "$f")" "$label" >>"$gv_out/labels.tsv"
+  dim=$(head -5 "$src" | sed -n 's/.*--blockDim=\(\[[0-9, ]*\]\|[0-9]*\).*/\1/p' | head -1 | tr -d '[] ')
+  sync=-
+  if echo "$head_lines" | grep -q -- '--warp-sync'; then sync=warp-sync; fi
+  printf '%s\t%s\t%s\t%s\n' "$(basename "$f")" "$label" "${dim:--}" "$sync" >>"$gv_out/labels.tsv"
 done
 sort -o "$gv_out/labels.tsv" "$gv_out/labels.tsv"
 

@@ -1,5 +1,5 @@
-// cmd_verify.cpp: `ptxkit verify [--format text|json|sarif] [--rules ID,...] [-j N] PATH...`
-// (docs/cli.md).
+// cmd_verify.cpp: `ptxkit verify [--format text|json|sarif] [--rules ID,...] [--contract
+// FILE|SPEC] [--block-dim X[,Y[,Z]]] [-j N] PATH...` (docs/cli.md).
 //
 // Why a command: this is what CI runs on every kernel, ours and other people's. Each file is
 // parsed, every function's CFG and dataflow analyses are built once, and the selected rules
@@ -8,7 +8,10 @@
 // threads; every result lands in the slot of its input and is printed in input order, so the
 // output is the same for any -j. Exit codes: 0 no error findings (warnings are printed but do
 // not fail, unless --werror), 1 error findings, 2 a file that cannot be read or parsed, a
-// directory without `.ptx` files, or an unknown rule id (the message lists the valid ones).
+// directory without `.ptx` files, an unknown rule id (the message lists the valid ones), a bad
+// --contract or a --block-dim that no launch can have. --block-dim states the launch's block shape
+// for PTX that does not declare it (`.reqntid`): every entry without one is checked as if it
+// declared it.
 #include "command_registry.h"
 #include "contract_args.h"
 #include "diagnostics.h"
@@ -20,6 +23,8 @@
 #include "ptxkit/verifier/rule.h"
 #include "ptxkit/verifier/verify.h"
 
+#include <array>
+#include <cstdint>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -35,6 +40,7 @@ struct VerifyOptions {
   std::vector<std::string> rules;
   std::vector<std::string> contracts;
   std::string format = "text";
+  std::string block_dim;
   bool summary = false;
   bool werror = false;
   int jobs = static_cast<int>(default_jobs());
@@ -89,6 +95,33 @@ std::vector<std::string> split_rule_lists(const std::vector<std::string>& lists)
   return ids;
 }
 
+// "X[,Y[,Z]]" -> {X, Y, Z} (missing extents 1), or the reason it is not a block shape.
+std::optional<std::array<std::uint32_t, 3>> parse_block_dim(const std::string& text,
+                                                            std::string& why) {
+  std::array<std::uint32_t, 3> dims{1, 1, 1};
+  std::size_t start = 0;
+  for (int d = 0;; ++d) {
+    std::size_t comma = text.find(',', start);
+    std::string part =
+        trimmed(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (d == 3 || part.empty() || part.size() > 9 ||
+        part.find_first_not_of("0123456789") != std::string::npos) {
+      why = "--block-dim takes X[,Y[,Z]] (one to three positive integers, e.g. 16,16), got '" +
+            text + "'";
+      return std::nullopt;
+    }
+    dims[static_cast<std::size_t>(d)] = static_cast<std::uint32_t>(std::stoul(part));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  why = verifier::block_dim_problem(dims);
+  if (!why.empty()) {
+    why = "--block-dim " + text + ": " + why;
+    return std::nullopt;
+  }
+  return dims;
+}
+
 int run_verify(VerifyOptions opt) {
   if (opt.jobs < 1)
     return usage_error("--jobs must be at least 1, got " + std::to_string(opt.jobs));
@@ -98,6 +131,11 @@ int run_verify(VerifyOptions opt) {
       return usage_error("unknown rule '" + id + "'; valid rules: " + verifier::rule_ids_joined());
   verifier::VerifyOptions vopt;
   vopt.rules = opt.rules;
+  if (!opt.block_dim.empty()) {
+    std::string why;
+    vopt.block_dim = parse_block_dim(opt.block_dim, why);
+    if (!vopt.block_dim) return usage_error(why);
+  }
   std::string contract_error;
   if (!read_contract_args(opt.contracts, vopt.contracts, contract_error))
     return usage_error(contract_error);
@@ -181,6 +219,11 @@ const CommandRegistration reg{
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
           ->expected(1)
           ->allow_extra_args(false);
+      sub->add_option("--block-dim", opt->block_dim,
+                      "The launch's block shape, for PTX that does not declare it: every .entry "
+                      "without .reqntid is checked as if it declared .reqntid X,Y,Z (missing "
+                      "extents are 1), e.g. --block-dim 16,16")
+          ->type_name("X[,Y[,Z]]");
       sub->add_option("--contract", opt->contracts,
                       "Launch contract for global-bounds (repeatable): a JSON file, or "
                       "'KERNEL:buf[BYTES],arr[COUNT:BYTES:STRIDE],scalar=VALUE;grid=X,Y,Z;"
@@ -196,7 +239,9 @@ const CommandRegistration reg{
       sub->footer(
           "Exit codes: 0 no error findings (warnings do not fail without --werror), 1 error "
           "findings,\n2 bad usage, unreadable file, parse error, directory without a .ptx "
-          "file, unknown rule id, or bad --contract.");
+          "file, unknown rule id, bad --contract, or a --block-dim no launch can have.\n"
+          "Example: ptxkit verify --block-dim 16,16 transpose.ptx (checks each .entry without "
+          ".reqntid as a 16x16 block).");
       sub->callback([opt, &result] { result.exit_code = run_verify(*opt); });
     }};
 

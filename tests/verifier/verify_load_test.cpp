@@ -8,9 +8,11 @@ namespace ptxkit::verifier::testing {
 namespace {
 
 TEST(VerifyLoad, CleanPtxIsVerified) {
-  std::string ptx =
-      kernel(".param .u64 p", "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n"
-                              "\tmov.u32 %r1, %tid.x;\n\tst.global.u32 [%rd1], %r1;\n\tret;\n");
+  // Each thread stores its index to its own word (p[tid] = tid: no two threads share a word).
+  std::string ptx = kernel(".param .u64 p",
+                           "\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n"
+                           "\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd2, %r1, 4;\n"
+                           "\tadd.u64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n");
   auto v = verify_for_load(ptx, "clean.ptx");
   ASSERT_TRUE(v.ok()) << (v.ok() ? "" : v.error().message);
   EXPECT_EQ(v->text(), ptx);

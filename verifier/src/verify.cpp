@@ -38,7 +38,51 @@ private:
 
 } // namespace
 
+std::string block_dim_problem(const std::array<std::uint32_t, 3>& dims) {
+  static constexpr std::uint32_t kMax[3] = {1024, 1024, 64};
+  static constexpr char kName[3] = {'x', 'y', 'z'};
+  std::uint64_t threads = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (dims[d] == 0) return std::string("the block's ") + kName[d] + " extent must be at least 1";
+    if (dims[d] > kMax[d])
+      return std::string("the block's ") + kName[d] + " extent " + std::to_string(dims[d]) +
+             " exceeds " + std::to_string(kMax[d]);
+    threads *= dims[d];
+  }
+  if (threads > 1024) return "a block of " + std::to_string(threads) + " threads exceeds 1024";
+  return {};
+}
+
+void assume_block_dim(Module& module, const std::array<std::uint32_t, 3>& dims) {
+  for (TopLevel& item : module.items) {
+    auto* fn = std::get_if<Function>(&item);
+    if (fn == nullptr || fn->kind != FunctionKind::kEntry || !fn->has_body || fn->reqntid())
+      continue;
+    PerfDirective d;
+    d.loc = fn->loc;
+    d.name = "reqntid";
+    d.values.assign(dims.begin(), dims.end());
+    fn->directives.push_back(std::move(d));
+  }
+}
+
+namespace {
+
+bool lacks_block_dim(const Module& module) {
+  for (const Function* fn : module.entries())
+    if (fn->has_body && !fn->reqntid()) return true;
+  return false;
+}
+
+} // namespace
+
 FileReport verify_module(const Module& module, const VerifyOptions& options) {
+  if (options.block_dim && lacks_block_dim(module)) {
+    // A copy that declares the shape (verify_text applies it to the module it owns instead).
+    Module shaped = module;
+    assume_block_dim(shaped, *options.block_dim);
+    return verify_module(shaped, options);
+  }
   FileReport report;
   report.path = module.path;
   std::vector<const Rule*> rules;
@@ -96,7 +140,13 @@ VerifyTextResult verify_text(std::string text, std::string path, const VerifyOpt
     r.report.path = std::move(path);
     return r;
   }
-  r.report = verify_module(parsed.value(), options);
+  if (!options.block_dim) {
+    r.report = verify_module(parsed.value(), options);
+    return r;
+  }
+  Module module = std::move(parsed).value();
+  assume_block_dim(module, *options.block_dim);
+  r.report = verify_module(module, options);
   return r;
 }
 

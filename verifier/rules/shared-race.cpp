@@ -1,0 +1,1187 @@
+// shared-race.cpp: rule `shared-race`: two threads of one block access the same shared (or
+// global) byte in one barrier interval, at least one writing, not both atomic or strong.
+//
+// What it proves: for every pair of memory accesses (ld/st/atom/red on .shared or .global, or a
+// generic access whose address_provenance is shared or global) that can run in the same barrier
+// interval (no CTA barrier `bar.sync`/`barrier.sync`/`bar.red`/`barrier.cluster.wait` on some
+// path between a common earlier barrier, or the entry, and each of them), at least one a write
+// and not both morally strong (atomics, `.volatile`/`.relaxed`/`.acquire`/`.release`: the PTX
+// memory model's data race needs a weak access), that no two distinct threads of the block
+// reach them at overlapping bytes. Addresses are affine forms (affine_index.h) of the thread's
+// index fields, loop counts and uniform values; the question "are there thread ids t1 != t2
+// within the launch shape, each satisfying the branch conditions that guard its access, with
+// overlapping byte ranges?" is decided by an exact bounded integer search (thread_collision.h).
+// Lanes of one warp are ordered by a full-mask `bar.warp.sync`, `shfl.sync`, `vote.sync`,
+// `match.sync` or `redux.sync` between the accesses (the pair then needs different warps).
+//
+// Severity: error when the collision is certain: both threads provably reach their accesses
+// (every thread-varying branch condition on the way is a comparison of an affine thread
+// expression), in their first loop iteration, with no fence, acquire/release or mbarrier
+// operation in the interval (which may order them: PTX's release/acquire patterns are not
+// modelled). Warning, saying why, when a collision depends on a missing fact: an address that
+// is not affine (a loaded index, a product of values), a uniform value the two addresses use
+// differently, a loop count (the loop must run that often), an unmodelled branch condition, an
+// ordering operation in the interval, or a search that ran out of budget.
+//
+// Assumptions: the block shape is .reqntid, else .maxntid read per dimension, else the PTX
+// maximum (1024, 1024, 64) for each dimension the function reads through %tid or %ntid; a
+// dimension it never reads has extent 1 (a kernel written for a 1-D block and launched 2-D
+// duplicates all its work). Barriers with a thread count are treated as reaching every thread
+// (a missed race, never a false one). Two different kernel pointer parameters do not alias (as
+// __restrict__); different variables never overlap (shared-bounds checks the ranges).
+// cp.async/TMA and ldmatrix/stmatrix are not pairs (the async proxy is async-copy-protocol's).
+//
+// How: the barrier phases (which barriers can be the last one before each access) by a forward
+// dataflow over blocks; pairs in a common phase, same space and root; each pair's affine
+// difference goes to the search with both threads' branch conditions.
+#include "ptxkit/verifier/analysis/address_provenance.h"
+#include "ptxkit/verifier/analysis/affine_index.h"
+#include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/analysis/thread_collision.h"
+#include "ptxkit/verifier/rule.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <map>
+#include <numeric>
+#include <optional>
+
+namespace ptxkit::verifier {
+
+namespace {
+
+using namespace analysis;
+
+constexpr std::uint32_t kMaxPairs = 200000; // per function: beyond, one warning says so
+
+class SharedRaceRule final : public Rule {
+public:
+  std::string_view summary() const override {
+    return "two threads of a block access the same shared/global byte in one barrier interval, "
+           "one writing";
+  }
+  void check(RuleContext& ctx) const override;
+};
+
+bool full_mask(const Operand& o) {
+  return o.kind == OperandKind::kImmInt && (o.int_value() & 0xffffffff) == 0xffffffff;
+}
+
+// A CTA barrier every thread waits at.
+bool cta_barrier(const Instruction& in) {
+  if (in.op != Opcode::kBar && in.op != Opcode::kBarrier) return false;
+  if (in.has_modifier("warp") || in.has_modifier("arrive")) return false;
+  if (in.has_modifier("cluster")) return in.has_modifier("wait") || !in.has_modifier("arrive");
+  return true;
+}
+
+// Orders the lanes of one warp (a full-mask warp collective).
+bool warp_sync(const Instruction& in) {
+  if (in.op == Opcode::kBar && in.has_modifier("warp"))
+    return !in.operands.empty() && full_mask(in.operands[0]);
+  const bool coll = in.op == Opcode::kShfl || in.op == Opcode::kVote || in.op == Opcode::kMatch ||
+                    in.op == Opcode::kRedux;
+  return coll && in.has_modifier("sync") && !in.operands.empty() && full_mask(in.operands.back());
+}
+
+bool strong(const Instruction& in) {
+  if (in.op == Opcode::kAtom || in.op == Opcode::kRed) return true;
+  return in.has_modifier("volatile") || in.has_modifier("relaxed") || in.has_modifier("acquire") ||
+         in.has_modifier("release");
+}
+
+// May order accesses of different threads without a barrier (release/acquire, fences, mbarrier).
+bool orders(const Instruction& in) {
+  if (in.op == Opcode::kFence || in.op == Opcode::kMembar || in.op == Opcode::kMbarrier)
+    return true;
+  return in.has_modifier("acquire") || in.has_modifier("release") || in.has_modifier("acq_rel");
+}
+
+// `form cmp 0`, a condition of the guard that mixes thread fields with other values.
+struct RawCondition {
+  AffineForm form;
+  SearchConstraint::Cmp cmp;
+};
+
+struct Access {
+  InstId inst = kNoId;
+  AddrSpace space = AddrSpace::kNone;
+  bool write = false, strong = false;
+  std::uint32_t width = 0;
+  AffineForm addr;
+  std::vector<std::uint32_t> phase, warp_phase, fwd_phase; // sorted start ids
+  std::vector<SearchConstraint> guard; // over atom ids (var index = atom id), this thread
+  std::vector<RawCondition> raw_guard; // conditions on other values too (form cmp 0), unmodelled
+  bool guard_known = true;
+  std::string guard_why;
+};
+
+// Start ids: 0 = the function's entry, k = the k-th boundary instruction.
+struct Phases {
+  std::vector<InstId> starts{kNoId};
+  std::vector<std::vector<std::uint64_t>> in; // per block
+};
+
+using Bits = std::vector<std::uint64_t>;
+
+void set_bit(Bits& b, std::uint32_t i) {
+  b[i / 64] |= std::uint64_t{1} << (i % 64);
+}
+
+// Which boundaries can be the last before each instruction; `boundary` marks them; back edges
+// are not followed when `forward_only`.
+Phases phases(const FunctionAnalysis& a, const std::vector<std::uint32_t>& start_of,
+              std::uint32_t nstarts, bool forward_only) {
+  Phases p;
+  const std::size_t words = (nstarts + 63) / 64;
+  p.in.assign(a.cfg.size(), Bits(words, 0));
+  set_bit(p.in[a.cfg.entry()], 0);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (BlockId b : a.cfg.rpo()) {
+      Bits cur = p.in[b];
+      for (InstId i = a.cfg.block(b).begin; i < a.cfg.block(b).end; ++i)
+        if (start_of[i] != kNoId) std::fill(cur.begin(), cur.end(), 0), set_bit(cur, start_of[i]);
+      for (BlockId s : a.cfg.block(b).succs) {
+        if (forward_only && a.loops.is_back_edge(b, s)) continue;
+        for (std::size_t w = 0; w < words; ++w) {
+          if ((p.in[s][w] | cur[w]) != p.in[s][w]) changed = true;
+          p.in[s][w] |= cur[w];
+        }
+      }
+    }
+  }
+  return p;
+}
+
+std::vector<std::uint32_t> phase_at(const FunctionAnalysis& a, const Phases& p,
+                                    const std::vector<std::uint32_t>& start_of, InstId i) {
+  const BlockId b = a.cfg.block_of(i);
+  for (InstId j = i; j-- > a.cfg.block(b).begin;)
+    if (start_of[j] != kNoId) return {start_of[j]};
+  std::vector<std::uint32_t> out;
+  for (std::size_t w = 0; w < p.in[b].size(); ++w)
+    for (std::uint64_t m = p.in[b][w]; m; m &= m - 1)
+      out.push_back(static_cast<std::uint32_t>(w * 64 + std::countr_zero(m)));
+  return out;
+}
+
+std::optional<std::uint32_t> common(const std::vector<std::uint32_t>& x,
+                                    const std::vector<std::uint32_t>& y) {
+  for (std::size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+    if (x[i] == y[j]) return x[i];
+    (x[i] < y[j] ? i : j)++;
+  }
+  return std::nullopt;
+}
+
+// The condition that `pred` holds (or fails, `holds` false) as constraints on the thread's
+// fields: a setp of two affine thread expressions is one; a comparison of block-uniform values is
+// none (it is the same in every thread); `setp.cmp.and p, a, b, q` holding is both `a cmp b` and
+// q holding (`.or` failing: both failing). What is not modelled (a disjunction, a float
+// comparison, a comparison of loaded values or of a thread expression with a uniform value) is
+// left out and sets `weakened`: the constraints then admit more threads than the condition (no
+// collision among them is still a proof; a collision is no longer certain).
+std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& ai, ValueId p,
+                                        bool holds, bool& weakened, std::vector<RawCondition>& raw,
+                                        int depth = 0) {
+  std::vector<SearchConstraint> out;
+  if (a.block_uniformity.is_uniform(p)) return out;
+  weakened = true; // until shown otherwise
+  InstId d = a.values.defining_instruction(p);
+  if (d == kNoId || depth > 4 || a.values.info(a.values.leader(p)).kind != ValueKind::kDef)
+    return out;
+  const Instruction& in = a.ir.inst(d);
+  // `and.pred p, q, r` holding (`or.pred` failing): both parts.
+  if ((in.op == Opcode::kAnd || in.op == Opcode::kOr) && in.has_modifier("pred") &&
+      in.operands.size() == 3 && holds == (in.op == Opcode::kAnd)) {
+    bool w1 = false, w2 = false;
+    const ValueId q = a.values.value_of(d, 1), r = a.values.value_of(d, 2);
+    if (q == kNoId || r == kNoId || in.operands[1].text().starts_with("!") ||
+        in.operands[2].text().starts_with("!"))
+      return out;
+    out = condition(a, ai, q, holds, w1, raw, depth + 1);
+    std::vector<SearchConstraint> more = condition(a, ai, r, holds, w2, raw, depth + 1);
+    out.insert(out.end(), more.begin(), more.end());
+    weakened = w1 || w2;
+    return out;
+  }
+  if (in.op != Opcode::kSetp || (in.operands.size() != 3 && in.operands.size() != 4) ||
+      in.operands[0].text().find('|') != std::string_view::npos)
+    return out;
+  using C = SearchConstraint::Cmp;
+  std::optional<C> cmp;
+  for (std::string_view m : in.modifiers) {
+    if (m == "eq")
+      cmp = C::kEq;
+    else if (m == "ne")
+      cmp = C::kNe;
+    else if (m == "lt" || m == "lo")
+      cmp = C::kLt;
+    else if (m == "le" || m == "ls")
+      cmp = C::kLe;
+    else if (m == "gt" || m == "hi")
+      cmp = C::kGt;
+    else if (m == "ge" || m == "hs")
+      cmp = C::kGe;
+    else if (m.starts_with("f") || m == "xor")
+      return out;
+  }
+  if (!cmp) return out;
+  bool rest_weakened = false;
+  if (in.operands.size() == 4) {
+    const bool conj = in.has_modifier("and") ? holds : in.has_modifier("or") ? !holds : false;
+    const ValueId q = a.values.value_of(d, 3);
+    if (!conj || q == kNoId || in.operands[3].text().starts_with("!")) return out;
+    out = condition(a, ai, q, holds, rest_weakened, raw, depth + 1);
+  }
+  weakened = rest_weakened;
+  // Thread expressions are small and non-negative: signed and unsigned comparisons agree.
+  AffineForm f = ai.operand(d, 1);
+  if (!affine_add(f, ai.operand(d, 2), -1)) return weakened = true, out;
+  SearchConstraint c;
+  c.constant = f.constant;
+  bool other = false;
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind == AffineAtom::Kind::kTidField)
+      c.terms.push_back({t.atom, t.coef});
+    else
+      other = true;
+  }
+  if (c.terms.empty() && !other) return out; // constant
+  using Cmp = SearchConstraint::Cmp;
+  static constexpr Cmp neg[] = {Cmp::kNe, Cmp::kEq, Cmp::kGe, Cmp::kGt, Cmp::kLe, Cmp::kLt};
+  if (!holds) *cmp = neg[static_cast<int>(*cmp)];
+  if (other) {
+    raw.push_back({f, *cmp});
+    // Uniform values alone: the same in every thread; with a thread expression or another value:
+    // not modelled.
+    bool uniform = c.terms.empty();
+    for (const AffineTerm& t : f.terms)
+      uniform =
+          uniform && ai.atom(t.atom).uniform && ai.atom(t.atom).kind != AffineAtom::Kind::kCounter;
+    if (!uniform) weakened = true;
+    return out;
+  }
+  c.cmp = *cmp;
+  out.push_back(std::move(c));
+  return out;
+}
+
+void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
+  auto add = [&](ValueId p, bool holds, InstId where) {
+    if (p == kNoId || a.block_uniformity.is_uniform(p)) return;
+    bool weakened = false;
+    std::vector<SearchConstraint> c = condition(a, ai, p, holds, weakened, acc.raw_guard);
+    acc.guard.insert(acc.guard.end(), c.begin(), c.end());
+    if (weakened && acc.guard_known) {
+      acc.guard_known = false;
+      acc.guard_why = "it runs only where the condition at line " +
+                      std::to_string(a.ir.inst(where).loc.line) + " holds, which is not modelled";
+    }
+  };
+  if (a.ir.info(acc.inst).guard != kNoId)
+    add(a.values.guard_value(acc.inst), !a.ir.info(acc.inst).guard_negated, acc.inst);
+  bool any = false;
+  for (BlockId cur = a.cfg.block_of(acc.inst);;) {
+    BlockId d = a.dom.idom(cur);
+    if (d == kNoId) break;
+    // The edge d -> s with s dominating the access and d its only predecessor.
+    for (BlockId s : a.cfg.block(d).succs) {
+      if (!a.dom.dominates(s, cur) || a.cfg.block(s).preds.size() != 1) continue;
+      InstId t = a.cfg.terminator(d);
+      if (t == kNoId || a.ir.info(t).guard == kNoId) continue;
+      const ControlKind ck = a.ir.info(t).control;
+      const bool exits = ck == ControlKind::kReturn || ck == ControlKind::kExit;
+      if (!(ck == ControlKind::kBranch && a.cfg.block(d).succs.size() == 2) && !exits) continue;
+      // Past a guarded ret/exit the guard failed; over a branch edge it held when taken.
+      const bool guard_holds = ck == ControlKind::kBranch && s != d + 1;
+      ValueId p = a.values.guard_value(t);
+      if (p != kNoId && !a.block_uniformity.is_uniform(p)) any = true;
+      add(p, guard_holds != a.ir.info(t).guard_negated, t);
+    }
+    cur = d;
+  }
+  if (!any && acc.guard_known && a.block_uniformity.partial_warp(a.cfg.block_of(acc.inst))) {
+    acc.guard_known = false;
+    acc.guard_why = "only some threads reach it, by a path the rule does not model";
+  }
+}
+
+// The predicates whose value is known at `i`: its own guard, and the branch into each block that
+// dominates it and has that branch's block as its only predecessor (`@!p bra L;` then p holds).
+std::vector<std::pair<ValueId, bool>> decided_at(const FunctionAnalysis& a, InstId i) {
+  std::vector<std::pair<ValueId, bool>> out;
+  const InstInfo& ii = a.ir.info(i);
+  if (ii.guard != kNoId && a.values.guard_value(i) != kNoId)
+    out.push_back({a.values.leader(a.values.guard_value(i)), !ii.guard_negated});
+  for (BlockId d = a.cfg.block_of(i); d != kNoId && a.dom.in_tree(d); d = a.dom.idom(d)) {
+    const auto& preds = a.cfg.block(d).preds;
+    if (preds.size() != 1) continue;
+    const InstId t = a.cfg.terminator(preds[0]);
+    if (t == kNoId) continue;
+    const InstInfo& ti = a.ir.info(t);
+    const ValueId g = a.values.guard_value(t);
+    if (ti.guard == kNoId || g == kNoId) continue;
+    const BlockId fall = t + 1 < a.ir.size() ? a.cfg.block_of(t + 1) : kNoId;
+    bool holds = false;
+    if (ti.control == ControlKind::kBranch && ti.target_end == ti.target_begin + 1) {
+      const InstId tgt = *a.ir.targets_begin(t);
+      const BlockId tb = tgt < a.ir.size() ? a.cfg.block_of(tgt) : kNoId;
+      if (tb == fall || (d != tb && d != fall)) continue;
+      holds = (d == tb) != ti.guard_negated;
+    } else if ((ti.control == ControlKind::kReturn || ti.control == ControlKind::kExit) &&
+               d == fall) {
+      holds = ti.guard_negated;
+    } else {
+      continue;
+    }
+    out.push_back({a.values.leader(g), holds});
+  }
+  return out;
+}
+
+// An address term selp(x, y, p) is x (y) at an access that only runs where p holds (does not):
+// the K/V choice `h < 8 ? h : h - 8` used under `if (h < 8)`. Nested selects resolve in turn.
+void resolve_selects(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
+  std::vector<std::pair<ValueId, bool>> known;
+  bool computed = false;
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (const AffineTerm t : std::vector<AffineTerm>(acc.addr.terms)) {
+      const AffineSelect* sel = ai.select(t.atom);
+      if (sel == nullptr) continue;
+      if (!computed) known = decided_at(a, acc.inst), computed = true;
+      std::optional<bool> holds;
+      for (const auto& [p, h] : known)
+        if (p == sel->pred) holds = h != sel->negated;
+      if (!holds) continue;
+      AffineForm f = acc.addr;
+      if (affine_add(f, AffineForm{0, {{t.atom, t.coef}}}, -1) &&
+          affine_add(f, *holds ? sel->if_true : sel->if_false, t.coef)) {
+        acc.addr = std::move(f);
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+// An address term min(x, c) (max) is x for every thread that reaches the access when the
+// access's guard leaves no thread with x > c (x < c): `@p st [a + 4*min(tid, 111)]` under
+// p = tid < 112 is `a + 4*tid`.
+void resolve_clamps(AffineIndex& ai, Access& acc) {
+  std::vector<SearchVar> vars;
+  for (std::uint32_t id = 0; id < ai.atom_count(); ++id) {
+    if (ai.atom(id).kind != AffineAtom::Kind::kTidField) break; // the fields come first
+    vars.push_back({0, std::max<std::int64_t>(ai.atom(id).hi, 0), 0, -1, false});
+  }
+  for (const AffineTerm t : std::vector<AffineTerm>(acc.addr.terms)) {
+    const AffineClamp* cl = ai.clamp(t.atom);
+    if (cl == nullptr) continue;
+    std::vector<SearchConstraint> cons = acc.guard;
+    SearchConstraint beyond;
+    for (const AffineTerm& x : cl->x.terms)
+      beyond.terms.push_back({x.atom, x.coef});
+    beyond.constant = cl->x.constant - cl->c;
+    beyond.cmp = cl->is_min ? SearchConstraint::Cmp::kGt : SearchConstraint::Cmp::kLt;
+    cons.push_back(std::move(beyond));
+    bool in_range = true;
+    for (const SearchConstraint& c : cons)
+      for (auto [v, k] : c.terms)
+        in_range = in_range && v < vars.size();
+    // The guard compares the clamped expression itself: `x < K` (`x <= K`) with K <= c + 1 (c).
+    bool implied = false;
+    for (const RawCondition& g : acc.raw_guard) {
+      AffineForm d = g.form;
+      if (!affine_add(d, cl->x, -1) || !d.terms.empty()) continue;
+      const std::int64_t k = -d.constant; // g.form = x - k
+      using Cmp = SearchConstraint::Cmp;
+      if (cl->is_min)
+        implied |= (g.cmp == Cmp::kLt && k <= cl->c + 1) || (g.cmp == Cmp::kLe && k <= cl->c);
+      else
+        implied |= (g.cmp == Cmp::kGt && k >= cl->c - 1) || (g.cmp == Cmp::kGe && k >= cl->c);
+    }
+    if (!implied) {
+      if (!in_range) continue;
+      SearchResult r = search_assignment(vars, cons);
+      if (r.found || r.exhausted) continue;
+    }
+    AffineForm f = acc.addr;
+    if (affine_add(f, AffineForm{0, {{t.atom, t.coef}}}, -1) && affine_add(f, cl->x, t.coef))
+      acc.addr = std::move(f);
+  }
+}
+
+std::string thread_text(const AffineIndex& ai, const std::vector<std::int64_t>& x,
+                        const std::vector<std::int32_t>& var_of) {
+  std::int64_t t[3] = {0, 0, 0};
+  for (std::uint32_t id = 0; id < var_of.size(); ++id) {
+    const AffineAtom& at = ai.atom(id);
+    if (at.kind == AffineAtom::Kind::kTidField && var_of[id] >= 0)
+      t[at.dim] += x[static_cast<std::size_t>(var_of[id])] << at.shift;
+  }
+  return "(" + std::to_string(t[0]) + "," + std::to_string(t[1]) + "," + std::to_string(t[2]) + ")";
+}
+
+// Why a pair is undecided; such pairs are counted per function, not reported one by one.
+enum class Cause : std::uint8_t { kShape, kAddress, kUniform, kLoop, kBudget, kCount };
+
+constexpr const char* kCauseText[] = {
+    "two threads collide in a block shape the kernel does not rule out (it declares no "
+    ".reqntid: state the launch's with --block-dim)",
+    "an address depends on a value the rule cannot express as a function of the thread",
+    "the two addresses use a block-uniform value differently",
+    "a collision needs a later iteration of a loop (the loop may not run that often)",
+    "the search for two colliding threads ran out of budget",
+};
+
+struct Verdict {
+  // kCertain: two threads collide; kShape: they collide in a block shape the kernel does not
+  // declare it has (no .reqntid); kUndecided: a missing fact (cause, detail says which).
+  enum class Kind { kNone, kCertain, kShape, kUndecided } kind = Kind::kNone;
+  std::string detail; // kCertain/kShape: the later access's thread; kUndecided: why
+  std::string other;  // kCertain/kShape: the earlier access's thread
+  Cause cause = Cause::kAddress;
+  std::vector<std::int64_t> values; // kCertain/kShape: the witness (search variables)
+  std::vector<std::int32_t> var1, var2;
+  std::uint32_t why_atom = kNoId; // kUndecided without detail: the atom that decides it
+};
+
+// tid.x's fields, block-stride counts along x and %ntid.x: what a block-stride index is made of.
+bool stride_x_atom(const AffineIndex& ai, std::uint32_t id) {
+  const AffineAtom& at = ai.atom(id);
+  return (at.kind == AffineAtom::Kind::kTidField && at.dim == 0) ||
+         (at.kind == AffineAtom::Kind::kCounter && at.stride_dim == 0) || ai.is_ntid(id, 0);
+}
+
+// c when `f` holds c * tid.x (every field of tid.x at c * 2^shift) plus block-stride counts and
+// %ntid.x at multiples of c, at least one of them; 0 otherwise.
+std::int64_t block_stride_coef(const AffineIndex& ai, const AffineForm& f) {
+  std::int64_t c = 0;
+  std::uint32_t fields = 0, tid_fields = 0, strides = 0;
+  for (std::uint32_t id = 0; id < ai.atom_count(); ++id)
+    tid_fields += ai.atom(id).kind == AffineAtom::Kind::kTidField && ai.atom(id).dim == 0;
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind != AffineAtom::Kind::kTidField || at.dim != 0) continue;
+    if (t.coef % (std::int64_t{1} << at.shift) != 0) return 0;
+    const std::int64_t k = t.coef >> at.shift;
+    if (c != 0 && k != c) return 0;
+    c = k, ++fields;
+  }
+  if (c == 0 || fields != tid_fields) return 0;
+  for (const AffineTerm& t : f.terms) {
+    if (!stride_x_atom(ai, t.atom) || ai.atom(t.atom).kind == AffineAtom::Kind::kTidField) continue;
+    if (t.coef % c != 0) return 0;
+    ++strides;
+  }
+  return strides != 0 ? c : 0;
+}
+
+AffineForm without_x(const AffineIndex& ai, const AffineForm& f) {
+  AffineForm out = f;
+  std::erase_if(out.terms, [&](const AffineTerm& t) { return stride_x_atom(ai, t.atom); });
+  return out;
+}
+
+Verdict undecided_because(std::string why, Cause cause) {
+  Verdict v;
+  v.kind = Verdict::Kind::kUndecided;
+  v.detail = std::move(why);
+  v.cause = cause;
+  return v;
+}
+
+// The values min(x, c) (max) can take when x is a sum of thread fields: [lo, hi] with both ends
+// and every x non-negative (so that a signed and an unsigned comparison agree); nullopt
+// otherwise. The pair search takes such a clamp as a variable of its own per thread in that range:
+// more collisions than the threads can make, never fewer.
+std::optional<std::pair<std::int64_t, std::int64_t>> clamp_range(const AffineIndex& ai,
+                                                                 std::uint32_t id) {
+  const AffineClamp* cl = ai.clamp(id);
+  if (cl == nullptr || cl->c < 0) return std::nullopt;
+  std::int64_t lo = cl->x.constant, hi = cl->x.constant;
+  for (const AffineTerm& t : cl->x.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind != AffineAtom::Kind::kTidField || at.hi < 0) return std::nullopt;
+    lo += std::min<std::int64_t>(0, t.coef * at.hi);
+    hi += std::max<std::int64_t>(0, t.coef * at.hi);
+  }
+  if (lo < 0) return std::nullopt;
+  if (cl->is_min) return std::pair{std::min(lo, cl->c), std::min(hi, cl->c)};
+  return std::pair{std::max(lo, cl->c), std::max(hi, cl->c)};
+}
+
+// The fast path of pairs whose addresses depend on a value that differs between threads and is
+// no thread field (a loaded index, a product): nothing but a gcd test can rule a collision out.
+// The difference is sum(coef * value) over the atoms of both forms; each atom that varies (thread
+// fields with a range, loop counts, varying values on either side, uniform values used
+// differently) contributes its coefficients to the gcd; a collision needs a multiple of it in
+// [lo, hi] - constant. nullopt when no varying value is there (the exact search decides).
+std::optional<Verdict> varying_opaque(const AffineIndex& ai, const AffineForm& p,
+                                      const AffineForm& q, std::int64_t constant, std::int64_t lo,
+                                      std::int64_t hi) {
+  std::uint32_t first = kNoId;
+  std::int64_t g = 0;
+  auto add = [&](std::uint32_t id, std::int64_t c1, std::int64_t c2) {
+    const AffineAtom& at = ai.atom(id);
+    switch (at.kind) {
+    case AffineAtom::Kind::kTidField:
+      if (at.hi > 0) g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
+      break;
+    case AffineAtom::Kind::kCounter:
+      g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
+      break;
+    case AffineAtom::Kind::kSymbol:
+    case AffineAtom::Kind::kOpaque:
+      if (at.uniform) {
+        g = std::gcd(g, std::abs(c1 - c2));
+      } else if (clamp_range(ai, id)) {
+        g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2))); // the search bounds it
+      } else {
+        g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
+        if (first == kNoId) first = id;
+      }
+      break;
+    }
+  };
+  std::size_t i = 0, j = 0;
+  while (i < p.terms.size() || j < q.terms.size()) {
+    if (j == q.terms.size() || (i < p.terms.size() && p.terms[i].atom < q.terms[j].atom)) {
+      add(p.terms[i].atom, p.terms[i].coef, 0), ++i;
+    } else if (i == p.terms.size() || q.terms[j].atom < p.terms[i].atom) {
+      add(q.terms[j].atom, 0, q.terms[j].coef), ++j;
+    } else {
+      add(p.terms[i].atom, p.terms[i].coef, q.terms[j].coef), ++i, ++j;
+    }
+  }
+  if (first == kNoId) return std::nullopt;
+  const std::int64_t l = lo - constant, h = hi - constant;
+  if (g == 0 ? (l > 0 || h < 0) : (l >= 0 ? (l + g - 1) / g * g : -((-l) / g * g)) > h)
+    return Verdict{};
+  Verdict v;
+  v.kind = Verdict::Kind::kUndecided;
+  v.cause = Cause::kAddress;
+  v.why_atom = first;
+  return v;
+}
+
+// Whether SSA value v may carry the value `root` (a kernel parameter's load): its operands,
+// transitively, through every instruction but a load from global, shared or constant memory (a
+// pointer read from a table is not based on the pointer it was read through). Guarded values
+// and phis follow each input; too deep a chain counts as carrying it.
+bool may_carry(const FunctionAnalysis& a, ValueId v, ValueId root, std::vector<std::uint8_t>& seen,
+               int depth) {
+  const ValueNumbering& vn = a.values;
+  if (v == kNoId) return false;
+  v = vn.leader(v);
+  if (v == root) return true;
+  if (depth > 64) return true;
+  if (seen[v]) return false; // visited, or in progress (a cycle adds no new input)
+  seen[v] = 1;
+  const ValueInfo& info = vn.info(v);
+  switch (info.kind) {
+  case ValueKind::kPhi:
+    for (const PhiIncoming& in : vn.phi_incoming(v))
+      if (may_carry(a, in.value, root, seen, depth + 1)) return true;
+    return false;
+  case ValueKind::kGuarded:
+    return may_carry(a, info.fresh, root, seen, depth + 1) ||
+           may_carry(a, info.prior, root, seen, depth + 1);
+  case ValueKind::kDef: {
+    const Instruction& in = a.ir.inst(info.inst);
+    if ((in.op == Opcode::kLd || in.op == Opcode::kLdu) &&
+        (in.has_modifier("global") || in.has_modifier("shared") || in.has_modifier("const")))
+      return false;
+    if (in.op == Opcode::kLd && in.has_modifier("param")) return false; // another parameter
+    bool carries = false;
+    vn.for_each_operand_value(
+        info.inst, [&](ValueId u) { carries = carries || may_carry(a, u, root, seen, depth + 1); });
+    return carries;
+  }
+  default:
+    return true; // a value from outside the function: unknown
+  }
+}
+
+// No atom of `f` can carry kernel parameter `root`'s pointer: thread fields, loop counts,
+// variables, special registers, other parameters, and values computed without it (from a
+// pointer loaded from a table, %ctaid, ...).
+bool not_based_on(const FunctionAnalysis& a, const AffineIndex& ai, const AffineForm& f,
+                  std::uint32_t root) {
+  const ValueId rv = ai.atom(root).value;
+  if (rv == kNoId) return false;
+  std::vector<std::uint8_t> seen(a.values.size(), 0);
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (t.atom == root) return false;
+    if (at.kind != AffineAtom::Kind::kOpaque || at.param_root) continue;
+    if (at.value == kNoId) {
+      if (at.name.empty()) return false; // an operand the rule could not resolve
+      continue;                          // a special register
+    }
+    if (may_carry(a, at.value, a.values.leader(rv), seen, 0)) return false;
+  }
+  return true;
+}
+
+// Decides one pair. Variables: thread 1's and thread 2's fields, loop counters; uniform atoms
+// the two addresses share cancel.
+Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
+               bool same_iteration, bool other_warp) {
+  AffineForm diff = p.addr;
+  if (!affine_add(diff, q.addr, -1))
+    return undecided_because("an address offset beyond 2^40", Cause::kAddress);
+  const std::int64_t lo = -(static_cast<std::int64_t>(p.width) - 1);
+  const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
+  // Roots: different variables or kernel parameters never overlap.
+  auto root = [&](const AffineForm& f) -> std::uint32_t {
+    std::uint32_t r = kNoId;
+    for (const AffineTerm& t : f.terms) {
+      const AffineAtom& at = ai.atom(t.atom);
+      if (t.coef == 1 && (at.kind == AffineAtom::Kind::kSymbol || at.param_root)) r = t.atom;
+    }
+    return r;
+  };
+  const std::uint32_t rp = root(p.addr), rq = root(q.addr);
+  if (rp != kNoId && rq != kNoId && rp != rq) return {};
+  // The same assumption for an address computed without parameter r at all (a pointer loaded
+  // from a table, `k_ptrs[b][i]`, against `out[i]`): under __restrict__ semantics the bytes
+  // accessed through r, one access writing, are accessed only through addresses based on r.
+  // The root must be the form's only parameter (`out + n` with a byte-sized scalar n at
+  // coefficient 1 would leave it unclear which one is the pointer).
+  auto sole_root = [&](const AffineForm& f, std::uint32_t r) {
+    for (const AffineTerm& t : f.terms)
+      if (t.atom != r &&
+          (ai.atom(t.atom).param_root || ai.atom(t.atom).kind == AffineAtom::Kind::kSymbol))
+        return false;
+    return true;
+  };
+  if ((rp != kNoId && rq == kNoId && sole_root(p.addr, rp) && not_based_on(a, ai, q.addr, rp)) ||
+      (rq != kNoId && rp == kNoId && sole_root(q.addr, rq) && not_based_on(a, ai, p.addr, rq)))
+    return {};
+  if (auto v = varying_opaque(ai, p.addr, q.addr, diff.constant, lo, hi)) return *v;
+  std::vector<SearchVar> vars;
+  // Thread fields come first among the atoms; only they get a variable per thread.
+  std::uint32_t fields = 0;
+  while (fields < ai.atom_count() && ai.atom(fields).kind == AffineAtom::Kind::kTidField)
+    ++fields;
+  std::vector<std::int32_t> var1(fields, -1), var2(fields, -1);
+  // Block-stride addresses: c * (tid.x + w * ntid.x) in both, w any integer (block-stride
+  // counts, multiples of ntid.x). With 0 <= tid.x < ntid.x, v = tid.x + w * ntid.x is different
+  // for different (tid.x, w), so v replaces tid.x's fields, the counts and ntid.x: one variable
+  // per thread whose two values differ only between different threads or iterations (taken as
+  // different threads, possibly of different warps: more collisions, never fewer).
+  const std::int64_t stride_c = block_stride_coef(ai, p.addr);
+  const bool strided = stride_c != 0 && stride_c == block_stride_coef(ai, q.addr);
+  if (strided) {
+    diff = without_x(ai, p.addr);
+    if (!affine_add(diff, without_x(ai, q.addr), -1))
+      return undecided_because("an address offset beyond 2^40", Cause::kAddress);
+    // Only v1 - v2 matters: one variable for the difference, its twin the constant 0.
+    constexpr std::int64_t kVMax = std::int64_t{1} << 20;
+    vars.push_back({-kVMax, kVMax, stride_c, 1, true});
+    vars.push_back({0, 0, 0, 0, true});
+  }
+  std::string why;
+  bool uniform_why = false;
+  bool counters = false;
+  bool relaxed = false; // a clamp is a free variable in its range: a collision is no proof
+  std::vector<std::uint32_t> diff_counters;
+  std::int64_t g = 0; // gcd of everything, for the undecided case
+  auto loop_in = [&](LoopId l, InstId i) { return a.loops.contains(l, a.cfg.block_of(i)); };
+  // The atoms that matter: the thread fields and those of the two addresses (not every atom of
+  // the function: large kernels have thousands).
+  std::vector<std::uint32_t> ids(fields);
+  std::iota(ids.begin(), ids.end(), 0u);
+  for (const AffineForm* f : {&p.addr, &q.addr})
+    for (const AffineTerm& t : f->terms)
+      if (t.atom >= fields) ids.push_back(t.atom);
+  std::sort(ids.begin() + fields, ids.end());
+  ids.erase(std::unique(ids.begin() + fields, ids.end()), ids.end());
+  for (std::uint32_t id : ids) {
+    const std::int64_t c1 = p.addr.coef(id), c2 = q.addr.coef(id);
+    const AffineAtom& at = ai.atom(id);
+    if (strided && stride_x_atom(ai, id)) continue;
+    if (c1 == 0 && c2 == 0 && !(at.kind == AffineAtom::Kind::kTidField)) continue;
+    if (at.kind == AffineAtom::Kind::kTidField) {
+      if (at.hi < 0) continue;
+      SearchVar v1{0, at.hi, c1, -1, at.dim != 0 || at.shift >= 5};
+      SearchVar v2{0, at.hi, -c2, -1, v1.warp_field};
+      var1[id] = static_cast<std::int32_t>(vars.size());
+      var2[id] = var1[id] + 1;
+      v1.twin = var2[id];
+      v2.twin = var1[id];
+      vars.push_back(v1);
+      vars.push_back(v2);
+      continue;
+    }
+    const std::int64_t d = c1 - c2;
+    if (at.kind == AffineAtom::Kind::kCounter) {
+      const bool shared = same_iteration && a.block_uniformity.loop_divergent(at.loop) == false &&
+                          loop_in(at.loop, p.inst) && loop_in(at.loop, q.inst) &&
+                          c1 == c2; // the same count in both threads
+      if (shared) continue;
+      counters = true;
+      // The counter is per thread: 0 for a certain collision; the search widens it below. Used
+      // alike by both, only k1 - k2 matters: one variable, widened to both signs.
+      if (c1 == c2) {
+        diff_counters.push_back(static_cast<std::uint32_t>(vars.size()));
+        vars.push_back({0, 0, c1, -1, false});
+      } else {
+        if (c1 != 0) vars.push_back({0, 0, c1, -1, false});
+        if (c2 != 0) vars.push_back({0, 0, -c2, -1, false});
+      }
+      if (why.empty()) why = "it depends on " + ai.atom_name(id);
+      continue;
+    }
+    // Symbols and uniform opaque values the same in both threads cancel.
+    if (at.uniform && d == 0) continue;
+    if (auto range = !at.uniform ? clamp_range(ai, id) : std::nullopt) {
+      if (c1 != 0) vars.push_back({range->first, range->second, c1, -1, false});
+      if (c2 != 0) vars.push_back({range->first, range->second, -c2, -1, false});
+      relaxed = true;
+      if (why.empty()) why = "an address depends on " + ai.atom_name(id);
+      continue;
+    }
+    g = std::gcd(g, std::abs(at.uniform ? d : (c1 != 0 ? c1 : c2)));
+    if (!at.uniform && c1 != 0 && c2 != 0) g = std::gcd(g, std::abs(c2));
+    if (why.empty()) {
+      why = at.uniform ? "the two addresses use " + ai.atom_name(id) + " differently"
+                       : "an address depends on " + ai.atom_name(id);
+      uniform_why = at.uniform;
+    }
+  }
+  std::vector<SearchConstraint> cons;
+  for (int side = 0; side < 2; ++side)
+    for (SearchConstraint c : (side == 0 ? p : q).guard) {
+      const auto& map = side == 0 ? var1 : var2;
+      bool ok = true;
+      for (auto& [v, k] : c.terms) {
+        if (map[v] < 0)
+          ok = false;
+        else
+          v = static_cast<std::uint32_t>(map[v]);
+      }
+      if (ok) cons.push_back(std::move(c));
+    }
+  if (g != 0) {
+    // Opaque terms: only a gcd test. The rest of the sum ranges over the thread fields.
+    for (const SearchVar& v : vars)
+      if (v.coef != 0 && v.hi > v.lo) g = std::gcd(g, std::abs(v.coef));
+    std::int64_t c = diff.constant;
+    for (const SearchVar& v : vars)
+      if (v.hi == v.lo) c += v.coef * v.lo;
+    // sum in [lo, hi] - c must contain a multiple of g.
+    const std::int64_t l = lo - c, h = hi - c;
+    const std::int64_t first = l >= 0 ? (l + g - 1) / g * g : -((-l) / g * g);
+    if (first > h) return {};
+    return undecided_because(why, uniform_why ? Cause::kUniform : Cause::kAddress);
+  }
+  const std::int64_t L = lo - diff.constant, H = hi - diff.constant;
+  SearchResult r = search_collision(vars, cons, L, H, other_warp);
+  if (r.exhausted)
+    return undecided_because("the search for two colliding threads ran out of budget",
+                             Cause::kBudget);
+  if (r.found && relaxed) return undecided_because(why, Cause::kAddress);
+  if (r.found) {
+    // Without .reqntid the block's shape is not known (kernels written for 16x16 blocks index
+    // shared memory by tid.y * 16 + tid.x): a collision is a warning naming the threads.
+    Verdict v;
+    v.kind = ai.exact_shape() ? Verdict::Kind::kCertain : Verdict::Kind::kShape;
+    v.detail = thread_text(ai, r.values, var2);
+    v.other = thread_text(ai, r.values, var1);
+    if (strided) // tid.x is part of the block-stride index
+      v.other =
+          "(index " + std::to_string(r.values[0]) + " of a block-stride loop apart) " + v.other;
+    v.values = std::move(r.values);
+    v.var1 = std::move(var1);
+    v.var2 = std::move(var2);
+    return v;
+  }
+  if (!counters) return {};
+  for (SearchVar& v : vars)
+    if (v.twin < 0) v.hi = 1023;
+  for (std::uint32_t k : diff_counters)
+    vars[k].lo = -1023;
+  r = search_collision(vars, cons, L, H, other_warp);
+  if (r.found || r.exhausted)
+    return undecided_because(why + (r.found ? " (threads " + thread_text(ai, r.values, var1) +
+                                                  " and " + thread_text(ai, r.values, var2) +
+                                                  " at later iterations)"
+                                            : ""),
+                             Cause::kLoop);
+  return {};
+}
+
+// A plain store of a value that is the same in every thread of the block (an immediate, or a
+// block-uniform register): `p = A;` run by every thread.
+bool stores_uniform_value(const FunctionAnalysis& a, const Access& x) {
+  const Instruction& in = a.ir.inst(x.inst);
+  if (in.op != Opcode::kSt || in.operands.size() != 2) return false;
+  const Operand& v = in.operands[1];
+  if (v.kind == OperandKind::kImmInt) return true;
+  if (v.kind != OperandKind::kRegister) return false;
+  const ValueId val = a.values.value_of(x.inst, 1);
+  // A value nothing defines (an uninitialized register) is not known to be anything.
+  return val != kNoId && a.values.defining_instruction(val) != kNoId &&
+         a.block_uniformity.is_uniform(val);
+}
+
+// The value a plain store writes, as a form over the witness thread's fields, or nullopt when it
+// is not one (a vector, a float, a loaded value...). `map` gives each atom's search variable.
+std::optional<std::int64_t> stored_value(AffineIndex& ai, const Instruction& in, InstId i,
+                                         const std::vector<std::int64_t>& x,
+                                         const std::vector<std::int32_t>& map,
+                                         std::vector<AffineTerm>& uniform) {
+  if (in.op != Opcode::kSt || in.operands.size() != 2) return std::nullopt;
+  const OperandKind k = in.operands[1].kind;
+  if (k != OperandKind::kRegister && k != OperandKind::kImmInt) return std::nullopt;
+  AffineForm f = ai.operand(i, 1);
+  std::int64_t v = f.constant;
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind == AffineAtom::Kind::kTidField && map[t.atom] >= 0)
+      v += t.coef * x[static_cast<std::size_t>(map[t.atom])];
+    else if (at.uniform && at.kind != AffineAtom::Kind::kCounter)
+      uniform.push_back(t);
+    else
+      return std::nullopt;
+  }
+  return v;
+}
+
+// Two plain writes of one collision: do the two threads store the same value? true / false /
+// nullopt (not known). GPUVerify calls equal-value writes benign; the PTX memory model still
+// calls them a data race, so they stay findings, as warnings.
+std::optional<bool> same_value(AffineIndex& ai, const FunctionAnalysis& a, const Access& p,
+                               const Access& q, const Verdict& v) {
+  std::vector<AffineTerm> up, uq;
+  if (stores_uniform_value(a, p) && stores_uniform_value(a, q) &&
+      a.values.value_of(p.inst, 1) == a.values.value_of(q.inst, 1) &&
+      a.ir.inst(p.inst).operands[1].kind == OperandKind::kRegister)
+    return true;
+  auto x = stored_value(ai, a.ir.inst(p.inst), p.inst, v.values, v.var1, up);
+  auto y = stored_value(ai, a.ir.inst(q.inst), q.inst, v.values, v.var2, uq);
+  if (!x || !y) return std::nullopt;
+  if (up != uq) return std::nullopt;
+  return *x == *y;
+}
+
+// Barrier-free paths. Two threads are at p and at q in one barrier interval only if one path
+// from the interval's start reaches both without a barrier between them (p then q, or q then p),
+// or a branch that is not block-uniform sends one thread towards p and another towards q. When a
+// block-uniform branch alone separates them (`if (flag) { st; bar.sync; } ld;` with a uniform
+// flag), every thread of the block takes the same side, and they never meet. `same_iteration`:
+// paths that take no loop back edge (both threads in one iteration; across iterations a meeting
+// may need a condition to change between iterations, which is not modelled).
+class Meeting {
+public:
+  Meeting(const FunctionAnalysis& a, const std::vector<std::uint32_t>& boundary)
+      : a_(a), boundary_(boundary) {}
+
+  bool may_meet(InstId start, InstId p, InstId q, bool same_iteration) {
+    fwd_only_ = same_iteration;
+    if (p == q || reaches(p, q) || reaches(q, p)) return true;
+    const std::vector<std::uint8_t> to_p = back(p);
+    const std::vector<std::uint8_t> to_q = back(q);
+    const std::vector<std::uint8_t> from = forward(start);
+    for (BlockId b = 0; b < a_.cfg.size(); ++b) {
+      const InstId t = a_.cfg.terminator(b);
+      const auto& succs = a_.cfg.block(b).succs;
+      if (!from[b] || t == kNoId || succs.size() != 2 || a_.ir.info(t).guard == kNoId) continue;
+      const ValueId g = a_.values.guard_value(t);
+      if (g != kNoId && a_.block_uniformity.is_uniform(g)) continue;
+      if ((to_p[succs[0]] && to_q[succs[1]]) || (to_p[succs[1]] && to_q[succs[0]])) return true;
+    }
+    return false;
+  }
+
+private:
+  bool barrier_in(InstId from, InstId to) const { // [from, to)
+    for (InstId i = from; i < to; ++i)
+      if (boundary_[i] != kNoId) return true;
+    return false;
+  }
+  bool edge(BlockId from, BlockId to) const {
+    return !fwd_only_ || !a_.loops.is_back_edge(from, to);
+  }
+  // p then q on one barrier-free path.
+  bool reaches(InstId p, InstId q) {
+    const BlockId bp = a_.cfg.block_of(p), bq = a_.cfg.block_of(q);
+    if (bp == bq && p < q && !barrier_in(p, q)) return true;
+    if (barrier_in(p + 1, a_.cfg.block(bp).end)) return false;
+    const std::vector<std::uint8_t>& to_q = back(q);
+    for (BlockId s : a_.cfg.block(bp).succs)
+      if (to_q[s] && edge(bp, s)) return true;
+    return false;
+  }
+  // Blocks from whose start `i` is reached without a barrier.
+  const std::vector<std::uint8_t>& back(InstId i) {
+    auto& cache = back_[fwd_only_];
+    auto it = cache.find(i);
+    if (it != cache.end()) return it->second;
+    std::vector<std::uint8_t> in(a_.cfg.size(), 0);
+    const BlockId bi = a_.cfg.block_of(i);
+    std::vector<BlockId> work;
+    if (!barrier_in(a_.cfg.block(bi).begin, i)) in[bi] = 1, work.push_back(bi);
+    while (!work.empty()) {
+      const BlockId b = work.back();
+      work.pop_back();
+      for (BlockId pr : a_.cfg.block(b).preds)
+        if (!in[pr] && edge(pr, b) && !barrier_in(a_.cfg.block(pr).begin, a_.cfg.block(pr).end))
+          in[pr] = 1, work.push_back(pr);
+    }
+    return cache.emplace(i, std::move(in)).first->second;
+  }
+  // Blocks whose terminator is reached from `start` (a boundary, or kNoId: the entry) without
+  // another barrier.
+  const std::vector<std::uint8_t>& forward(InstId start) {
+    auto& cache = fwd_[fwd_only_];
+    auto it = cache.find(start);
+    if (it != cache.end()) return it->second;
+    std::vector<std::uint8_t> out(a_.cfg.size(), 0);
+    std::vector<BlockId> work;
+    const BlockId b0 = start == kNoId ? a_.cfg.entry() : a_.cfg.block_of(start);
+    const InstId from = start == kNoId ? a_.cfg.block(b0).begin : start + 1;
+    if (!barrier_in(from, a_.cfg.block(b0).end)) out[b0] = 1, work.push_back(b0);
+    while (!work.empty()) {
+      const BlockId b = work.back();
+      work.pop_back();
+      for (BlockId s : a_.cfg.block(b).succs)
+        if (!out[s] && edge(b, s) && !barrier_in(a_.cfg.block(s).begin, a_.cfg.block(s).end))
+          out[s] = 1, work.push_back(s);
+    }
+    return cache.emplace(start, std::move(out)).first->second;
+  }
+
+  const FunctionAnalysis& a_;
+  const std::vector<std::uint32_t>& boundary_;
+  bool fwd_only_ = false;
+  std::map<InstId, std::vector<std::uint8_t>> back_[2], fwd_[2];
+};
+
+void SharedRaceRule::check(RuleContext& ctx) const {
+  const FunctionAnalysis& a = ctx.analysis();
+  const AddressProvenance& prov = a.provenance(ctx.module());
+  // Boundaries.
+  std::vector<std::uint32_t> cta_start(a.ir.size(), kNoId), warp_start(a.ir.size(), kNoId);
+  std::vector<InstId> cta_starts{kNoId}, warp_starts{kNoId}, ordering;
+  for (InstId i = 0; i < a.ir.size(); ++i) {
+    const Instruction& in = a.ir.inst(i);
+    if (cta_barrier(in)) {
+      cta_start[i] = static_cast<std::uint32_t>(cta_starts.size());
+      cta_starts.push_back(i);
+    }
+    if (cta_barrier(in) || warp_sync(in)) {
+      warp_start[i] = static_cast<std::uint32_t>(warp_starts.size());
+      warp_starts.push_back(i);
+    }
+    if (orders(in)) ordering.push_back(i);
+  }
+  // Accesses.
+  std::vector<Access> acc;
+  for (InstId i = 0; i < a.ir.size(); ++i) {
+    if (!a.cfg.reachable(a.cfg.block_of(i))) continue;
+    const Instruction& in = a.ir.inst(i);
+    if (in.op != Opcode::kLd && in.op != Opcode::kSt && in.op != Opcode::kAtom &&
+        in.op != Opcode::kRed)
+      continue;
+    for (const MemoryOperand& mo : memory_operands(in)) {
+      AddrSpace space = mo.space;
+      if (space == AddrSpace::kNone) {
+        AbsValue v = prov.operand_value(i, mo.operand);
+        if (v.kind != AbsValue::Kind::kAddr || !v.generic) continue;
+        space = v.space;
+      }
+      if (space != AddrSpace::kShared && space != AddrSpace::kGlobal) continue;
+      if (local_stack_address(a, i, mo.operand)) continue;
+      Access x;
+      x.inst = i;
+      x.space = space;
+      x.write = in.op != Opcode::kLd;
+      x.strong = strong(in);
+      x.width = access_width(in);
+      if (x.width == 0) continue;
+      acc.push_back(std::move(x));
+    }
+  }
+  if (acc.empty()) return;
+  bool any_write = false;
+  for (const Access& x : acc)
+    any_write |= x.write;
+  if (!any_write) {
+    ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
+    return;
+  }
+  AffineIndex ai(ctx.module(), a);
+  const auto ncta = static_cast<std::uint32_t>(cta_starts.size());
+  const auto nwarp = static_cast<std::uint32_t>(warp_starts.size());
+  Phases pc = phases(a, cta_start, ncta, false);
+  Phases pf = phases(a, cta_start, ncta, true);
+  Phases pw = phases(a, warp_start, nwarp, false);
+  std::vector<std::uint8_t> ordered_phase(ncta, 0);
+  for (InstId o : ordering)
+    for (std::uint32_t s : phase_at(a, pc, cta_start, o))
+      ordered_phase[s] = 1;
+  for (Access& x : acc) {
+    x.addr = ai.address(x.inst, memory_operands(a.ir.inst(x.inst))[0].operand);
+    x.phase = phase_at(a, pc, cta_start, x.inst);
+    x.fwd_phase = phase_at(a, pf, cta_start, x.inst);
+    x.warp_phase = phase_at(a, pw, warp_start, x.inst);
+    collect_guard(a, ai, x);
+    resolve_selects(a, ai, x);
+    resolve_clamps(ai, x);
+  }
+  ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
+  std::vector<std::uint8_t> reported(acc.size(), 0);
+  Meeting meeting(a, cta_start);
+  struct Undecided {
+    std::uint32_t pairs = 0;
+    InstId p = kNoId, q = kNoId;
+    std::string why;
+  };
+  std::array<Undecided, static_cast<std::size_t>(Cause::kCount)> undecided;
+  InstId first_undecided = kNoId;
+  std::uint32_t pairs = 0;
+  bool truncated = false;
+  auto kind = [](const Access& x) {
+    return std::string(x.strong ? "atomic " : "") + (x.write ? "write" : "read");
+  };
+  for (std::size_t j = 0; j < acc.size() && !truncated; ++j) {
+    for (std::size_t i = 0; i <= j; ++i) {
+      const Access& p = acc[i];
+      const Access& q = acc[j];
+      if (reported[j] || p.space != q.space || (!p.write && !q.write) || (p.strong && q.strong))
+        continue;
+      auto start = common(p.phase, q.phase);
+      if (!start) continue;
+      if (++pairs > kMaxPairs) {
+        truncated = true;
+        break;
+      }
+      const bool same_iter = common(p.fwd_phase, q.fwd_phase).has_value();
+      const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
+      Verdict v = decide(a, ai, p, q, same_iter, other_warp);
+      if (v.kind == Verdict::Kind::kNone) continue;
+      // The two threads collide, if they can be at the two accesses in one interval: in one
+      // iteration (a finding), or only across iterations (undecided: a loop).
+      if ((v.kind == Verdict::Kind::kCertain || v.kind == Verdict::Kind::kShape) &&
+          !meeting.may_meet(cta_starts[*start], p.inst, q.inst, true)) {
+        if (!meeting.may_meet(cta_starts[*start], p.inst, q.inst, false)) continue;
+        v.kind = Verdict::Kind::kUndecided;
+        v.cause = Cause::kLoop;
+        v.why_atom = kNoId;
+        v.detail = "threads " + v.other + " and " + v.detail +
+                   " meet only if a condition changes between iterations";
+      }
+      if (v.kind == Verdict::Kind::kShape) {
+        v.kind = Verdict::Kind::kUndecided;
+        v.cause = Cause::kShape;
+        v.detail = "threads " + v.other + " and " + v.detail;
+      }
+      if (v.kind == Verdict::Kind::kUndecided) {
+        Undecided& u = undecided[static_cast<std::size_t>(v.cause)];
+        if (u.pairs++ == 0)
+          u.p = p.inst, u.q = q.inst,
+          u.why =
+              v.why_atom == kNoId ? v.detail : "an address depends on " + ai.atom_name(v.why_atom);
+        if (first_undecided == kNoId) first_undecided = q.inst;
+        continue;
+      }
+      // A per-pair finding, an error when nothing is missing.
+      std::string uncertain;
+      std::optional<bool> same;
+      if (!p.guard_known)
+        uncertain = p.guard_why;
+      else if (!q.guard_known)
+        uncertain = q.guard_why;
+      else if (ordered_phase[*start])
+        uncertain = "a fence, acquire/release or mbarrier operation in the interval may order them";
+      else if (other_warp && !ai.warps_follow_x())
+        uncertain = "the lanes of one warp are ordered by a warp sync, and the block shape does "
+                    "not say which threads share a warp";
+      else if (p.write != q.write && stores_uniform_value(a, p.write ? p : q))
+        uncertain = "the write stores a value that is the same in every thread: the read sees "
+                    "it once any thread has stored it (benign when the reading thread stored it "
+                    "first, a data race under the PTX memory model)";
+      else if (p.write && q.write && !p.strong && !q.strong &&
+               (same = same_value(ai, a, p, q, v)) != std::optional<bool>(false))
+        uncertain = *same ? "both threads store the same value (benign on current GPUs, a data "
+                            "race under the PTX memory model)"
+                          : "two plain writes of values the rule cannot compare (benign only if "
+                            "both threads store the same value)";
+      const std::string_view space = addr_space_name(p.space);
+      const std::string interval = cta_starts[*start] == kNoId
+                                       ? "the barrier interval from the kernel's entry"
+                                       : "the barrier interval after line " +
+                                             std::to_string(a.ir.inst(cta_starts[*start]).loc.line);
+      const std::string threads = std::string(" by thread ") + v.detail + " and " + kind(p) +
+                                  " (line " + std::to_string(a.ir.inst(p.inst).loc.line) +
+                                  ") by thread " + v.other;
+      std::string msg;
+      if (uncertain.empty())
+        msg = "data race on " + std::string(space) + " memory: " + kind(q) + threads +
+              " touch the same bytes in " + interval;
+      else
+        msg = "possible data race on " + std::string(space) + " memory: " + kind(q) + threads +
+              " touch the same bytes in " + interval + ", not certain: " + uncertain;
+      auto f =
+          uncertain.empty() ? ctx.report(q.inst, msg) : ctx.report(q.inst, msg, Severity::kWarning);
+      if (i != j) f.relate(p.inst, "the other access (" + kind(p) + " by thread " + v.other + ")");
+      if (cta_starts[*start] != kNoId) f.relate(cta_starts[*start], "the interval starts here");
+      // The interval's end: the next CTA barrier after the later access in its block.
+      const BlockId b = a.cfg.block_of(q.inst);
+      for (InstId k = q.inst + 1; k < a.cfg.block(b).end; ++k)
+        if (cta_start[k] != kNoId) {
+          f.relate(k, "the interval ends here");
+          break;
+        }
+      reported[j] = 1;
+    }
+  }
+  // Undecided pairs: one warning for the function, by cause, naming each cause's first pair.
+  std::uint32_t total = 0;
+  for (const Undecided& u : undecided)
+    total += u.pairs;
+  if (total == 0 && !truncated) return;
+  std::string msg;
+  if (total != 0) {
+    msg = std::to_string(total) + " pair" + (total == 1 ? "" : "s") +
+          " of accesses in one barrier interval could not be decided, so `" +
+          std::string(ctx.function().name) + "` is not proven free of data races:";
+    bool first = true;
+    for (std::size_t c = 0; c < undecided.size(); ++c) {
+      const Undecided& u = undecided[c];
+      if (u.pairs == 0) continue;
+      msg += std::string(first ? " " : "; ") + std::to_string(u.pairs) + " because " +
+             kCauseText[c] + " (first: lines " + std::to_string(a.ir.inst(u.p).loc.line) + " and " +
+             std::to_string(a.ir.inst(u.q).loc.line) + ", " + u.why + ")";
+      first = false;
+    }
+  }
+  if (truncated)
+    msg += std::string(msg.empty() ? "" : "; ") + "more than " + std::to_string(kMaxPairs) +
+           " pairs of accesses share barrier intervals: the rest are not checked";
+  const InstId at = first_undecided != kNoId ? first_undecided : acc.back().inst;
+  auto f = ctx.report(at, msg, Severity::kWarning);
+  for (std::size_t c = 0; c < undecided.size(); ++c) {
+    const Undecided& u = undecided[c];
+    if (u.pairs == 0) continue;
+    const std::string note = std::string("first pair undecided because ") + kCauseText[c];
+    if (u.q != at) f.relate(u.q, note);
+    if (u.p != u.q) f.relate(u.p, u.q == at ? note + " (the other access)" : "its other access");
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Rule> make_shared_race_rule() {
+  return std::make_unique<SharedRaceRule>();
+}
+
+} // namespace ptxkit::verifier
