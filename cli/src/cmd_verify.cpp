@@ -213,7 +213,8 @@ const CommandRegistration reg{
           ->type_name("FORMAT")
           ->check(CLI::IsMember({"text", "json", "sarif"}));
       sub->add_option("--rules", opt->rules,
-                      "Comma-separated rule ids to run (default: all): " +
+                      "Comma-separated rule ids to run (default: every rule but the opt-in "
+                      "shared-race): " +
                           verifier::rule_ids_joined())
           ->type_name("ID,...")
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
