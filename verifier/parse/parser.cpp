@@ -422,6 +422,7 @@ void Parser::parse_function(Module& m, Linkage linkage, SourceLoc loc) {
   } else {
     (void)accept_directive("func");
     f.kind = FunctionKind::kFunc;
+    if (accept_directive("attribute")) f.attributes = parse_attributes();
     if (accept('(')) parse_params(f.returns);
   }
   f.name = expect_identifier("a function name");
