@@ -26,7 +26,14 @@ bool eq(const InitValue& a, const InitValue& b) {
                     [](const InitValue& x, const InitValue& y) { return eq(x, y); });
 }
 
+bool eq(const Attributes* a, const Attributes* b) {
+  if (a == nullptr || b == nullptr) return a == b;
+  return a->managed == b->managed && a->unified == b->unified && a->uuid1 == b->uuid1 &&
+         a->uuid2 == b->uuid2;
+}
+
 bool eq(const VarDecl& a, const VarDecl& b) {
+  if (!eq(a.attributes, b.attributes)) return false;
   if ((a.init == nullptr) != (b.init == nullptr)) return false;
   if (a.init && !eq(*a.init, *b.init)) return false;
   return a.name == b.name && same_range(a.dims, b.dims, std::equal_to<>{}) && a.align == b.align &&
@@ -92,7 +99,8 @@ bool eq(const Function& a, const Function& b) {
          eq_decls(a.returns, b.returns) && eq_decls(a.params, b.params) &&
          same_range(a.directives, b.directives,
                     [](const PerfDirective& x, const PerfDirective& y) { return eq(x, y); }) &&
-         a.noreturn == b.noreturn && a.has_body == b.has_body && eq(a.body, b.body);
+         eq(a.attributes, b.attributes) && a.noreturn == b.noreturn && a.has_body == b.has_body &&
+         eq(a.body, b.body);
 }
 
 bool eq(const FileDirective& a, const FileDirective& b) {

@@ -422,6 +422,7 @@ void Parser::parse_function(Module& m, Linkage linkage, SourceLoc loc) {
   } else {
     (void)accept_directive("func");
     f.kind = FunctionKind::kFunc;
+    if (accept_directive("attribute")) f.attributes = parse_attributes();
     if (accept('(')) parse_params(f.returns);
   }
   f.name = expect_identifier("a function name");
@@ -444,8 +445,8 @@ void Parser::parse_function(Module& m, Linkage linkage, SourceLoc loc) {
       do {
         d.values.push_back(expect_u32("a number"));
       } while (d.values.size() < 3 && accept(','));
-    } else if (dir == "minnctapersm" || dir == "maxnreg" || dir == "maxclusterrank" ||
-               dir == "abi_preserve" || dir == "abi_preserve_control") {
+    } else if (dir == "minnctapersm" || dir == "maxnctapersm" || dir == "maxnreg" ||
+               dir == "maxclusterrank" || dir == "abi_preserve" || dir == "abi_preserve_control") {
       p_ += 1 + dir.size();
       d.values.push_back(expect_u32("a number"));
     } else if (dir == "explicitcluster" || dir == "blocksareclusters") {

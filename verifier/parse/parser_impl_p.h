@@ -72,6 +72,8 @@ private:
   // After the linkage words: `.space attrs type name[<N>][dims][= init] (, name...)*`.
   // Appends one VarDecl per name. `single`: parameter (one name, no `;`, no init).
   void parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc loc, bool single);
+  // After `.attribute`: `(.managed)`, `(.unified(uuid1, uuid2))` or both, comma-separated.
+  const Attributes* parse_attributes();
   void parse_block(Block& block, std::uint32_t depth);
   void parse_statement_at_label(std::vector<Statement>& out, std::string_view label, SourceLoc loc);
   Instruction parse_instruction(SourceLoc loc);

@@ -34,6 +34,7 @@ private:
   }
   void linkage(Linkage l);
   void decl(const VarDecl& d);
+  void attributes(const Attributes* a);
   void init(const InitValue& v);
   void params(const std::vector<VarDecl>& ps, bool multiline);
   void function(const Function& f);
@@ -84,10 +85,26 @@ void Printer::init(const InitValue& v) {
   }
 }
 
+void Printer::attributes(const Attributes* a) {
+  if (a == nullptr) return;
+  out_ += " .attribute(";
+  if (a->managed) out_ += ".managed";
+  if (a->unified) {
+    if (a->managed) out_ += ", ";
+    out_ += ".unified(";
+    num(a->uuid1);
+    out_ += ", ";
+    num(a->uuid2);
+    out_ += ')';
+  }
+  out_ += ')';
+}
+
 void Printer::decl(const VarDecl& d) {
   linkage(d.linkage);
   out_ += '.';
   out_ += state_space_name(d.space);
+  attributes(d.attributes);
   if (d.align) {
     out_ += " .align ";
     num(d.align);
@@ -286,7 +303,9 @@ void Printer::statements(const std::vector<Statement>& stmts, std::uint32_t dept
 
 void Printer::function(const Function& f) {
   linkage(f.linkage);
-  out_ += f.kind == FunctionKind::kEntry ? ".entry " : ".func ";
+  out_ += f.kind == FunctionKind::kEntry ? ".entry" : ".func";
+  attributes(f.attributes);
+  out_ += ' ';
   if (!f.returns.empty()) {
     params(f.returns, false);
     out_ += ' ';

@@ -84,6 +84,11 @@ void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc lo
       if (a == 0 || (a & (a - 1)) != 0) fail_here("alignment must be a power of two");
       (in_ptr ? d.ptr_align : d.align) = a;
       continue;
+    } else if (dir == "attribute" && !in_ptr) {
+      if (d.attributes) fail_here("more than one .attribute in a declaration");
+      p_ += 1 + dir.size();
+      d.attributes = parse_attributes();
+      continue;
     } else if (dir == "v2" || dir == "v4" || dir == "v8") {
       d.vector_width = static_cast<std::uint8_t>(dir[1] - '0');
     } else if (dir == "ptr") {
@@ -131,6 +136,30 @@ void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc lo
     if (single || !accept(',')) break;
   }
   if (!single) expect(';');
+}
+
+const Attributes* Parser::parse_attributes() {
+  Attributes a;
+  expect('(');
+  do {
+    std::string_view name;
+    if (peek_directive(name) && name == "managed" && !a.managed) {
+      p_ += 1 + name.size();
+      a.managed = true;
+    } else if (peek_directive(name) && name == "unified" && !a.unified) {
+      p_ += 1 + name.size();
+      a.unified = true;
+      expect('(');
+      a.uuid1 = expect_uint("a UUID half");
+      expect(',');
+      a.uuid2 = expect_uint("a UUID half");
+      expect(')');
+    } else {
+      fail_expected("'.managed' or '.unified(uuid1, uuid2)'");
+    }
+  } while (accept(','));
+  expect(')');
+  return arena_.make(a);
 }
 
 Span<std::string_view> Parser::modifiers_for(std::string_view key,

@@ -158,14 +158,23 @@ inline constexpr std::uint64_t kUnknownDim = ~std::uint64_t{0};
 // A variable, register, or parameter declaration; one name per node (the parser splits
 // `.reg .b32 %a, %b;` into two). Parameters of .entry/.func are VarDecls with space kParam
 // (or kReg for old-style .func register parameters).
+// `.attribute(.managed)` / `.attribute(.unified(uuid1, uuid2))` of a variable or function
+// (PTX ISA 5.4.8): `__managed__` variables and unified-memory functions carry it.
+struct Attributes {
+  bool managed = false;
+  bool unified = false;
+  std::uint64_t uuid1 = 0, uuid2 = 0; // `.unified(uuid1, uuid2)`
+};
+
 struct VarDecl {
   SourceLoc loc;
-  std::string_view name;           // "%r", "smem", "_Z3fooPf_param_0", "_" in prototypes
-  Span<std::uint64_t> dims;        // array dimensions in order; kUnknownDim for `[]`
-  const InitValue* init = nullptr; // `= ...` or nullptr
-  std::uint32_t align = 0;         // `.align N`, 0 when not written
-  std::uint32_t range = 0;         // `<N>` of `.reg .b32 %r<N>` when has_range
-  std::uint32_t ptr_align = 0;     // `.ptr...align N` of a parameter, 0 when not written
+  std::string_view name;                  // "%r", "smem", "_Z3fooPf_param_0", "_" in prototypes
+  Span<std::uint64_t> dims;               // array dimensions in order; kUnknownDim for `[]`
+  const InitValue* init = nullptr;        // `= ...` or nullptr
+  const Attributes* attributes = nullptr; // `.attribute(...)` or nullptr (rare: kept out of line)
+  std::uint32_t align = 0;                // `.align N`, 0 when not written
+  std::uint32_t range = 0;                // `<N>` of `.reg .b32 %r<N>` when has_range
+  std::uint32_t ptr_align = 0;            // `.ptr...align N` of a parameter, 0 when not written
   StateSpace space = StateSpace::kNone;
   Linkage linkage = Linkage::kNone;
   ScalarType type = ScalarType::kUnknown;
@@ -273,9 +282,10 @@ struct Function {
   std::string_view name;
   std::vector<VarDecl> returns; // .func only: `(.param .b32 retval)`
   std::vector<VarDecl> params;
-  std::vector<PerfDirective> directives; // in the order written
-  bool noreturn = false;                 // .func ... .noreturn
-  bool has_body = false;                 // false for declarations ending in `;`
+  std::vector<PerfDirective> directives;  // in the order written
+  const Attributes* attributes = nullptr; // `.func .attribute(...)` or nullptr
+  bool noreturn = false;                  // .func ... .noreturn
+  bool has_body = false;                  // false for declarations ending in `;`
   Block body;
 
   // The values of the first directive of that name, padded with 1s to three dimensions for
