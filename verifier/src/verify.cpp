@@ -89,8 +89,7 @@ FileReport verify_module(const Module& module, const VerifyOptions& options) {
   for (const auto& r : all_rules()) {
     if (options.rules.empty()
             ? r->on_by_default()
-            : std::find(options.rules.begin(), options.rules.end(), r->id()) !=
-                  options.rules.end())
+            : std::find(options.rules.begin(), options.rules.end(), r->id()) != options.rules.end())
       rules.push_back(r.get());
   }
   std::vector<std::uint32_t> sites(rules.size(), 0);
