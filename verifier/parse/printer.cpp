@@ -424,6 +424,8 @@ std::string print(const Module& module) {
   return out;
 }
 
+void print(const Module& module, std::string& out) { Printer(out).module(module); }
+
 std::string print_instruction(const Instruction& inst) {
   std::string out;
   Printer(out).instruction(inst);
