@@ -198,6 +198,7 @@ bool series_table(const Options& o, bool& failed) {
     const std::string path = (dir / ("x" + std::to_string(n) + ".ptx")).string();
     std::ofstream(path, std::ios::binary) << *text;
     const std::uintmax_t size = text->size();
+    text.reset(); // not resident while the children run (see spawn)
     const double mb = static_cast<double>(size) / 1e6;
     Run fmt = run_command(o, "fmt", path);
     Run verify = run_command(o, "verify", path);

@@ -256,15 +256,19 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
   v.loc = here();
   if (p_ < end_ && *p_ == '{') {
     ++p_;
-    std::vector<InitValue> elems;
+    // One scratch list per nesting depth, reused: a table of 100k numbers grows its scratch
+    // once, not a fresh vector through every doubling, and the arena gets one exact copy.
+    if (init_scratch_.size() <= depth) init_scratch_.resize(depth + 1);
+    init_scratch_[depth].clear();
     if (!accept('}')) {
       do {
-        elems.push_back(parse_init_value(depth + 1));
+        InitValue e = parse_init_value(depth + 1);
+        init_scratch_[depth].push_back(e);
       } while (accept(','));
       expect('}');
     }
     v.kind = InitValue::Kind::kList;
-    v.elements = arena_.copy(elems);
+    v.elements = arena_.copy(init_scratch_[depth]);
     return v;
   }
   static constexpr std::string_view kGeneric = "generic";
