@@ -43,15 +43,16 @@ int run_fmt(const FmtOptions& opt) {
     std::cerr << caret << "^\n";
     return kExitBadInput;
   }
+  if (!opt.output) {
+    // Streamed: the whole canonical text is never held (peak memory is the source and its tree).
+    verifier::print(*parsed, std::cout);
+    std::cout.flush();
+    return std::cout ? kExitOk : usage_error("cannot write to standard output");
+  }
   // The canonical form is about the source's size (comments go, debug bytes are regrouped).
   std::string out;
   out.reserve(source_size + source_size / 8 + 4096);
   verifier::print(*parsed, out);
-  if (!opt.output) {
-    std::cout << out;
-    std::cout.flush();
-    return std::cout ? kExitOk : usage_error("cannot write to standard output");
-  }
   if (!write_file_atomically(*opt.output, out, error)) return usage_error(error);
   return kExitOk;
 }

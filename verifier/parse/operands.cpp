@@ -268,7 +268,7 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
       expect('}');
     }
     v.kind = InitValue::Kind::kList;
-    v.elements = arena_.copy(init_scratch_[depth]);
+    v.set_elements(arena_.copy(init_scratch_[depth]));
     return v;
   }
   static constexpr std::string_view kGeneric = "generic";
@@ -278,25 +278,25 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
     p_ += kGeneric.size();
     if (accept('(')) {
       v.kind = InitValue::Kind::kGeneric;
-      v.text = expect_identifier("a symbol");
+      v.set_text(expect_identifier("a symbol"));
       expect(')');
       skip_ws();
       if (p_ < end_ && (*p_ == '+' || *p_ == '-')) {
         // generic(sym)+off: kept as an expression.
         std::string text = "generic(";
-        text += v.text;
+        text += v.text();
         text += ')';
         text += *p_++;
         parse_expr_term(text, false, 1);
         v.kind = InitValue::Kind::kExpr;
-        v.text = arena_.copy_string(text);
+        v.set_text(arena_.copy_string(text));
       }
       return v;
     }
     reset(m);
   }
   v.kind = InitValue::Kind::kExpr;
-  v.text = parse_expression(false);
+  v.set_text(parse_expression(false));
   return v;
 }
 

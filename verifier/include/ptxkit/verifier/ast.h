@@ -144,13 +144,37 @@ static_assert(sizeof(Operand) == 40, "Operand is packed: the AST must stay < 10x
 // Initializer of a variable: a scalar expression (text normalized: no whitespace), a brace list,
 // or `generic(sym)` (kind kGeneric, text "sym" ... as written inside the parentheses + any offset
 // expression after it is kept in text of a kExpr).
+// Packed to 24 bytes (asserted): a value is a text or a list, never both, so one pointer and one
+// size serve both; a 100k-entry lookup table (curand's) is 100k of these.
 struct InitValue {
   enum class Kind : std::uint8_t { kExpr, kList, kGeneric };
   SourceLoc loc;
   Kind kind = Kind::kExpr;
-  std::string_view text;    // kExpr: "0f3F800000", "sym+4", "-1"; kGeneric: "sym"
-  Span<InitValue> elements; // kList
+
+  // kExpr: "0f3F800000", "sym+4", "-1"; kGeneric: "sym"; empty for kList.
+  std::string_view text() const {
+    return kind == Kind::kList ? std::string_view() : std::string_view(text_data(), size_);
+  }
+  // kList: the elements; empty otherwise.
+  Span<InitValue> elements() const {
+    return kind == Kind::kList ? Span<InitValue>(static_cast<const InitValue*>(data_), size_)
+                               : Span<InitValue>();
+  }
+  void set_text(std::string_view t) {
+    data_ = t.data();
+    size_ = static_cast<std::uint32_t>(t.size());
+  }
+  void set_elements(Span<InitValue> e) {
+    data_ = e.data();
+    size_ = e.size();
+  }
+
+private:
+  const char* text_data() const { return static_cast<const char*>(data_); }
+  std::uint32_t size_ = 0;
+  const void* data_ = nullptr;
 };
+static_assert(sizeof(InitValue) == 24);
 
 // `[]`: an array dimension of unknown size (.extern .shared arrays, initializer-sized arrays).
 inline constexpr std::uint64_t kUnknownDim = ~std::uint64_t{0};
