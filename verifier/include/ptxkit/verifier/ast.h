@@ -210,13 +210,15 @@ struct VarDecl {
 
 // An instruction: `@!%p0 ld.global.nc.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1+16];`
 //   opcode "ld", modifiers {"global","nc","v4","f32"}, guard "%p0", guard_negated true.
+// The small members last: 80 bytes, not 88 (a Statement is sized by its largest alternative,
+// and a large module holds a million of them).
 struct Instruction {
   SourceLoc loc;
-  std::string_view opcode;      // as written
-  Opcode op = Opcode::kUnknown; // its record in the ISA table (kUnknown: none)
+  std::string_view opcode; // as written
   Span<std::string_view> modifiers;
   Span<Operand> operands;
-  std::string_view guard; // predicate register name; empty when unguarded
+  std::string_view guard;       // predicate register name; empty when unguarded
+  Opcode op = Opcode::kUnknown; // its record in the ISA table (kUnknown: none)
   bool guard_negated = false;
 
   bool has_modifier(std::string_view m) const;
@@ -274,6 +276,8 @@ struct Block {
 struct Statement {
   std::variant<Instruction, Label, VarDecl, LocDirective, Directive, CallPrototype, Block> node;
 };
+static_assert(sizeof(Instruction) <= 80 && sizeof(Statement) <= 88,
+              "a Statement per source line: keep its alternatives small");
 
 // ---------------------------------------------------------------------------------------------
 // Module level
