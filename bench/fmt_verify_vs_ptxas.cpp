@@ -45,10 +45,10 @@ namespace fs = std::filesystem;
 using ptxkit::bench::read_file;
 using ptxkit::bench::Run;
 
-constexpr double kSpeedBar = 100.0;              // ptxas CPU time / ptxkit CPU time
-constexpr double kMemoryBar = 8.0;               // peak RSS / file size
+constexpr double kSpeedBar = 100.0;                  // ptxas CPU time / ptxkit CPU time
+constexpr double kMemoryBar = 8.0;                   // peak RSS / file size
 constexpr std::uintmax_t kMemoryBarFrom = 4'000'000; // files this large carry the memory bar
-constexpr double kLinearBar = 1.5;               // time per MB, largest copy count / 1x
+constexpr double kLinearBar = 1.5;                   // time per MB, largest copy count / 1x
 constexpr std::uintmax_t kOver1MB = 1'000'001;
 
 struct Options {

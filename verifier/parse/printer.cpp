@@ -444,7 +444,9 @@ std::string print(const Module& module) {
   return out;
 }
 
-void print(const Module& module, std::string& out) { Printer(out).module(module); }
+void print(const Module& module, std::string& out) {
+  Printer(out).module(module);
+}
 
 void print(const Module& module, std::ostream& out) {
   std::string buffer;

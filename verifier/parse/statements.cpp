@@ -18,11 +18,11 @@ namespace {
 // Statement is ~100 bytes, more than most source lines).
 std::size_t estimate_statements(const char* p, const char* end) {
   std::size_t n = 0;
-  int depth = 1;           // 1: this block's level; more: an inner block or a vector operand
-  bool start = true;       // at the start of a statement of this block
-  bool directive = false;  // the current statement began with '.'
-  bool loc = false;        // the current statement is a `.loc`: it ends with its line
-  bool inner = false;      // the braces open at depth > 1 are an inner block's
+  int depth = 1;          // 1: this block's level; more: an inner block or a vector operand
+  bool start = true;      // at the start of a statement of this block
+  bool directive = false; // the current statement began with '.'
+  bool loc = false;       // the current statement is a `.loc`: it ends with its line
+  bool inner = false;     // the braces open at depth > 1 are an inner block's
   while (p < end) {
     char c = *p++;
     if (c == '/' && p < end && *p == '/') {

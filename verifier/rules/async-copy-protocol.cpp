@@ -406,8 +406,7 @@ Ev Checker::class_event(Cls c, InstId i) const {
   case Cls::kProxy:
     if (in.op == Opcode::kFence) return Ev::kWaitAll;
     // async_reads_ is in instruction order (classify's loop).
-    return std::binary_search(async_reads_.begin(), async_reads_.end(), i) ? Ev::kCheck
-                                                                          : Ev::kNone;
+    return std::binary_search(async_reads_.begin(), async_reads_.end(), i) ? Ev::kCheck : Ev::kNone;
   }
   return Ev::kNone;
 }
