@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <malloc.h>
 #include <sstream>
 #include <string>
 #include <sys/resource.h>
@@ -42,8 +44,15 @@ inline std::string read_file(const std::string& path) {
 // Runs argv; returns its CPU time (user + system; or the number the child printed first on
 // stdout when `child_reports`, for a child that times only its own work) and peak RSS. CPU
 // time, not wall time: the machines this runs on are shared, and both sides are measured the
-// same way. `quiet` sends the child's stderr to /dev/null.
-inline Run spawn(const std::vector<std::string>& args, bool child_reports, bool quiet = false) {
+// same way. `quiet` sends the child's stderr to /dev/null; `discard` sends its stdout there too
+// (a command's whole output, e.g. `ptxkit fmt`'s, is then written but not kept).
+inline Run spawn(const std::vector<std::string>& args, bool child_reports, bool quiet = false,
+                 bool discard = false) {
+  // Linux carries a process's peak RSS across exec: the forked copy of this process counts
+  // every page this one has resident, so the child's ru_maxrss is never below this process's
+  // RSS at the fork. Hand freed heap pages back first (the bench reads whole files); what it
+  // still holds (a few MB) stays below any ptxkit or ptxas peak.
+  malloc_trim(0);
   int pipefd[2];
   if (pipe(pipefd) != 0) return {};
   pid_t pid = fork();
@@ -52,8 +61,11 @@ inline Run spawn(const std::vector<std::string>& args, bool child_reports, bool 
     dup2(pipefd[1], STDOUT_FILENO);
     close(pipefd[0]);
     close(pipefd[1]);
-    if (quiet) {
-      if (FILE* null = std::fopen("/dev/null", "w")) dup2(fileno(null), STDERR_FILENO);
+    if (quiet || discard) {
+      if (FILE* null = std::fopen("/dev/null", "w")) {
+        if (quiet) dup2(fileno(null), STDERR_FILENO);
+        if (discard) dup2(fileno(null), STDOUT_FILENO);
+      }
     }
     std::vector<char*> argv;
     for (const auto& a : args)
@@ -83,10 +95,11 @@ inline Run spawn(const std::vector<std::string>& args, bool child_reports, bool 
 }
 
 // The fastest of `runs` runs (peak RSS: the largest); the first failure ends it.
-inline Run best_of(const std::vector<std::string>& args, bool child_reports, int runs) {
+inline Run best_of(const std::vector<std::string>& args, bool child_reports, int runs,
+                   bool quiet = false, bool discard = false) {
   Run best;
   for (int i = 0; i < runs; ++i) {
-    Run r = spawn(args, child_reports);
+    Run r = spawn(args, child_reports, quiet, discard);
     if (!r.ok) return r;
     if (!best.ok || r.seconds < best.seconds) {
       best.seconds = r.seconds;

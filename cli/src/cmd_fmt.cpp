@@ -31,6 +31,7 @@ int run_fmt(const FmtOptions& opt) {
   } else if (!read_file(opt.file, text, error)) {
     return usage_error(error);
   }
+  const std::size_t source_size = text.size();
   auto parsed = verifier::parse_owned(std::move(text), opt.file == "-" ? "<stdin>" : opt.file);
   if (!parsed) {
     const verifier::ParseError& e = parsed.error();
@@ -42,12 +43,16 @@ int run_fmt(const FmtOptions& opt) {
     std::cerr << caret << "^\n";
     return kExitBadInput;
   }
-  std::string out = verifier::print(*parsed);
   if (!opt.output) {
-    std::cout << out;
+    // Streamed: the whole canonical text is never held (peak memory is the source and its tree).
+    verifier::print(*parsed, std::cout);
     std::cout.flush();
     return std::cout ? kExitOk : usage_error("cannot write to standard output");
   }
+  // The canonical form is about the source's size (comments go, debug bytes are regrouped).
+  std::string out;
+  out.reserve(source_size + source_size / 8 + 4096);
+  verifier::print(*parsed, out);
   if (!write_file_atomically(*opt.output, out, error)) return usage_error(error);
   return kExitOk;
 }

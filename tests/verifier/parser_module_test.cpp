@@ -155,11 +155,11 @@ TEST(ParserModule, FunctionsAndDeclarations) {
     if (const auto* d = std::get_if<VarDecl>(&item)) globals.push_back(d);
   ASSERT_EQ(globals.size(), 6u);
   EXPECT_EQ(globals[0]->init->kind, InitValue::Kind::kList);
-  EXPECT_EQ(globals[0]->init->elements.size(), 8u);
-  EXPECT_EQ(globals[1]->init->elements[0].kind, InitValue::Kind::kGeneric);
-  EXPECT_EQ(globals[1]->init->elements[0].text, "table");
+  EXPECT_EQ(globals[0]->init->elements().size(), 8u);
+  EXPECT_EQ(globals[1]->init->elements()[0].kind, InitValue::Kind::kGeneric);
+  EXPECT_EQ(globals[1]->init->elements()[0].text(), "table");
   EXPECT_EQ(globals[2]->space, StateSpace::kConst);
-  EXPECT_EQ(globals[2]->init->text, "0f3F000000");
+  EXPECT_EQ(globals[2]->init->text(), "0f3F000000");
   EXPECT_EQ(globals[3]->linkage, Linkage::kExtern);
   EXPECT_EQ(globals[3]->dims[0], kUnknownDim);
   EXPECT_EQ(globals[4]->type, ScalarType::kTexRef);

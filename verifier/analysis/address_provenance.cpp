@@ -165,10 +165,10 @@ std::uint32_t access_width(const Instruction& inst) {
 }
 
 static void collect_vars(const Block& b,
-                         std::vector<std::pair<std::string_view, const VarDecl*>>& out) {
+                         std::unordered_map<std::string_view, const VarDecl*>& out) {
   for (const Statement& s : b.statements) {
     if (const auto* v = std::get_if<VarDecl>(&s.node))
-      out.emplace_back(v->name, v);
+      out.emplace(v->name, v);
     else if (const auto* nb = std::get_if<Block>(&s.node))
       collect_vars(*nb, out);
   }
@@ -179,9 +179,9 @@ AddressProvenance::AddressProvenance(const Module& m, const FunctionAnalysis& a)
   const Function& fn = a.ir.function();
   collect_vars(fn.body, vars_); // innermost first: body declarations shadow module ones
   for (const VarDecl& p : fn.params)
-    vars_.emplace_back(p.name, &p);
+    vars_.emplace(p.name, &p);
   for (const TopLevel& t : m.items)
-    if (const auto* v = std::get_if<VarDecl>(&t)) vars_.emplace_back(v->name, v);
+    if (const auto* v = std::get_if<VarDecl>(&t)) vars_.emplace(v->name, v);
   const ValueNumbering& vn = a.values;
   // The values whose evaluation reads value l's fact (facts are read through leaders): an
   // instruction's results read its operands, a guarded write also its prior value, a phi its
@@ -255,9 +255,8 @@ AbsValue AddressProvenance::value(ValueId v) const {
 }
 
 const VarDecl* AddressProvenance::find_variable(std::string_view name) const {
-  for (const auto& [n, v] : vars_)
-    if (n == name) return v;
-  return nullptr;
+  auto it = vars_.find(name);
+  return it == vars_.end() ? nullptr : it->second;
 }
 
 AbsValue AddressProvenance::special(std::string_view name) const {

@@ -5,10 +5,22 @@
 
 namespace ptxkit::verifier::analysis {
 
+namespace {
+
+bool edge_less(const SplitEdge& a, const SplitEdge& b) {
+  return a.to != b.to ? a.to < b.to : a.split != b.split ? a.split < b.split : a.from < b.from;
+}
+
+} // namespace
+
 void sort_split_edges(std::vector<SplitEdge>& edges) {
-  std::sort(edges.begin(), edges.end(), [](const SplitEdge& a, const SplitEdge& b) {
-    return a.to != b.to ? a.to < b.to : a.split != b.split ? a.split < b.split : a.from < b.from;
-  });
+  std::sort(edges.begin(), edges.end(), edge_less);
+}
+
+void sort_split_edges(std::vector<SplitEdge>& edges, std::size_t sorted) {
+  const auto middle = edges.begin() + static_cast<std::ptrdiff_t>(std::min(sorted, edges.size()));
+  std::sort(middle, edges.end(), edge_less);
+  std::inplace_merge(edges.begin(), middle, edges.end(), edge_less);
 }
 
 bool merges_split_lanes(const ValueNumbering& vn, const std::vector<SplitEdge>& edges,

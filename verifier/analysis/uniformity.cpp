@@ -463,6 +463,7 @@ struct UniformityBuilder {
   // current value facts. Returns whether anything new became divergent.
   bool control_step() {
     bool changed = false;
+    const std::size_t sorted_edges = split_edges.size(); // sorted by the previous step
     for (BlockId b : cfg.rpo()) {
       if (u.divergent_branch_[b]) continue;
       InstId t = cfg.terminator(b);
@@ -482,7 +483,7 @@ struct UniformityBuilder {
       mark_regions(b);
     }
     if (!changed) return false;
-    sort_split_edges(split_edges);
+    sort_split_edges(split_edges, sorted_edges);
     for (LoopId l = 0; l < loops.size(); ++l)
       for (BlockId b : loops.loop(l).blocks)
         if (u.divergent_branch_[b]) u.loop_divergent_[l] = 1;

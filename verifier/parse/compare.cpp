@@ -21,8 +21,8 @@ bool eq(const Operand& a, const Operand& b) {
 }
 
 bool eq(const InitValue& a, const InitValue& b) {
-  return a.kind == b.kind && a.text == b.text &&
-         same_range(a.elements, b.elements,
+  return a.kind == b.kind && a.text() == b.text() &&
+         same_range(a.elements(), b.elements(),
                     [](const InitValue& x, const InitValue& y) { return eq(x, y); });
 }
 

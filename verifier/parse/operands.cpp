@@ -256,15 +256,19 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
   v.loc = here();
   if (p_ < end_ && *p_ == '{') {
     ++p_;
-    std::vector<InitValue> elems;
+    // One scratch list per nesting depth, reused: a table of 100k numbers grows its scratch
+    // once, not a fresh vector through every doubling, and the arena gets one exact copy.
+    if (init_scratch_.size() <= depth) init_scratch_.resize(depth + 1);
+    init_scratch_[depth].clear();
     if (!accept('}')) {
       do {
-        elems.push_back(parse_init_value(depth + 1));
+        InitValue e = parse_init_value(depth + 1);
+        init_scratch_[depth].push_back(e);
       } while (accept(','));
       expect('}');
     }
     v.kind = InitValue::Kind::kList;
-    v.elements = arena_.copy(elems);
+    v.set_elements(arena_.copy(init_scratch_[depth]));
     return v;
   }
   static constexpr std::string_view kGeneric = "generic";
@@ -274,25 +278,25 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
     p_ += kGeneric.size();
     if (accept('(')) {
       v.kind = InitValue::Kind::kGeneric;
-      v.text = expect_identifier("a symbol");
+      v.set_text(expect_identifier("a symbol"));
       expect(')');
       skip_ws();
       if (p_ < end_ && (*p_ == '+' || *p_ == '-')) {
         // generic(sym)+off: kept as an expression.
         std::string text = "generic(";
-        text += v.text;
+        text += v.text();
         text += ')';
         text += *p_++;
         parse_expr_term(text, false, 1);
         v.kind = InitValue::Kind::kExpr;
-        v.text = arena_.copy_string(text);
+        v.set_text(arena_.copy_string(text));
       }
       return v;
     }
     reset(m);
   }
   v.kind = InitValue::Kind::kExpr;
-  v.text = parse_expression(false);
+  v.set_text(parse_expression(false));
   return v;
 }
 

@@ -31,7 +31,9 @@ void* Arena::allocate(std::size_t bytes, std::size_t align) {
   if (cur_ == nullptr || pad + bytes > left_) {
     constexpr std::size_t kChunk = 1 << 20;
     std::size_t size = std::max(kChunk, bytes + align);
-    chunks_.push_back(std::make_unique<std::byte[]>(size));
+    // Not value-initialized: every byte handed out is written by its user, and zeroing a chunk
+    // up front would cost a memset and fault in pages a small input never uses.
+    chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(size));
     cur_ = chunks_.back().get();
     left_ = size;
     pad = (align - reinterpret_cast<std::uintptr_t>(cur_) % align) % align;

@@ -104,6 +104,7 @@ private:
   ParseError error_;
   std::array<std::vector<Operand>, kMaxOperandDepth + 2> scratch_;
   std::vector<std::string_view> mod_scratch_;
+  std::vector<std::vector<InitValue>> init_scratch_; // parse_init_value's lists, per depth
   std::unordered_map<std::string_view, Span<std::string_view>> mod_cache_;
 };
 

@@ -7,6 +7,7 @@
 #include "ptxkit/verifier/printer.h"
 
 #include <charconv>
+#include <ostream>
 #include <string_view>
 
 namespace ptxkit::verifier {
@@ -14,7 +15,15 @@ namespace {
 
 class Printer {
 public:
-  explicit Printer(std::string& out) : out_(out) {}
+  // With a sink, the text is handed to it in pieces of about kFlushBytes (at statement and item
+  // boundaries) instead of accumulating: printing a 100 MB module then needs a 1 MB buffer.
+  explicit Printer(std::string& out, std::ostream* sink = nullptr) : out_(out), sink_(sink) {}
+  void flush() {
+    if (sink_ && !out_.empty()) {
+      sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
+      out_.clear();
+    }
+  }
 
   void module(const Module& m);
   void operand(const Operand& op);
@@ -42,7 +51,13 @@ private:
   void statements(const std::vector<Statement>& stmts, std::uint32_t depth);
   void statement(const Statement& s, std::uint32_t depth);
 
+  void maybe_flush() {
+    if (sink_ && out_.size() >= kFlushBytes) flush();
+  }
+
+  static constexpr std::size_t kFlushBytes = 1 << 20;
   std::string& out_;
+  std::ostream* sink_;
 };
 
 void Printer::linkage(Linkage l) {
@@ -67,21 +82,23 @@ void Printer::linkage(Linkage l) {
 void Printer::init(const InitValue& v) {
   switch (v.kind) {
   case InitValue::Kind::kExpr:
-    out_ += v.text;
+    out_ += v.text();
     break;
   case InitValue::Kind::kGeneric:
     out_ += "generic(";
-    out_ += v.text;
+    out_ += v.text();
     out_ += ')';
     break;
-  case InitValue::Kind::kList:
+  case InitValue::Kind::kList: {
     out_ += '{';
-    for (std::uint32_t i = 0; i < v.elements.size(); ++i) {
+    const Span<InitValue> elements = v.elements();
+    for (std::uint32_t i = 0; i < elements.size(); ++i) {
       if (i) out_ += ", ";
-      init(v.elements[i]);
+      init(elements[i]);
     }
     out_ += '}';
     break;
+  }
   }
 }
 
@@ -297,8 +314,10 @@ void Printer::statement(const Statement& s, std::uint32_t depth) {
 }
 
 void Printer::statements(const std::vector<Statement>& stmts, std::uint32_t depth) {
-  for (const Statement& s : stmts)
+  for (const Statement& s : stmts) {
     statement(s, depth);
+    maybe_flush();
+  }
 }
 
 void Printer::function(const Function& f) {
@@ -400,6 +419,7 @@ void Printer::module(const Module& m) {
     out_ += '\n';
   }
   for (const TopLevel& item : m.items) {
+    maybe_flush();
     if (const auto* f = std::get_if<Function>(&item)) {
       out_ += '\n';
       function(*f);
@@ -441,6 +461,18 @@ std::string print(const Module& module) {
   std::string out;
   Printer(out).module(module);
   return out;
+}
+
+void print(const Module& module, std::string& out) {
+  Printer(out).module(module);
+}
+
+void print(const Module& module, std::ostream& out) {
+  std::string buffer;
+  buffer.reserve(2 << 20);
+  Printer p(buffer, &out);
+  p.module(module);
+  p.flush();
 }
 
 std::string print_instruction(const Instruction& inst) {

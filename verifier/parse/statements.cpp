@@ -9,38 +9,75 @@
 namespace ptxkit::verifier::detail {
 
 namespace {
-// How many statements the block starting at `p` (just after its '{') holds, roughly: its lines
-// or its ';'s, whichever is more, up to the matching '}' (comments and strings skipped, braces
-// of vector operands and inner blocks balanced). Reserving that many statements up front keeps
-// a large function's statement array from being reallocated while it grows, which would
-// briefly hold it twice.
+// How many statements the block starting at `p` (just after its '{') holds directly, as an upper
+// bound: one per statement start (a nested block counts once, its own parse estimates its
+// contents), one more per comma of a directive (`.reg .b32 %a, %b;` declares two), up to the
+// matching '}'; comments and strings skipped. Reserving that many statements up front keeps a
+// large function's statement array from being reallocated while it grows (which would briefly
+// hold it twice) without reserving for blank lines, comments and inner blocks' lines (a
+// Statement is ~100 bytes, more than most source lines).
 std::size_t estimate_statements(const char* p, const char* end) {
-  std::size_t lines = 0, semicolons = 0;
-  int depth = 1;
+  std::size_t n = 0;
+  int depth = 1;          // 1: this block's level; more: an inner block or a vector operand
+  bool start = true;      // at the start of a statement of this block
+  bool directive = false; // the current statement began with '.'
+  bool loc = false;       // the current statement is a `.loc`: it ends with its line
+  bool inner = false;     // the braces open at depth > 1 are an inner block's
   while (p < end) {
     char c = *p++;
-    if (c == '\n') {
-      ++lines;
-    } else if (c == ';') {
-      ++semicolons;
-    } else if (c == '{') {
-      ++depth;
-    } else if (c == '}') {
-      if (--depth == 0) break;
-    } else if (c == '/' && p < end && *p == '/') {
+    if (c == '/' && p < end && *p == '/') {
       while (p < end && *p != '\n')
         ++p;
-    } else if (c == '/' && p < end && *p == '*') {
-      for (++p; p < end && !(*p == '*' && p + 1 < end && p[1] == '/'); ++p)
-        lines += *p == '\n';
+      continue;
+    }
+    if (c == '/' && p < end && *p == '*') {
+      for (++p; p < end && !(*p == '*' && p + 1 < end && p[1] == '/'); ++p) {
+      }
       p += 2;
-    } else if (c == '"') {
+      continue;
+    }
+    if (c == '"') {
       while (p < end && *p != '"' && *p != '\n')
         p += *p == '\\' && p + 1 < end ? 2 : 1;
       ++p;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') continue;
+    if (c == '\n') {
+      if (loc) loc = false, start = true;
+      continue;
+    }
+    if (c == '{') {
+      if (depth == 1 && start) ++n, inner = true, start = false;
+      ++depth;
+      continue;
+    }
+    if (c == '}') {
+      if (--depth == 0) break;
+      if (depth == 1 && inner) inner = false, start = true;
+      continue;
+    }
+    if (depth > 1) continue;
+    if (start) {
+      ++n;
+      start = false;
+      directive = c == '.';
+      loc = directive && end - p > 3 && p[0] == 'l' && p[1] == 'o' && p[2] == 'c' &&
+            !is_ident_char(p[3]);
+      continue;
+    }
+    if (c == ';') {
+      start = true;
+    } else if (c == ',' && directive && !loc) { // `.loc`'s commas separate its parts
+      ++n;
+    } else if (c == ':') {
+      if (p < end && *p == ':')
+        ++p; // `::` of a modifier
+      else
+        start = true; // after a label
     }
   }
-  return std::max(lines, semicolons) + 1;
+  return n + 1;
 }
 } // namespace
 namespace {

@@ -76,6 +76,9 @@ enum class Ev : std::uint8_t {
   kMbarArrive, // cp.async.mbarrier.arrive: the open copies are tracked by an mbarrier
   kMbarWait,   // mbarrier.try_wait / test_wait
   kCheck,      // an access to compare with the in-flight sites
+  // Precomputed for the wgmma class: touches a wgmma accumulator register, a kCheck for the sites
+  // whose accumulators it touches (event_of), kNone for the others.
+  kAccumulator,
 };
 
 struct Event {
@@ -154,6 +157,7 @@ private:
 
   void classify();
   void solve(const Site& s);
+  Ev class_event(Cls c, InstId i) const;
   Ev event_of(const Site& s, const Event& e) const;
   void apply(const Site& s, const Event& e, State& st) const;
   void check(const Site& s, InstId at, const State& st);
@@ -375,37 +379,44 @@ void Checker::classify() {
     e.assign(a_.cfg.size(), {});
   for (InstId i = 0; i < n; ++i)
     for (int c = 0; c < kClasses; ++c)
-      if (kind_[i] & (1u << c)) events_[c][a_.cfg.block_of(i)].push_back({i, Ev::kNone, 0});
+      if (kind_[i] & (1u << c))
+        events_[c][a_.cfg.block_of(i)].push_back({i, class_event(static_cast<Cls>(c), i), 0});
 }
 
-// What instruction e means to site s.
-Ev Checker::event_of(const Site& s, const Event& e) const {
-  const Instruction& in = a_.ir.inst(e.inst);
-  if (e.inst == s.inst) return Ev::kIssue;
-  switch (s.cls) {
+// What instruction i means to every site of class c but its own issue (computed once per
+// instruction: the per-site solves visit each event many times).
+Ev Checker::class_event(Cls c, InstId i) const {
+  const Instruction& in = a_.ir.inst(i);
+  switch (c) {
   case Cls::kCpAsync:
     if (in.op == Opcode::kCp && has(in, Mod::kMbarrier)) return Ev::kMbarArrive;
     if (in.op == Opcode::kCp && has(in, Mod::kCommitGroup)) return Ev::kCommit;
     if (in.op == Opcode::kCp && has(in, Mod::kWaitGroup)) return Ev::kWait;
     if (in.op == Opcode::kCp && has(in, Mod::kWaitAll)) return Ev::kWaitAll;
-    return write_[e.inst] >= 0 ? Ev::kCheck : Ev::kNone;
+    return write_[i] >= 0 ? Ev::kCheck : Ev::kNone;
   case Cls::kBulk:
     if (in.op == Opcode::kMbarrier) return Ev::kMbarWait;
-    return write_[e.inst] >= 0 ? Ev::kCheck : Ev::kNone;
+    return write_[i] >= 0 ? Ev::kCheck : Ev::kNone;
   case Cls::kWgmma:
     if (in.op == Opcode::kWgmma)
       return has(in, Mod::kCommitGroup) ? Ev::kCommit
              : has(in, Mod::kWaitGroup) ? Ev::kWait
                                         : Ev::kNone;
-    for (const Mention* m = a_.ir.mentions_begin(e.inst); m != a_.ir.mentions_end(e.inst); ++m)
-      if (std::binary_search(s.acc.begin(), s.acc.end(), m->reg)) return Ev::kCheck;
-    return Ev::kNone;
+    return Ev::kAccumulator;
   case Cls::kProxy:
     if (in.op == Opcode::kFence) return Ev::kWaitAll;
-    return std::find(async_reads_.begin(), async_reads_.end(), e.inst) != async_reads_.end()
-               ? Ev::kCheck
-               : Ev::kNone;
+    // async_reads_ is in instruction order (classify's loop).
+    return std::binary_search(async_reads_.begin(), async_reads_.end(), i) ? Ev::kCheck : Ev::kNone;
   }
+  return Ev::kNone;
+}
+
+// What instruction e means to site s.
+Ev Checker::event_of(const Site& s, const Event& e) const {
+  if (e.inst == s.inst) return Ev::kIssue;
+  if (e.ev != Ev::kAccumulator) return e.ev;
+  for (const Mention* m = a_.ir.mentions_begin(e.inst); m != a_.ir.mentions_end(e.inst); ++m)
+    if (std::binary_search(s.acc.begin(), s.acc.end(), m->reg)) return Ev::kCheck;
   return Ev::kNone;
 }
 
@@ -490,8 +501,10 @@ void Checker::solve(const Site& s) {
         if (cfg.reachable(p)) st = join(st, out[p]);
       if (!st.reached) continue;
       in[b] = st;
-      // Outside the site's reach nothing is in flight: skip the walk.
-      State o = (!st.pending && b != home && ev[b].empty()) ? st : transfer(b, st, false);
+      // Nothing in flight and no issue of the site here: no event can put one in flight (only
+      // the issue does), and states with nothing in flight differ only in fields a join or a
+      // check reads under `pending` (they all have `clear`): skip the walk.
+      State o = (!st.pending && b != home) ? st : transfer(b, st, false);
       if (!(o == out[b])) {
         out[b] = o;
         changed = true;

@@ -36,6 +36,15 @@ private:
   std::map<std::string, std::vector<std::string>> files_;
 };
 
+void fill_source_lines(FileReport& report) {
+  SourceLines lines;
+  for (Finding& f : report.findings) {
+    lines.fill(f.source);
+    for (RelatedLocation& r : f.related)
+      lines.fill(r.source);
+  }
+}
+
 } // namespace
 
 std::string block_dim_problem(const std::array<std::uint32_t, 3>& dims) {
@@ -122,32 +131,32 @@ FileReport verify_module(const Module& module, const VerifyOptions& options) {
                      if (a.location.col != b.location.col) return a.location.col < b.location.col;
                      return a.rule < b.rule;
                    });
-  if (options.read_source_lines) {
-    SourceLines lines;
-    for (Finding& f : report.findings) {
-      lines.fill(f.source);
-      for (RelatedLocation& r : f.related)
-        lines.fill(r.source);
-    }
-  }
+  if (options.read_source_lines) fill_source_lines(report);
   return report;
 }
 
 VerifyTextResult verify_text(std::string text, std::string path, const VerifyOptions& options) {
   VerifyTextResult r;
-  ParseResult parsed = parse_owned(std::move(text), path);
-  if (!parsed) {
-    r.parse_error = parsed.error();
-    r.report.path = std::move(path);
-    return r;
+  {
+    ParseResult parsed = parse_owned(std::move(text), path);
+    if (!parsed) {
+      r.parse_error = parsed.error();
+      r.report.path = std::move(path);
+      return r;
+    }
+    VerifyOptions without_lines = options;
+    without_lines.read_source_lines = false;
+    if (!options.block_dim) {
+      r.report = verify_module(parsed.value(), without_lines);
+    } else {
+      Module module = std::move(parsed).value();
+      assume_block_dim(module, *options.block_dim);
+      r.report = verify_module(module, without_lines);
+    }
   }
-  if (!options.block_dim) {
-    r.report = verify_module(parsed.value(), options);
-    return r;
-  }
-  Module module = std::move(parsed).value();
-  assume_block_dim(module, *options.block_dim);
-  r.report = verify_module(module, options);
+  // The source lines after the module (text and tree) is gone: the lines and the source files
+  // they are read from then do not add to the module's peak.
+  if (options.read_source_lines) fill_source_lines(r.report);
   return r;
 }
 

@@ -144,13 +144,37 @@ static_assert(sizeof(Operand) == 40, "Operand is packed: the AST must stay < 10x
 // Initializer of a variable: a scalar expression (text normalized: no whitespace), a brace list,
 // or `generic(sym)` (kind kGeneric, text "sym" ... as written inside the parentheses + any offset
 // expression after it is kept in text of a kExpr).
+// Packed to 24 bytes (asserted): a value is a text or a list, never both, so one pointer and one
+// size serve both; a 100k-entry lookup table (curand's) is 100k of these.
 struct InitValue {
   enum class Kind : std::uint8_t { kExpr, kList, kGeneric };
   SourceLoc loc;
   Kind kind = Kind::kExpr;
-  std::string_view text;    // kExpr: "0f3F800000", "sym+4", "-1"; kGeneric: "sym"
-  Span<InitValue> elements; // kList
+
+  // kExpr: "0f3F800000", "sym+4", "-1"; kGeneric: "sym"; empty for kList.
+  std::string_view text() const {
+    return kind == Kind::kList ? std::string_view() : std::string_view(text_data(), size_);
+  }
+  // kList: the elements; empty otherwise.
+  Span<InitValue> elements() const {
+    return kind == Kind::kList ? Span<InitValue>(static_cast<const InitValue*>(data_), size_)
+                               : Span<InitValue>();
+  }
+  void set_text(std::string_view t) {
+    data_ = t.data();
+    size_ = static_cast<std::uint32_t>(t.size());
+  }
+  void set_elements(Span<InitValue> e) {
+    data_ = e.data();
+    size_ = e.size();
+  }
+
+private:
+  const char* text_data() const { return static_cast<const char*>(data_); }
+  std::uint32_t size_ = 0;
+  const void* data_ = nullptr;
 };
+static_assert(sizeof(InitValue) == 24);
 
 // `[]`: an array dimension of unknown size (.extern .shared arrays, initializer-sized arrays).
 inline constexpr std::uint64_t kUnknownDim = ~std::uint64_t{0};
@@ -195,13 +219,15 @@ struct VarDecl {
 
 // An instruction: `@!%p0 ld.global.nc.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1+16];`
 //   opcode "ld", modifiers {"global","nc","v4","f32"}, guard "%p0", guard_negated true.
+// The small members last: 80 bytes, not 88 (a Statement is sized by its largest alternative,
+// and a large module holds a million of them).
 struct Instruction {
   SourceLoc loc;
-  std::string_view opcode;      // as written
-  Opcode op = Opcode::kUnknown; // its record in the ISA table (kUnknown: none)
+  std::string_view opcode; // as written
   Span<std::string_view> modifiers;
   Span<Operand> operands;
-  std::string_view guard; // predicate register name; empty when unguarded
+  std::string_view guard;       // predicate register name; empty when unguarded
+  Opcode op = Opcode::kUnknown; // its record in the ISA table (kUnknown: none)
   bool guard_negated = false;
 
   bool has_modifier(std::string_view m) const;
@@ -259,6 +285,8 @@ struct Block {
 struct Statement {
   std::variant<Instruction, Label, VarDecl, LocDirective, Directive, CallPrototype, Block> node;
 };
+static_assert(sizeof(Instruction) <= 80 && sizeof(Statement) <= 88,
+              "a Statement per source line: keep its alternatives small");
 
 // ---------------------------------------------------------------------------------------------
 // Module level

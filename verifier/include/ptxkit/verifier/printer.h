@@ -8,11 +8,17 @@
 
 #include "ptxkit/verifier/ast.h"
 
+#include <iosfwd>
 #include <string>
 
 namespace ptxkit::verifier {
 
 std::string print(const Module& module);
+// The same text appended to `out` (a caller that knows the size, e.g. from the source, reserves
+// it once instead of letting the string double its way up through copies).
+void print(const Module& module, std::string& out);
+// The same text written to `out` as it is produced (a buffer of about 1 MB, not the whole text).
+void print(const Module& module, std::ostream& out);
 // One instruction / operand in canonical spelling, without indentation or ';' for operands
 // (for diagnostics of other passes).
 std::string print_instruction(const Instruction& inst);

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
@@ -111,7 +112,9 @@ private:
   const FunctionAnalysis* a_;
   std::vector<AbsValue> val_;
   std::vector<std::uint8_t> changes_;
-  std::vector<std::pair<std::string_view, const VarDecl*>> vars_;
+  // The variables a symbol operand may name, by name: the first declaration of a name in
+  // lookup order (body, parameters, module) wins.
+  std::unordered_map<std::string_view, const VarDecl*> vars_;
   mutable std::vector<BadConversion> bad_;
   std::vector<PlacedBound> bounds_; // sorted by leader
   // During operand_value: the use's block (bounds placed on blocks dominating it apply), and

@@ -21,6 +21,9 @@ struct SplitEdge {
 
 // Orders edges by (to, split, from), as merges_split_lanes expects.
 void sort_split_edges(std::vector<SplitEdge>& edges);
+// The same order when edges[0, sorted) already has it: sorts only the edges after it and merges
+// (a fixpoint that adds a few edges per round then costs their sort, not all edges' again).
+void sort_split_edges(std::vector<SplitEdge>& edges, std::size_t sorted);
 
 // Phi `phi` receives numbers that may differ over two edges lanes of one split may take
 // (`edges` sorted by sort_split_edges).
