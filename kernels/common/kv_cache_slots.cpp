@@ -1,7 +1,26 @@
 // kv_cache_slots.cpp: the shared parameters and inputs of the batched attention kernels.
 #include "kv_cache_slots.h"
 
+#include "error_p.h"
+
+#include <string>
+
 namespace ptxkit::kernels::common {
+
+ptxkit::Expected<void> check_append_positions(std::string_view kernel, std::uint32_t batch_size,
+                                              std::uint32_t max_seq_len,
+                                              std::span<const std::uint32_t> positions) {
+  const std::string who(kernel);
+  if (positions.size() != batch_size)
+    return fail(who + ": " + std::to_string(positions.size()) +
+                " positions given for batch_size = " + std::to_string(batch_size) + " slots");
+  for (std::size_t s = 0; s < positions.size(); ++s)
+    if (positions[s] >= max_seq_len)
+      return fail(who + ": positions[" + std::to_string(s) + "] = " + std::to_string(positions[s]) +
+                  " is beyond the cache capacity max_seq_len = " + std::to_string(max_seq_len) +
+                  " (valid positions are 0.." + std::to_string(max_seq_len - 1) + ")");
+  return {};
+}
 
 ParamSpec query_param(const KvCacheSlots& s) {
   return {.name = "q", .kind = ParamKind::kInput, .buffer = "q", .elems = s.query_elems()};

@@ -7,6 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <ptxkit/kernels/host_tensors.h>
+#include <ptxkit/ptxgen/expected.h>
+#include <span>
+#include <string_view>
 
 namespace ptxkit::kernels::common {
 
@@ -26,6 +29,13 @@ struct KvCacheSlots {
     return std::size_t{batch_size} * num_heads * head_dim;
   }
 };
+
+// The host-side half of the launch contract of a kernel that appends at each slot's position
+// (kv_scatter, qkv_rope_append): one position per slot, each < max_seq_len; the error names
+// `kernel`, the first bad slot and its position.
+ptxkit::Expected<void> check_append_positions(std::string_view kernel, std::uint32_t batch_size,
+                                              std::uint32_t max_seq_len,
+                                              std::span<const std::uint32_t> positions);
 
 // The "q" input.
 ParamSpec query_param(const KvCacheSlots& s);

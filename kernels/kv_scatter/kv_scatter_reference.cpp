@@ -1,5 +1,6 @@
 // kv_scatter_reference.cpp: the KV-cache scatter's CPU reference, launch contract (with the
 // host-side position check), inputs and reference configs.
+#include "common/kv_cache_slots.h"
 #include "error_p.h"
 #include "kv_scatter.h"
 
@@ -39,16 +40,7 @@ ptxkit::Expected<void> KvScatter::validate(const Config& c) {
 
 ptxkit::Expected<void> KvScatter::check_positions(const Config& c,
                                                   std::span<const std::uint32_t> positions) {
-  if (positions.size() != c.batch_size)
-    return fail("kv_scatter: " + std::to_string(positions.size()) +
-                " positions given for batch_size = " + std::to_string(c.batch_size) + " slots");
-  for (std::size_t s = 0; s < positions.size(); ++s)
-    if (positions[s] >= c.max_seq_len)
-      return fail("kv_scatter: positions[" + std::to_string(s) +
-                  "] = " + std::to_string(positions[s]) +
-                  " is beyond the cache capacity max_seq_len = " + std::to_string(c.max_seq_len) +
-                  " (valid positions are 0.." + std::to_string(c.max_seq_len - 1) + ")");
-  return {};
+  return common::check_append_positions(kName, c.batch_size, c.max_seq_len, positions);
 }
 
 std::uint32_t kv_scatter_threads(const KvScatterConfig& c) {

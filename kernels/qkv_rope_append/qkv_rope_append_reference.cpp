@@ -1,5 +1,6 @@
 // qkv_rope_append_reference.cpp: the fused bias + RoPE + KV append's CPU reference (double),
 // launch contract (with the host-side position check), inputs, reference configs and bench case.
+#include "common/kv_cache_slots.h"
 #include "error_p.h"
 #include "qkv_rope_append.h"
 
@@ -67,16 +68,7 @@ ptxkit::Expected<void> QkvRopeAppend::validate(const Config& c) {
 
 ptxkit::Expected<void> QkvRopeAppend::check_positions(const Config& c,
                                                       std::span<const std::uint32_t> positions) {
-  if (positions.size() != c.batch_size)
-    return fail("qkv_rope_append: " + std::to_string(positions.size()) +
-                " positions given for batch_size = " + std::to_string(c.batch_size) + " slots");
-  for (std::size_t s = 0; s < positions.size(); ++s)
-    if (positions[s] >= c.max_seq_len)
-      return fail("qkv_rope_append: positions[" + std::to_string(s) +
-                  "] = " + std::to_string(positions[s]) +
-                  " is beyond the cache capacity max_seq_len = " + std::to_string(c.max_seq_len) +
-                  " (valid positions are 0.." + std::to_string(c.max_seq_len - 1) + ")");
-  return {};
+  return common::check_append_positions(kName, c.batch_size, c.max_seq_len, positions);
 }
 
 std::uint32_t qkv_rope_append_threads(const QkvRopeAppendConfig& c) {
