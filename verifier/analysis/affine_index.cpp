@@ -288,23 +288,23 @@ AffineForm AffineIndex::operand_at(InstId inst, std::uint32_t k, int depth) {
     return eval(v, depth + 1);
   }
   case OperandKind::kSymbol: {
-    std::string_view name = o.text();
-    std::uint32_t id = kNoId;
-    for (auto& [n, i] : named_)
-      if (n == name) id = i;
-    if (id == kNoId) {
-      AffineAtom at;
-      at.kind = AffineAtom::Kind::kSymbol;
-      at.name = name;
-      at.uniform = true;
-      id = add_atom(std::move(at));
-      named_.push_back({name, id});
-    }
-    return AffineForm{o.has_offset() ? o.address_offset() : 0, {{id, 1}}};
+    return AffineForm{o.has_offset() ? o.address_offset() : 0, {{symbol_atom(o.text()), 1}}};
   }
   default:
     return opaque(kNoId, inst, "an operand of " + at_line(in) + " that is no integer");
   }
+}
+
+std::uint32_t AffineIndex::symbol_atom(std::string_view name) {
+  for (auto& [n, i] : named_)
+    if (n == name) return i;
+  AffineAtom at;
+  at.kind = AffineAtom::Kind::kSymbol;
+  at.name = name;
+  at.uniform = true;
+  const std::uint32_t id = add_atom(std::move(at));
+  named_.push_back({name, id});
+  return id;
 }
 
 const AffineForm& AffineIndex::value(ValueId v) {
@@ -329,19 +329,7 @@ AffineForm AffineIndex::address(InstId inst, std::uint32_t k) {
     f = value(a_->values.value_of(inst, k));
   } else {
     // A symbol base: the variable's address.
-    std::string_view name = o.text();
-    std::uint32_t id = kNoId;
-    for (auto& [n, i] : named_)
-      if (n == name) id = i;
-    if (id == kNoId) {
-      AffineAtom at;
-      at.kind = AffineAtom::Kind::kSymbol;
-      at.name = name;
-      at.uniform = true;
-      id = add_atom(std::move(at));
-      named_.push_back({name, id});
-    }
-    f.terms.push_back({id, 1});
+    f.terms.push_back({symbol_atom(o.text()), 1});
   }
   f.constant += o.address_offset();
   return f;

@@ -129,6 +129,8 @@ private:
   AffineForm opaque(ValueId v, InstId inst, std::string why, std::string_view name = {});
   AffineForm stack_reload(InstId load, ValueId v, int depth);
   std::uint32_t add_atom(AffineAtom atom);
+  // The atom of a variable's address (one per name): a block-uniform symbol.
+  std::uint32_t symbol_atom(std::string_view name);
   std::uint32_t tid_field(int dim, int field) const;
 
   const Module* module_;
