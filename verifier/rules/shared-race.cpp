@@ -1112,14 +1112,17 @@ std::optional<bool> same_value(AffineIndex& ai, const FunctionAnalysis& a, const
 // may need a condition to change between iterations, which is not modelled).
 class Meeting {
 public:
-  Meeting(const FunctionAnalysis& a, const std::vector<std::uint32_t>& boundary)
-      : a_(a), boundary_(boundary) {}
+  Meeting(const FunctionAnalysis& a, const std::vector<std::uint32_t>& boundary,
+          UniformRanges& ranges)
+      : a_(a), boundary_(boundary), first_only_(a.cfg.size(), kNoId) {
+    find_first_iteration_blocks(ranges);
+  }
 
   bool may_meet(InstId start, InstId p, InstId q, bool same_iteration) {
     fwd_only_ = same_iteration;
     if (p == q || reaches(p, q) || reaches(q, p)) return true;
-    const std::vector<std::uint8_t> to_p = back(p);
-    const std::vector<std::uint8_t> to_q = back(q);
+    const Back to_p = back(p);
+    const Back to_q = back(q);
     const std::vector<std::uint8_t> from = forward(start);
     for (BlockId b = 0; b < a_.cfg.size(); ++b) {
       const InstId t = a_.cfg.terminator(b);
@@ -1127,7 +1130,9 @@ public:
       if (!from[b] || t == kNoId || succs.size() != 2 || a_.ir.info(t).guard == kNoId) continue;
       const ValueId g = a_.values.guard_value(t);
       if (g != kNoId && a_.block_uniformity.is_uniform(g)) continue;
-      if ((to_p[succs[0]] && to_q[succs[1]]) || (to_p[succs[1]] && to_q[succs[0]])) return true;
+      if ((via(to_p, b, succs[0]) && via(to_q, b, succs[1])) ||
+          (via(to_p, b, succs[1]) && via(to_q, b, succs[0])))
+        return true;
     }
     return false;
   }
@@ -1146,28 +1151,120 @@ private:
     const BlockId bp = a_.cfg.block_of(p), bq = a_.cfg.block_of(q);
     if (bp == bq && p < q && !barrier_in(p, q)) return true;
     if (barrier_in(p + 1, a_.cfg.block(bp).end)) return false;
-    const std::vector<std::uint8_t>& to_q = back(q);
+    const Back& to_q = back(q);
     for (BlockId s : a_.cfg.block(bp).succs)
-      if (to_q[s] && edge(bp, s)) return true;
+      if (via(to_q, bp, s) && edge(bp, s)) return true;
     return false;
   }
-  // Blocks from whose start `i` is reached without a barrier.
-  const std::vector<std::uint8_t>& back(InstId i) {
+  // The blocks from whose start an instruction is reached without a barrier, per state of the
+  // walk (bit 0: state 0, bit 1: state 1; see back()).
+  struct Back {
+    std::vector<std::uint8_t> in;
+    LoopId loop = kNoId;
+  };
+  // `to` is in `r` and the edge from -> to may start that path (a back edge of the loop whose
+  // first iteration the instruction needs leads only to state 1).
+  bool via(const Back& r, BlockId from, BlockId to) const {
+    if (r.in[to] & 2) return true;
+    if (!(r.in[to] & 1)) return false;
+    return r.loop == kNoId ||
+           !(a_.loops.is_back_edge(from, to) && to == a_.loops.loop(r.loop).header);
+  }
+  // Blocks from whose start `i` is reached without a barrier. When i runs only in the first
+  // iteration of loop L (first_only_), a path to it that stays in L since it last entered L
+  // takes no back edge of L: the search walks back in two states, 0 (inside L since the last
+  // entry: L's back edges are closed) and 1 (before that entry: every edge).
+  const Back& back(InstId i) {
     auto& cache = back_[fwd_only_];
     auto it = cache.find(i);
     if (it != cache.end()) return it->second;
-    std::vector<std::uint8_t> in(a_.cfg.size(), 0);
+    const std::size_t n = a_.cfg.size();
     const BlockId bi = a_.cfg.block_of(i);
-    std::vector<BlockId> work;
-    if (!barrier_in(a_.cfg.block(bi).begin, i)) in[bi] = 1, work.push_back(bi);
+    const LoopId l = fwd_only_ ? kNoId : first_only_[bi];
+    std::vector<std::uint8_t> in(2 * n, 0); // [state * n + block]
+    std::vector<std::pair<BlockId, int>> work;
+    const int s0 = l == kNoId ? 1 : 0;
+    if (!barrier_in(a_.cfg.block(bi).begin, i)) in[s0 * n + bi] = 1, work.push_back({bi, s0});
     while (!work.empty()) {
-      const BlockId b = work.back();
+      const auto [b, st] = work.back();
       work.pop_back();
-      for (BlockId pr : a_.cfg.block(b).preds)
-        if (!in[pr] && edge(pr, b) && !barrier_in(a_.cfg.block(pr).begin, a_.cfg.block(pr).end))
-          in[pr] = 1, work.push_back(pr);
+      for (BlockId pr : a_.cfg.block(b).preds) {
+        if (!edge(pr, b) || barrier_in(a_.cfg.block(pr).begin, a_.cfg.block(pr).end)) continue;
+        int ns = st;
+        if (st == 0) {
+          if (a_.loops.is_back_edge(pr, b) && b == a_.loops.loop(l).header) continue;
+          if (!a_.loops.contains(l, pr)) ns = 1; // L's entry edge, walked back
+        }
+        if (!in[ns * n + pr]) in[ns * n + pr] = 1, work.push_back({pr, ns});
+      }
     }
-    return cache.emplace(i, std::move(in)).first->second;
+    Back out{std::vector<std::uint8_t>(n, 0), l};
+    for (std::size_t b = 0; b < n; ++b)
+      out.in[b] = static_cast<std::uint8_t>(in[b] | (in[n + b] << 1));
+    return cache.emplace(i, std::move(out)).first->second;
+  }
+
+  // Blocks of a loop L entered only through an edge on which a header phi of L still equals
+  // its value on entry to L (`if (i == i0)`, i stepping by a non-zero amount each iteration):
+  // they run only in L's first iteration, and so do the blocks of L they dominate.
+  void find_first_iteration_blocks(UniformRanges& ranges) {
+    const ValueNumbering& vn = a_.values;
+    for (BlockId s = 0; s < a_.cfg.size(); ++s) {
+      const auto& preds = a_.cfg.block(s).preds;
+      if (preds.size() != 1) continue;
+      const BlockId d = preds[0];
+      const InstId t = a_.cfg.terminator(d);
+      if (t == kNoId || a_.ir.info(t).guard == kNoId ||
+          a_.ir.info(t).control != ControlKind::kBranch || a_.cfg.block(d).succs.size() != 2)
+        continue;
+      const ValueId pv = vn.guard_value(t);
+      const InstId sd = pv == kNoId ? kNoId : vn.defining_instruction(pv);
+      if (sd == kNoId || vn.info(vn.leader(pv)).kind != ValueKind::kDef) continue;
+      const Instruction& setp = a_.ir.inst(sd);
+      const bool eq = setp.has_modifier("eq"), ne = setp.has_modifier("ne");
+      if (setp.op != Opcode::kSetp || setp.operands.size() != 3 || (!eq && !ne)) continue;
+      // The edge d -> s: taken branch (s is not the fall-through) when the guard holds.
+      const bool taken = s != d + 1;
+      const bool pred_holds = taken != a_.ir.info(t).guard_negated;
+      if (pred_holds != eq) continue; // on this edge the two operands are not known equal
+      const ValueId x = vn.value_of(sd, 1), y = vn.value_of(sd, 2);
+      if (x == kNoId || y == kNoId) continue;
+      for (const auto& [phi, init] : {std::pair{x, y}, std::pair{y, x}}) {
+        const ValueInfo& info = vn.info(vn.leader(phi));
+        if (info.kind != ValueKind::kPhi) continue;
+        const LoopId l = a_.loops.loop_with_header(info.block);
+        if (l == kNoId || !a_.loops.contains(l, s)) continue;
+        const auto lc = vn.loop_carried(vn.leader(phi), a_.loops);
+        if (lc.initial.size() != 1 || lc.updated.size() != 1 ||
+            vn.leader(lc.initial[0]) != vn.leader(init))
+          continue;
+        if (!steps(lc.updated[0], vn.leader(phi), l, ranges)) continue;
+        for (BlockId b : a_.loops.loop(l).blocks)
+          if (a_.dom.dominates(s, b)) first_only_[b] = l;
+      }
+    }
+  }
+
+  // `updated = phi + step` with a step that is never 0 (a non-zero immediate, or a value
+  // computed before the loop whose range excludes 0).
+  bool steps(ValueId updated, ValueId phi, LoopId l, UniformRanges& ranges) const {
+    const ValueNumbering& vn = a_.values;
+    const InstId d = vn.defining_instruction(updated);
+    if (d == kNoId || vn.info(vn.leader(updated)).kind != ValueKind::kDef) return false;
+    const Instruction& in = a_.ir.inst(d);
+    if (in.op != Opcode::kAdd || in.operands.size() != 3) return false;
+    for (const std::string_view m : in.modifiers)
+      if (m == "cc" || m == "sat" || m.starts_with("f")) return false;
+    for (std::uint32_t k = 1; k <= 2; ++k) {
+      if (vn.value_of(d, k) == kNoId || vn.leader(vn.value_of(d, k)) != phi) continue;
+      const Operand& o = in.operands[3 - k];
+      if (o.kind == OperandKind::kImmInt) return o.int_value() != 0;
+      const ValueId sv = vn.value_of(d, 3 - k);
+      const InstId sdef = sv == kNoId ? kNoId : vn.defining_instruction(sv);
+      if (sdef == kNoId || a_.loops.contains(l, a_.cfg.block_of(sdef))) return false;
+      return ranges.sign(d, 3 - k).has_value();
+    }
+    return false;
   }
   // Blocks whose terminator is reached from `start` (a boundary, or kNoId: the entry) without
   // another barrier.
@@ -1193,7 +1290,9 @@ private:
   const FunctionAnalysis& a_;
   const std::vector<std::uint32_t>& boundary_;
   bool fwd_only_ = false;
-  std::map<InstId, std::vector<std::uint8_t>> back_[2], fwd_[2];
+  std::vector<LoopId> first_only_; // per block: the loop it runs only the first iteration of
+  std::map<InstId, Back> back_[2];
+  std::map<InstId, std::vector<std::uint8_t>> fwd_[2];
 };
 
 void SharedRaceRule::check(RuleContext& ctx) const {
@@ -1271,7 +1370,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   }
   ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
   std::vector<std::uint8_t> reported(acc.size(), 0);
-  Meeting meeting(a, cta_start);
+  Meeting meeting(a, cta_start, uranges);
   struct Undecided {
     std::uint32_t pairs = 0;
     InstId p = kNoId, q = kNoId;
@@ -1316,6 +1415,11 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         v.cause = Cause::kShape;
         v.detail = "threads " + v.other + " and " + v.detail;
       }
+      // An undecided pair no barrier-free path joins (a block that runs only in a loop's first
+      // iteration, before its barrier) needs no decision.
+      if (v.kind == Verdict::Kind::kUndecided && v.cause != Cause::kLoop &&
+          v.cause != Cause::kShape && !meeting.may_meet(cta_starts[*start], p.inst, q.inst, false))
+        continue;
       if (v.kind == Verdict::Kind::kUndecided) {
         Undecided& u = undecided[static_cast<std::size_t>(v.cause)];
         if (u.pairs++ == 0)
