@@ -1118,11 +1118,14 @@ public:
     find_first_iteration_blocks(ranges);
   }
 
+  // i runs only in the first iteration of some loop.
+  bool first_iteration_only(InstId i) const { return first_only_[a_.cfg.block_of(i)] != kNoId; }
+
   bool may_meet(InstId start, InstId p, InstId q, bool same_iteration) {
     fwd_only_ = same_iteration;
     if (p == q || reaches(p, q) || reaches(q, p)) return true;
-    const Back to_p = back(p);
-    const Back to_q = back(q);
+    const Back& to_p = back(p); // std::map: references stay valid
+    const Back& to_q = back(q);
     const std::vector<std::uint8_t> from = forward(start);
     for (BlockId b = 0; b < a_.cfg.size(); ++b) {
       const InstId t = a_.cfg.terminator(b);
@@ -1418,7 +1421,9 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       // An undecided pair no barrier-free path joins (a block that runs only in a loop's first
       // iteration, before its barrier) needs no decision.
       if (v.kind == Verdict::Kind::kUndecided && v.cause != Cause::kLoop &&
-          v.cause != Cause::kShape && !meeting.may_meet(cta_starts[*start], p.inst, q.inst, false))
+          v.cause != Cause::kShape &&
+          (meeting.first_iteration_only(p.inst) || meeting.first_iteration_only(q.inst)) &&
+          !meeting.may_meet(cta_starts[*start], p.inst, q.inst, false))
         continue;
       if (v.kind == Verdict::Kind::kUndecided) {
         Undecided& u = undecided[static_cast<std::size_t>(v.cause)];
