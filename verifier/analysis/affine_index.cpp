@@ -519,7 +519,7 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     } else if (in.op == Opcode::kRem && pow2) {
       if (split(std::countr_zero(uc), hi_part, lo_part)) return lo_part;
     } else if ((in.op == Opcode::kDiv || in.op == Opcode::kRem) && !pow2 && *c > 1 &&
-        !in.has_modifier("s16") && !in.has_modifier("s32") && !in.has_modifier("s64")) {
+               !in.has_modifier("s16") && !in.has_modifier("s32") && !in.has_modifier("s64")) {
       if (auto f = divide(x, *c, in.op == Opcode::kRem, d, v)) return *f;
     } else if (in.op == Opcode::kAnd) {
       // `and x, m` is the sum over m's runs of set bits [lo, hi) of (x mod 2^hi) - (x mod 2^lo);
@@ -596,7 +596,7 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
 }
 
 std::optional<AffineForm> AffineIndex::divide(const AffineForm& x, std::int64_t c, bool rem,
-                                             InstId d, ValueId v) {
+                                              InstId d, ValueId v) {
   std::size_t k = 0;
   while (k < quotients_.size() && !(quotients_[k].c == c && quotients_[k].dividend == x))
     ++k;

@@ -225,7 +225,8 @@ SearchResult run_search(const std::vector<SearchVar>& in_vars,
                         std::uint32_t budget) {
   std::vector<SearchVar> vars = in_vars;
   if (!propagate(vars, constraints, lo, hi)) return {};
-  Search s{vars, constraints, other_warp, need_distinct, budget, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
+  Search s{vars, constraints, other_warp, need_distinct, budget, {}, {}, {}, {}, {}, {}, {},
+           {},   {},          {}};
   s.of_var.assign(vars.size(), {});
   for (std::uint32_t c = 0; c < constraints.size(); ++c)
     for (auto [i, k] : constraints[c].terms)

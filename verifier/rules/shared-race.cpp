@@ -360,8 +360,8 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
     bool varies = !c.terms.empty(), uses_range = false;
     for (const AffineTerm& t : f.terms) {
       const AffineAtom& at = ai.atom(t.atom);
-      varies = varies || at.kind == AffineAtom::Kind::kCounter ||
-               at.kind == AffineAtom::Kind::kQuotient;
+      varies =
+          varies || at.kind == AffineAtom::Kind::kCounter || at.kind == AffineAtom::Kind::kQuotient;
       if (at.kind != AffineAtom::Kind::kOpaque || !at.uniform || at.bound >= 0 ||
           atom_range(ai, t.atom, gm.ranges))
         continue;
@@ -378,8 +378,8 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
       }
     }
     for (const AffineTerm& t : f.terms)
-      uses_range = uses_range || (ai.atom(t.atom).kind == AffineAtom::Kind::kOpaque &&
-                                  ai.atom(t.atom).bound < 0);
+      uses_range = uses_range ||
+                   (ai.atom(t.atom).kind == AffineAtom::Kind::kOpaque && ai.atom(t.atom).bound < 0);
     if (varies && side_in_range(ai, ai.operand(d, 1), gm.ranges) &&
         side_in_range(ai, ai.operand(d, 2), gm.ranges)) {
       c.terms.clear();
@@ -947,10 +947,12 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
         count_vars.push_back(static_cast<std::uint32_t>(vars.size()));
         vars.push_back({0, 0, -c2, -1, false});
       } else {
-        if (c1 != 0) count_vars.push_back(static_cast<std::uint32_t>(vars.size())),
-            vars.push_back({0, 0, c1, -1, false});
-        if (c2 != 0) count_vars.push_back(static_cast<std::uint32_t>(vars.size())),
-            vars.push_back({0, 0, -c2, -1, false});
+        if (c1 != 0)
+          count_vars.push_back(static_cast<std::uint32_t>(vars.size())),
+              vars.push_back({0, 0, c1, -1, false});
+        if (c2 != 0)
+          count_vars.push_back(static_cast<std::uint32_t>(vars.size())),
+              vars.push_back({0, 0, -c2, -1, false});
       }
       continue;
     }
