@@ -220,6 +220,7 @@ std::string AffineIndex::atom_name(std::uint32_t id) const {
   case AffineAtom::Kind::kSymbol:
     return std::string(at.name);
   case AffineAtom::Kind::kOpaque:
+  case AffineAtom::Kind::kQuotient:
     return at.why;
   }
   return {};
@@ -517,6 +518,9 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
       if (split(std::countr_zero(uc), hi_part, lo_part) && scale_down(hi_part, *c)) return hi_part;
     } else if (in.op == Opcode::kRem && pow2) {
       if (split(std::countr_zero(uc), hi_part, lo_part)) return lo_part;
+    } else if ((in.op == Opcode::kDiv || in.op == Opcode::kRem) && !pow2 && *c > 1 &&
+               !in.has_modifier("s16") && !in.has_modifier("s32") && !in.has_modifier("s64")) {
+      if (auto f = divide(x, *c, in.op == Opcode::kRem, d, v)) return *f;
     } else if (in.op == Opcode::kAnd) {
       // `and x, m` is the sum over m's runs of set bits [lo, hi) of (x mod 2^hi) - (x mod 2^lo);
       // a run reaching the operand's top bit keeps every higher bit (x - x mod 2^lo).
@@ -589,6 +593,81 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     break;
   }
   return fail("a result of " + at_line(in));
+}
+
+std::optional<AffineForm> AffineIndex::divide(const AffineForm& x, std::int64_t c, bool rem,
+                                              InstId d, ValueId v) {
+  std::size_t k = 0;
+  while (k < quotients_.size() && !(quotients_[k].c == c && quotients_[k].dividend == x))
+    ++k;
+  if (k == quotients_.size()) {
+    AffineQuotient q;
+    q.c = c;
+    q.dividend = x;
+    AffineForm uniform{x.constant, {}};
+    std::int64_t tmax = 0;
+    for (const AffineTerm& t : x.terms) {
+      const AffineAtom& at = atoms_[t.atom];
+      if (at.kind == AffineAtom::Kind::kTidField) {
+        if (t.coef < 0 || at.hi < 0) return std::nullopt;
+        q.thread_part.terms.push_back(t);
+        tmax += t.coef * at.hi;
+      } else if (at.uniform && at.kind != AffineAtom::Kind::kCounter) {
+        uniform.terms.push_back(t);
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (q.thread_part.terms.empty() || !fits(tmax)) return std::nullopt;
+    const std::string line = std::to_string(a_->ir.inst(d).loc.line);
+    std::uint32_t upart = kNoId;
+    if (uniform.terms.empty()) {
+      if (uniform.constant < 0) return std::nullopt; // x may be negative: the division wraps
+      q.residue_constant = uniform.constant % c;
+    } else {
+      // u = floor(U / c) and s = U mod c: uniform values of their own.
+      AffineAtom u;
+      u.kind = AffineAtom::Kind::kOpaque;
+      u.uniform = true;
+      u.why = "the block-uniform part of the quotient (div at line " + line + ")";
+      upart = add_atom(std::move(u));
+      AffineAtom s;
+      s.kind = AffineAtom::Kind::kOpaque;
+      s.uniform = true;
+      s.bound = c - 1;
+      s.why = "the remainder of a block-uniform value (div at line " + line + ")";
+      q.residue = add_atom(std::move(s));
+    }
+    AffineAtom qa;
+    qa.kind = AffineAtom::Kind::kQuotient;
+    qa.quotient = static_cast<std::int32_t>(quotients_.size());
+    qa.inst = d;
+    qa.value = v;
+    qa.why = "the quotient by " + std::to_string(c) + " at line " + line;
+    const std::uint32_t qid = add_atom(std::move(qa));
+    quotients_.push_back(std::move(q));
+    quotient_atom_.push_back(qid);
+    uniform_part_atom_.push_back(upart);
+  }
+  const AffineQuotient& q = quotients_[k];
+  const std::uint32_t qid = quotient_atom_[k];
+  AffineForm out;
+  if (!rem) {
+    // u + q (u the constant floor(U / c) when U is one).
+    out.terms.push_back({qid, 1});
+    if (uniform_part_atom_[k] != kNoId)
+      affine_add(out, AffineForm{0, {{uniform_part_atom_[k], 1}}});
+    else
+      out.constant = q.dividend.constant / c;
+    return out;
+  }
+  out = q.thread_part;
+  if (q.residue != kNoId)
+    affine_add(out, AffineForm{0, {{q.residue, 1}}});
+  else
+    out.constant = q.residue_constant;
+  if (!affine_add(out, AffineForm{0, {{qid, -c}}})) return std::nullopt;
+  return out;
 }
 
 AffineForm AffineIndex::stack_reload(InstId load, ValueId v, int depth) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 
 namespace ptxkit::verifier::analysis {
@@ -17,6 +18,61 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return -floor_div(-a, b);
 }
 
+// Tightens [from, to] of variable i by every constraint that mentions it, the other variables
+// taking any value in their bounds [lo, hi] (an assigned one: its value): sum(rest) + a*x_i + k
+// cmp 0 leaves x_i in an interval (kNe is skipped). Sums in 128 bits: coefficients reach 2^40.
+// false when the interval is empty.
+bool tighten(const std::vector<SearchConstraint>& cons, const std::vector<std::uint32_t>& of_var,
+             std::uint32_t i, const std::vector<std::int64_t>& lo,
+             const std::vector<std::int64_t>& hi, std::int64_t& from, std::int64_t& to) {
+  using Wide = __int128;
+  constexpr Wide kHuge = Wide{1} << 100;
+  for (std::uint32_t ci : of_var) {
+    const SearchConstraint& c = cons[ci];
+    if (c.cmp == SearchConstraint::Cmp::kNe) continue;
+    Wide a = 0, rmin = c.constant, rmax = c.constant;
+    for (auto [v, k] : c.terms) {
+      if (v == i) {
+        a += k;
+        continue;
+      }
+      const Wide x = Wide{k} * lo[v], y = Wide{k} * hi[v];
+      rmin += std::min(x, y), rmax += std::max(x, y);
+    }
+    if (a == 0) continue;
+    // a*x + r cmp 0 for some r in [rmin, rmax]: a*x in [lower, upper].
+    Wide lower = -kHuge, upper = kHuge;
+    switch (c.cmp) {
+    case SearchConstraint::Cmp::kEq:
+      lower = -rmax, upper = -rmin;
+      break;
+    case SearchConstraint::Cmp::kLt:
+      upper = -rmin - 1;
+      break;
+    case SearchConstraint::Cmp::kLe:
+      upper = -rmin;
+      break;
+    case SearchConstraint::Cmp::kGt:
+      lower = -rmax + 1;
+      break;
+    case SearchConstraint::Cmp::kGe:
+      lower = -rmax;
+      break;
+    case SearchConstraint::Cmp::kNe:
+      break;
+    }
+    if (a < 0) a = -a, std::swap(lower, upper), lower = -lower, upper = -upper;
+    auto fdiv = [](Wide n, Wide d) { return n / d - ((n % d != 0 && n < 0) ? 1 : 0); };
+    auto cdiv = [&](Wide n, Wide d) { return -fdiv(-n, d); };
+    const Wide f = cdiv(lower, a), t = fdiv(upper, a);
+    if (f > from) from = f > Wide{to} ? to + 1 : static_cast<std::int64_t>(f);
+    if (from > to) return false;
+    if (t < to) to = t < Wide{from} ? from - 1 : static_cast<std::int64_t>(t);
+    if (from > to) return false;
+  }
+  return true;
+}
+
 struct Search {
   const std::vector<SearchVar>& vars;
   const std::vector<SearchConstraint>& cons;
@@ -28,6 +84,8 @@ struct Search {
   std::vector<std::vector<std::uint32_t>> check_at;       // constraints complete after level k
   std::vector<std::uint8_t> assigned;
   std::vector<std::int64_t> x;
+  std::vector<std::int64_t> lo_, hi_;             // current bounds (assigned: the value)
+  std::vector<std::vector<std::uint32_t>> of_var; // constraints mentioning each variable
   bool exhausted = false;
 
   bool differs_ok() {
@@ -80,15 +138,20 @@ struct Search {
       std::int64_t h2 = v.coef > 0 ? floor_div(b, v.coef) : floor_div(a, v.coef);
       from = std::max(from, l2), to = std::min(to, h2);
     }
+    // Forward checking: the conditions bound this variable given the values so far.
+    if (from <= to && !tighten(cons, of_var[i], i, lo_, hi_, from, to)) return false;
     assigned[i] = 1;
+    const std::int64_t keep_lo = lo_[i], keep_hi = hi_[i];
     for (std::int64_t val = from; val <= to; ++val) {
       x[i] = val;
+      lo_[i] = hi_[i] = val;
       bool ok = true;
       for (std::uint32_t c : check_at[k])
         ok = ok && cons[c].holds(x);
       if (ok && go(k + 1, lo - v.coef * val, hi - v.coef * val)) return true;
       if (exhausted) break;
     }
+    lo_[i] = keep_lo, hi_[i] = keep_hi;
     assigned[i] = 0;
     return false;
   }
@@ -119,11 +182,59 @@ bool SearchConstraint::holds(const std::vector<std::int64_t>& x) const {
 
 namespace {
 
-SearchResult run_search(const std::vector<SearchVar>& vars,
+// Bounds propagation before any enumeration: each condition (and the equation, as
+// lo <= sum <= hi) narrows every variable's range given the ranges of the others, to a fixpoint
+// (a few rounds). Exact reasoning on intervals: no value it removes can be part of a solution.
+// false when some range becomes empty (no solution at all).
+bool propagate(std::vector<SearchVar>& vars, const std::vector<SearchConstraint>& cons,
+               std::int64_t lo, std::int64_t hi) {
+  std::vector<SearchConstraint> all = cons;
+  SearchConstraint sum_lo, sum_hi;
+  for (std::uint32_t i = 0; i < vars.size(); ++i)
+    if (vars[i].coef != 0) sum_lo.terms.push_back({i, vars[i].coef});
+  sum_hi.terms = sum_lo.terms;
+  sum_lo.constant = -lo, sum_lo.cmp = SearchConstraint::Cmp::kGe;
+  sum_hi.constant = -hi, sum_hi.cmp = SearchConstraint::Cmp::kLe;
+  all.push_back(std::move(sum_lo));
+  all.push_back(std::move(sum_hi));
+  std::vector<std::vector<std::uint32_t>> of_var(vars.size());
+  for (std::uint32_t c = 0; c < all.size(); ++c)
+    for (auto [i, k] : all[c].terms)
+      if (of_var[i].empty() || of_var[i].back() != c) of_var[i].push_back(c);
+  std::vector<std::int64_t> l(vars.size()), h(vars.size());
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    l[i] = vars[i].lo, h[i] = vars[i].hi;
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (std::uint32_t i = 0; i < vars.size(); ++i) {
+      if (of_var[i].empty()) continue;
+      std::int64_t from = l[i], to = h[i];
+      if (!tighten(all, of_var[i], i, l, h, from, to)) return false;
+      if (from != l[i] || to != h[i]) changed = true, l[i] = from, h[i] = to;
+    }
+    if (!changed) break;
+  }
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    vars[i].lo = l[i], vars[i].hi = h[i];
+  return true;
+}
+
+SearchResult run_search(const std::vector<SearchVar>& in_vars,
                         const std::vector<SearchConstraint>& constraints, std::int64_t lo,
                         std::int64_t hi, bool other_warp, bool need_distinct,
                         std::uint32_t budget) {
-  Search s{vars, constraints, other_warp, need_distinct, budget, {}, {}, {}, {}, {}, {}, {}};
+  std::vector<SearchVar> vars = in_vars;
+  if (!propagate(vars, constraints, lo, hi)) return {};
+  Search s{vars, constraints, other_warp, need_distinct, budget, {}, {}, {}, {}, {}, {}, {},
+           {},   {},          {}};
+  s.of_var.assign(vars.size(), {});
+  for (std::uint32_t c = 0; c < constraints.size(); ++c)
+    for (auto [i, k] : constraints[c].terms)
+      if (s.of_var[i].empty() || s.of_var[i].back() != c) s.of_var[i].push_back(c);
+  s.lo_.resize(vars.size());
+  s.hi_.resize(vars.size());
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    s.lo_[i] = vars[i].lo, s.hi_[i] = vars[i].hi;
   std::vector<std::uint8_t> constrained(vars.size(), 0);
   for (const SearchConstraint& c : constraints)
     for (auto [i, coef] : c.terms)

@@ -36,6 +36,7 @@
 // difference goes to the search with both threads' branch conditions.
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/affine_index.h"
+#include "ptxkit/verifier/analysis/buffer_offsets.h"
 #include "ptxkit/verifier/analysis/memory_access.h"
 #include "ptxkit/verifier/analysis/thread_collision.h"
 #include "ptxkit/verifier/rule.h"
@@ -108,6 +109,45 @@ struct RawCondition {
   SearchConstraint::Cmp cmp;
 };
 
+using Range = std::pair<std::int64_t, std::int64_t>;
+
+// The largest iteration count the pair search gives a loop counter.
+constexpr std::int64_t kMaxCount = 1023;
+
+// Ranges of block-uniform values where a branch condition compares them (`i < n` with
+// n = (min(len, 2048) + 63) / 64 is in [0, 32] there), from buffer_offsets.h under an empty
+// contract (the block shape from .reqntid/.maxntid, parameters unknown), built on first need.
+// A range found at a condition that dominates an access holds for the value wherever a thread
+// reaches the access, and a block-uniform value is the same in every thread.
+class UniformRanges {
+public:
+  explicit UniformRanges(const FunctionAnalysis& a) : a_(a) {}
+  // Operand k of instruction i, when it is an integer in [0, 2^31) (signed and unsigned
+  // readings agree).
+  std::optional<Range> operand(InstId i, std::uint32_t k) {
+    if (!bo_) bo_.emplace(a_, contract_);
+    const BufferValue v = bo_->operand_value(i, k);
+    if (v.kind != BufferValue::Kind::kInt || !v.range.bounded() || v.range.lo < 0 ||
+        v.range.hi >= (std::int64_t{1} << 31))
+      return std::nullopt;
+    return Range{v.range.lo, v.range.hi};
+  }
+  // A loop step's sign: its range excludes 0 (buffer_offsets.h: no induction variable wraps).
+  std::optional<int> sign(InstId i, std::uint32_t k) {
+    if (!bo_) bo_.emplace(a_, contract_);
+    const BufferValue v = bo_->operand_value(i, k);
+    if (v.kind != BufferValue::Kind::kInt) return std::nullopt;
+    if (v.range.lo != StridedRange::kNegInf && v.range.lo > 0) return 1;
+    if (v.range.hi != StridedRange::kPosInf && v.range.hi < 0) return -1;
+    return std::nullopt;
+  }
+
+private:
+  const FunctionAnalysis& a_;
+  KernelContract contract_;
+  std::optional<BufferOffsets> bo_;
+};
+
 struct Access {
   InstId inst = kNoId;
   AddrSpace space = AddrSpace::kNone;
@@ -119,7 +159,55 @@ struct Access {
   std::vector<RawCondition> raw_guard; // conditions on other values too (form cmp 0), unmodelled
   bool guard_known = true;
   std::string guard_why;
+  std::vector<std::pair<std::uint32_t, Range>> ranges; // uniform atoms bounded at its guards
 };
+
+// The values atom `id` can take in the pair search: thread fields, counters (up to kMaxCount
+// iterations), residues, quotients of bounded thread parts, uniform values bounded at a guard.
+std::optional<Range> atom_range(const AffineIndex& ai, std::uint32_t id,
+                                const std::vector<std::pair<std::uint32_t, Range>>& ranges) {
+  const AffineAtom& at = ai.atom(id);
+  switch (at.kind) {
+  case AffineAtom::Kind::kTidField:
+    if (at.hi < 0) return std::nullopt;
+    return Range{0, at.hi};
+  case AffineAtom::Kind::kCounter:
+    if (at.stride_dim >= 0) return std::nullopt;
+    return Range{0, kMaxCount};
+  case AffineAtom::Kind::kQuotient: {
+    const AffineQuotient* q = ai.quotient(id);
+    std::int64_t t = 0;
+    for (const AffineTerm& x : q->thread_part.terms)
+      t += x.coef * ai.atom(x.atom).hi;
+    const std::int64_t s_hi = q->residue != kNoId ? q->c - 1 : q->residue_constant;
+    const std::int64_t s_lo = q->residue != kNoId ? 0 : q->residue_constant;
+    return Range{s_lo / q->c, (s_hi + t) / q->c};
+  }
+  case AffineAtom::Kind::kOpaque:
+    if (!at.uniform) return std::nullopt;
+    if (at.bound >= 0) return Range{0, at.bound};
+    for (const auto& [a, r] : ranges)
+      if (a == id) return r;
+    return std::nullopt;
+  case AffineAtom::Kind::kSymbol:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Every value of `f` over atom_range lies in [0, 2^31): the integer comparison the search makes
+// is then the machine's, signed or unsigned.
+bool side_in_range(const AffineIndex& ai, const AffineForm& f,
+                   const std::vector<std::pair<std::uint32_t, Range>>& ranges) {
+  std::int64_t lo = f.constant, hi = f.constant;
+  for (const AffineTerm& t : f.terms) {
+    auto r = atom_range(ai, t.atom, ranges);
+    if (!r) return false;
+    lo += std::min(t.coef * r->first, t.coef * r->second);
+    hi += std::max(t.coef * r->first, t.coef * r->second);
+  }
+  return lo >= 0 && hi < (std::int64_t{1} << 31);
+}
 
 // Start ids: 0 = the function's entry, k = the k-th boundary instruction.
 struct Phases {
@@ -188,9 +276,14 @@ std::optional<std::uint32_t> common(const std::vector<std::uint32_t>& x,
 // comparison, a comparison of loaded values or of a thread expression with a uniform value) is
 // left out and sets `weakened`: the constraints then admit more threads than the condition (no
 // collision among them is still a proof; a collision is no longer certain).
+struct GuardModel {
+  UniformRanges& uniform;
+  std::vector<std::pair<std::uint32_t, Range>>& ranges; // the access's
+};
+
 std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& ai, ValueId p,
                                         bool holds, bool& weakened, std::vector<RawCondition>& raw,
-                                        int depth = 0) {
+                                        GuardModel& gm, int depth = 0) {
   std::vector<SearchConstraint> out;
   if (a.block_uniformity.is_uniform(p)) return out;
   weakened = true; // until shown otherwise
@@ -206,8 +299,8 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
     if (q == kNoId || r == kNoId || in.operands[1].text().starts_with("!") ||
         in.operands[2].text().starts_with("!"))
       return out;
-    out = condition(a, ai, q, holds, w1, raw, depth + 1);
-    std::vector<SearchConstraint> more = condition(a, ai, r, holds, w2, raw, depth + 1);
+    out = condition(a, ai, q, holds, w1, raw, gm, depth + 1);
+    std::vector<SearchConstraint> more = condition(a, ai, r, holds, w2, raw, gm, depth + 1);
     out.insert(out.end(), more.begin(), more.end());
     weakened = w1 || w2;
     return out;
@@ -239,7 +332,7 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
     const bool conj = in.has_modifier("and") ? holds : in.has_modifier("or") ? !holds : false;
     const ValueId q = a.values.value_of(d, 3);
     if (!conj || q == kNoId || in.operands[3].text().starts_with("!")) return out;
-    out = condition(a, ai, q, holds, rest_weakened, raw, depth + 1);
+    out = condition(a, ai, q, holds, rest_weakened, raw, gm, depth + 1);
   }
   weakened = rest_weakened;
   // Thread expressions are small and non-negative: signed and unsigned comparisons agree.
@@ -261,6 +354,42 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
   if (!holds) *cmp = neg[static_cast<int>(*cmp)];
   if (other) {
     raw.push_back({f, *cmp});
+    // Loop counts, quotients and block-uniform values bounded here: a constraint over those
+    // atoms too (the pair search gives each a variable), when both sides stay in [0, 2^31).
+    // A uniform value's range over-approximates its values: a collision is then not certain.
+    bool varies = !c.terms.empty(), uses_range = false;
+    for (const AffineTerm& t : f.terms) {
+      const AffineAtom& at = ai.atom(t.atom);
+      varies =
+          varies || at.kind == AffineAtom::Kind::kCounter || at.kind == AffineAtom::Kind::kQuotient;
+      if (at.kind != AffineAtom::Kind::kOpaque || !at.uniform || at.bound >= 0 ||
+          atom_range(ai, t.atom, gm.ranges))
+        continue;
+      // `x cmp n + k` with n the operand itself (its range found at this use).
+      for (std::uint32_t k = 1; k <= 2; ++k) {
+        const AffineForm side = ai.operand(d, k);
+        if (side.terms.size() != 1 || side.terms[0].atom != t.atom || side.terms[0].coef != 1)
+          continue;
+        if (auto r = gm.uniform.operand(d, k)) {
+          gm.ranges.push_back({t.atom, {r->first - side.constant, r->second - side.constant}});
+          uses_range = true;
+          break;
+        }
+      }
+    }
+    for (const AffineTerm& t : f.terms)
+      uses_range = uses_range ||
+                   (ai.atom(t.atom).kind == AffineAtom::Kind::kOpaque && ai.atom(t.atom).bound < 0);
+    if (varies && side_in_range(ai, ai.operand(d, 1), gm.ranges) &&
+        side_in_range(ai, ai.operand(d, 2), gm.ranges)) {
+      c.terms.clear();
+      for (const AffineTerm& t : f.terms)
+        c.terms.push_back({t.atom, t.coef});
+      c.cmp = *cmp;
+      out.push_back(std::move(c));
+      if (uses_range) weakened = true;
+      return out;
+    }
     // Uniform values alone: the same in every thread; with a thread expression or another value:
     // not modelled.
     bool uniform = c.terms.empty();
@@ -275,11 +404,12 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
   return out;
 }
 
-void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
+void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, UniformRanges& ur, Access& acc) {
+  GuardModel gm{ur, acc.ranges};
   auto add = [&](ValueId p, bool holds, InstId where) {
     if (p == kNoId || a.block_uniformity.is_uniform(p)) return;
     bool weakened = false;
-    std::vector<SearchConstraint> c = condition(a, ai, p, holds, weakened, acc.raw_guard);
+    std::vector<SearchConstraint> c = condition(a, ai, p, holds, weakened, acc.raw_guard, gm);
     acc.guard.insert(acc.guard.end(), c.begin(), c.end());
     if (weakened && acc.guard_known) {
       acc.guard_known = false;
@@ -308,6 +438,25 @@ void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, Access& acc) {
       add(p, guard_holds != a.ir.info(t).guard_negated, t);
     }
     cur = d;
+  }
+  // A loop's count in an access after the loop is the count at which the thread left it: with
+  // one exit edge, from a block that dominates the access, that edge's condition held then
+  // (`for (i = tid; i < n; i += 1024)` left at i >= n).
+  for (const AffineTerm& t : acc.addr.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind != AffineAtom::Kind::kCounter || at.stride_dim >= 0 ||
+        a.loops.contains(at.loop, a.cfg.block_of(acc.inst)))
+      continue;
+    const Loop& l = a.loops.loop(at.loop);
+    if (l.exits.size() != 1) continue;
+    const auto [e, x] = l.exits[0];
+    const InstId term = a.cfg.terminator(e);
+    if (term == kNoId || a.ir.info(term).guard == kNoId ||
+        a.ir.info(term).control != ControlKind::kBranch || a.cfg.block(e).succs.size() != 2 ||
+        !a.dom.dominates(e, a.cfg.block_of(acc.inst)))
+      continue;
+    const bool taken = x != e + 1;
+    add(a.values.guard_value(term), taken != a.ir.info(term).guard_negated, term);
   }
   if (!any && acc.guard_known && a.block_uniformity.partial_warp(a.cfg.block_of(acc.inst))) {
     acc.guard_known = false;
@@ -538,6 +687,7 @@ std::optional<Verdict> varying_opaque(const AffineIndex& ai, const AffineForm& p
       if (at.hi > 0) g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
       break;
     case AffineAtom::Kind::kCounter:
+    case AffineAtom::Kind::kQuotient:
       g = std::gcd(g, std::gcd(std::abs(c1), std::abs(c2)));
       break;
     case AffineAtom::Kind::kSymbol:
@@ -674,7 +824,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   std::uint32_t fields = 0;
   while (fields < ai.atom_count() && ai.atom(fields).kind == AffineAtom::Kind::kTidField)
     ++fields;
-  std::vector<std::int32_t> var1(fields, -1), var2(fields, -1);
+  std::vector<std::int32_t> var1(ai.atom_count(), -1), var2(ai.atom_count(), -1);
   // Block-stride addresses: c * (tid.x + w * ntid.x) in both, w any integer (block-stride
   // counts, multiples of ntid.x). With 0 <= tid.x < ntid.x, v = tid.x + w * ntid.x is different
   // for different (tid.x, w), so v replaces tid.x's fields, the counts and ntid.x: one variable
@@ -695,23 +845,43 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   bool uniform_why = false;
   bool counters = false;
   bool relaxed = false; // a clamp is a free variable in its range: a collision is no proof
-  std::vector<std::uint32_t> diff_counters;
+  std::vector<std::uint32_t> diff_counters, count_vars;
   std::int64_t g = 0; // gcd of everything, for the undecided case
   auto loop_in = [&](LoopId l, InstId i) { return a.loops.contains(l, a.cfg.block_of(i)); };
-  // The atoms that matter: the thread fields and those of the two addresses (not every atom of
-  // the function: large kernels have thousands).
+  // The atoms that matter: the thread fields, those of the two addresses and of their guards,
+  // and the residues of their quotients (not every atom of the function: large kernels have
+  // thousands).
   std::vector<std::uint32_t> ids(fields);
   std::iota(ids.begin(), ids.end(), 0u);
+  std::vector<std::uint8_t> in_guard(ai.atom_count(), 0);
   for (const AffineForm* f : {&p.addr, &q.addr})
     for (const AffineTerm& t : f->terms)
       if (t.atom >= fields) ids.push_back(t.atom);
+  for (const Access* x : {&p, &q})
+    for (const SearchConstraint& c : x->guard)
+      for (auto [id, k] : c.terms)
+        if (id >= fields) ids.push_back(id), in_guard[id] = 1;
+  for (std::size_t k = fields, n = ids.size(); k < n; ++k)
+    if (const AffineQuotient* qt = ai.quotient(ids[k]); qt && qt->residue != kNoId)
+      ids.push_back(qt->residue), in_guard[qt->residue] = 1;
   std::sort(ids.begin() + fields, ids.end());
   ids.erase(std::unique(ids.begin() + fields, ids.end()), ids.end());
+  // Ranges of uniform values: found at a guard of either access (both hold: the value is the
+  // same in every thread).
+  std::vector<std::pair<std::uint32_t, Range>> ranges = p.ranges;
+  for (const auto& [id, r] : q.ranges) {
+    bool merged = false;
+    for (auto& [id2, r2] : ranges)
+      if (id2 == id)
+        r2 = {std::max(r2.first, r.first), std::min(r2.second, r.second)}, merged = true;
+    if (!merged) ranges.push_back({id, r});
+  }
+  std::vector<SearchConstraint> defs; // quotient definitions, over atom ids, per thread
   for (std::uint32_t id : ids) {
     const std::int64_t c1 = p.addr.coef(id), c2 = q.addr.coef(id);
     const AffineAtom& at = ai.atom(id);
     if (strided && stride_x_atom(ai, id)) continue;
-    if (c1 == 0 && c2 == 0 && !(at.kind == AffineAtom::Kind::kTidField)) continue;
+    if (c1 == 0 && c2 == 0 && !(at.kind == AffineAtom::Kind::kTidField) && !in_guard[id]) continue;
     if (at.kind == AffineAtom::Kind::kTidField) {
       if (at.hi < 0) continue;
       SearchVar v1{0, at.hi, c1, -1, at.dim != 0 || at.shift >= 5};
@@ -725,26 +895,83 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
       continue;
     }
     const std::int64_t d = c1 - c2;
+    if (at.kind == AffineAtom::Kind::kQuotient) {
+      // One per thread, defined by 0 <= s + T - c*q <= c - 1 in each.
+      const AffineQuotient* qt = ai.quotient(id);
+      const Range r = *atom_range(ai, id, ranges);
+      var1[id] = static_cast<std::int32_t>(vars.size());
+      vars.push_back({r.first, r.second, c1, -1, false});
+      var2[id] = static_cast<std::int32_t>(vars.size());
+      vars.push_back({r.first, r.second, -c2, -1, false});
+      SearchConstraint lo_c, hi_c;
+      for (const AffineTerm& t : qt->thread_part.terms)
+        lo_c.terms.push_back({t.atom, t.coef});
+      if (qt->residue != kNoId) lo_c.terms.push_back({qt->residue, 1});
+      lo_c.terms.push_back({id, -qt->c});
+      lo_c.constant = qt->residue != kNoId ? 0 : qt->residue_constant;
+      hi_c = lo_c;
+      lo_c.cmp = SearchConstraint::Cmp::kGe;
+      hi_c.constant -= qt->c - 1;
+      hi_c.cmp = SearchConstraint::Cmp::kLe;
+      defs.push_back(std::move(lo_c));
+      defs.push_back(std::move(hi_c));
+      continue;
+    }
     if (at.kind == AffineAtom::Kind::kCounter) {
       const bool shared = same_iteration && a.block_uniformity.loop_divergent(at.loop) == false &&
                           loop_in(at.loop, p.inst) && loop_in(at.loop, q.inst) &&
                           c1 == c2; // the same count in both threads
-      if (shared) continue;
+      // A count no address uses: its guard conditions are dropped (more pairs, never fewer).
+      if ((shared && !in_guard[id]) || (c1 == 0 && c2 == 0)) continue;
       counters = true;
-      // The counter is per thread: 0 for a certain collision; the search widens it below. Used
-      // alike by both, only k1 - k2 matters: one variable, widened to both signs.
-      if (c1 == c2) {
+      if (why.empty()) why = "it depends on " + ai.atom_name(id);
+      if (shared) { // one count in both threads: the address terms cancel
+        var1[id] = var2[id] = static_cast<std::int32_t>(vars.size());
+        count_vars.push_back(static_cast<std::uint32_t>(vars.size()));
+        vars.push_back({0, 0, 0, -1, false});
+        continue;
+      }
+      if (c1 == c2 && !in_guard[id] && at.stride_dim < 0) {
+        // Used alike by both and in no condition: only k1 - k2 matters, one variable widened
+        // to both signs.
         diff_counters.push_back(static_cast<std::uint32_t>(vars.size()));
         vars.push_back({0, 0, c1, -1, false});
-      } else {
-        if (c1 != 0) vars.push_back({0, 0, c1, -1, false});
-        if (c2 != 0) vars.push_back({0, 0, -c2, -1, false});
+        continue;
       }
-      if (why.empty()) why = "it depends on " + ai.atom_name(id);
+      // The count per thread: 0 for a certain collision; the search widens it below.
+      if (at.stride_dim < 0) {
+        var1[id] = static_cast<std::int32_t>(vars.size());
+        count_vars.push_back(static_cast<std::uint32_t>(vars.size()));
+        vars.push_back({0, 0, c1, -1, false});
+        var2[id] = static_cast<std::int32_t>(vars.size());
+        count_vars.push_back(static_cast<std::uint32_t>(vars.size()));
+        vars.push_back({0, 0, -c2, -1, false});
+      } else {
+        if (c1 != 0)
+          count_vars.push_back(static_cast<std::uint32_t>(vars.size())),
+              vars.push_back({0, 0, c1, -1, false});
+        if (c2 != 0)
+          count_vars.push_back(static_cast<std::uint32_t>(vars.size())),
+              vars.push_back({0, 0, -c2, -1, false});
+      }
       continue;
+    }
+    // Uniform values with a range (residues, values bounded at a guard): one variable for both
+    // threads; used differently, a collision needs a value the range may over-approximate.
+    if (at.uniform && at.kind == AffineAtom::Kind::kOpaque && (d != 0 || in_guard[id])) {
+      if (auto r = atom_range(ai, id, ranges)) {
+        var1[id] = var2[id] = static_cast<std::int32_t>(vars.size());
+        vars.push_back({r->first, r->second, d, -1, false});
+        if (d != 0 && at.bound < 0) {
+          relaxed = true;
+          if (why.empty()) why = "the two addresses use " + ai.atom_name(id) + " differently";
+        }
+        continue;
+      }
     }
     // Symbols and uniform opaque values the same in both threads cancel.
     if (at.uniform && d == 0) continue;
+    if (c1 == 0 && c2 == 0) continue; // only in a guard, not modelled: the guard is dropped
     if (auto range = !at.uniform ? clamp_range(ai, id) : std::nullopt) {
       if (c1 != 0) vars.push_back({range->first, range->second, c1, -1, false});
       if (c2 != 0) vars.push_back({range->first, range->second, -c2, -1, false});
@@ -761,18 +988,20 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     }
   }
   std::vector<SearchConstraint> cons;
-  for (int side = 0; side < 2; ++side)
-    for (SearchConstraint c : (side == 0 ? p : q).guard) {
-      const auto& map = side == 0 ? var1 : var2;
-      bool ok = true;
+  for (int side = 0; side < 2; ++side) {
+    const auto& map = side == 0 ? var1 : var2;
+    auto add = [&](SearchConstraint c) {
       for (auto& [v, k] : c.terms) {
-        if (map[v] < 0)
-          ok = false;
-        else
-          v = static_cast<std::uint32_t>(map[v]);
+        if (map[v] < 0) return; // an atom without a variable: the condition is dropped
+        v = static_cast<std::uint32_t>(map[v]);
       }
-      if (ok) cons.push_back(std::move(c));
-    }
+      cons.push_back(std::move(c));
+    };
+    for (const SearchConstraint& c : (side == 0 ? p : q).guard)
+      add(c);
+    for (const SearchConstraint& c : defs)
+      add(c);
+  }
   if (g != 0) {
     // Opaque terms: only a gcd test. The rest of the sum ranges over the thread fields.
     for (const SearchVar& v : vars)
@@ -808,10 +1037,10 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     return v;
   }
   if (!counters) return {};
-  for (SearchVar& v : vars)
-    if (v.twin < 0) v.hi = 1023;
+  for (std::uint32_t k : count_vars)
+    vars[k].hi = kMaxCount;
   for (std::uint32_t k : diff_counters)
-    vars[k].lo = -1023;
+    vars[k].lo = -kMaxCount, vars[k].hi = kMaxCount;
   r = search_collision(vars, cons, L, H, other_warp);
   if (r.found || r.exhausted)
     return undecided_because(why + (r.found ? " (threads " + thread_text(ai, r.values, var1) +
@@ -885,14 +1114,20 @@ std::optional<bool> same_value(AffineIndex& ai, const FunctionAnalysis& a, const
 // may need a condition to change between iterations, which is not modelled).
 class Meeting {
 public:
-  Meeting(const FunctionAnalysis& a, const std::vector<std::uint32_t>& boundary)
-      : a_(a), boundary_(boundary) {}
+  Meeting(const FunctionAnalysis& a, const std::vector<std::uint32_t>& boundary,
+          UniformRanges& ranges)
+      : a_(a), boundary_(boundary), first_only_(a.cfg.size(), kNoId) {
+    find_first_iteration_blocks(ranges);
+  }
+
+  // i runs only in the first iteration of some loop.
+  bool first_iteration_only(InstId i) const { return first_only_[a_.cfg.block_of(i)] != kNoId; }
 
   bool may_meet(InstId start, InstId p, InstId q, bool same_iteration) {
     fwd_only_ = same_iteration;
     if (p == q || reaches(p, q) || reaches(q, p)) return true;
-    const std::vector<std::uint8_t> to_p = back(p);
-    const std::vector<std::uint8_t> to_q = back(q);
+    const Back& to_p = back(p); // std::map: references stay valid
+    const Back& to_q = back(q);
     const std::vector<std::uint8_t> from = forward(start);
     for (BlockId b = 0; b < a_.cfg.size(); ++b) {
       const InstId t = a_.cfg.terminator(b);
@@ -900,7 +1135,9 @@ public:
       if (!from[b] || t == kNoId || succs.size() != 2 || a_.ir.info(t).guard == kNoId) continue;
       const ValueId g = a_.values.guard_value(t);
       if (g != kNoId && a_.block_uniformity.is_uniform(g)) continue;
-      if ((to_p[succs[0]] && to_q[succs[1]]) || (to_p[succs[1]] && to_q[succs[0]])) return true;
+      if ((via(to_p, b, succs[0]) && via(to_q, b, succs[1])) ||
+          (via(to_p, b, succs[1]) && via(to_q, b, succs[0])))
+        return true;
     }
     return false;
   }
@@ -919,28 +1156,120 @@ private:
     const BlockId bp = a_.cfg.block_of(p), bq = a_.cfg.block_of(q);
     if (bp == bq && p < q && !barrier_in(p, q)) return true;
     if (barrier_in(p + 1, a_.cfg.block(bp).end)) return false;
-    const std::vector<std::uint8_t>& to_q = back(q);
+    const Back& to_q = back(q);
     for (BlockId s : a_.cfg.block(bp).succs)
-      if (to_q[s] && edge(bp, s)) return true;
+      if (via(to_q, bp, s) && edge(bp, s)) return true;
     return false;
   }
-  // Blocks from whose start `i` is reached without a barrier.
-  const std::vector<std::uint8_t>& back(InstId i) {
+  // The blocks from whose start an instruction is reached without a barrier, per state of the
+  // walk (bit 0: state 0, bit 1: state 1; see back()).
+  struct Back {
+    std::vector<std::uint8_t> in;
+    LoopId loop = kNoId;
+  };
+  // `to` is in `r` and the edge from -> to may start that path (a back edge of the loop whose
+  // first iteration the instruction needs leads only to state 1).
+  bool via(const Back& r, BlockId from, BlockId to) const {
+    if (r.in[to] & 2) return true;
+    if (!(r.in[to] & 1)) return false;
+    return r.loop == kNoId ||
+           !(a_.loops.is_back_edge(from, to) && to == a_.loops.loop(r.loop).header);
+  }
+  // Blocks from whose start `i` is reached without a barrier. When i runs only in the first
+  // iteration of loop L (first_only_), a path to it that stays in L since it last entered L
+  // takes no back edge of L: the search walks back in two states, 0 (inside L since the last
+  // entry: L's back edges are closed) and 1 (before that entry: every edge).
+  const Back& back(InstId i) {
     auto& cache = back_[fwd_only_];
     auto it = cache.find(i);
     if (it != cache.end()) return it->second;
-    std::vector<std::uint8_t> in(a_.cfg.size(), 0);
+    const std::size_t n = a_.cfg.size();
     const BlockId bi = a_.cfg.block_of(i);
-    std::vector<BlockId> work;
-    if (!barrier_in(a_.cfg.block(bi).begin, i)) in[bi] = 1, work.push_back(bi);
+    const LoopId l = fwd_only_ ? kNoId : first_only_[bi];
+    std::vector<std::uint8_t> in(2 * n, 0); // [state * n + block]
+    std::vector<std::pair<BlockId, int>> work;
+    const int s0 = l == kNoId ? 1 : 0;
+    if (!barrier_in(a_.cfg.block(bi).begin, i)) in[s0 * n + bi] = 1, work.push_back({bi, s0});
     while (!work.empty()) {
-      const BlockId b = work.back();
+      const auto [b, st] = work.back();
       work.pop_back();
-      for (BlockId pr : a_.cfg.block(b).preds)
-        if (!in[pr] && edge(pr, b) && !barrier_in(a_.cfg.block(pr).begin, a_.cfg.block(pr).end))
-          in[pr] = 1, work.push_back(pr);
+      for (BlockId pr : a_.cfg.block(b).preds) {
+        if (!edge(pr, b) || barrier_in(a_.cfg.block(pr).begin, a_.cfg.block(pr).end)) continue;
+        int ns = st;
+        if (st == 0) {
+          if (a_.loops.is_back_edge(pr, b) && b == a_.loops.loop(l).header) continue;
+          if (!a_.loops.contains(l, pr)) ns = 1; // L's entry edge, walked back
+        }
+        if (!in[ns * n + pr]) in[ns * n + pr] = 1, work.push_back({pr, ns});
+      }
     }
-    return cache.emplace(i, std::move(in)).first->second;
+    Back out{std::vector<std::uint8_t>(n, 0), l};
+    for (std::size_t b = 0; b < n; ++b)
+      out.in[b] = static_cast<std::uint8_t>(in[b] | (in[n + b] << 1));
+    return cache.emplace(i, std::move(out)).first->second;
+  }
+
+  // Blocks of a loop L entered only through an edge on which a header phi of L still equals
+  // its value on entry to L (`if (i == i0)`, i stepping by a non-zero amount each iteration):
+  // they run only in L's first iteration, and so do the blocks of L they dominate.
+  void find_first_iteration_blocks(UniformRanges& ranges) {
+    const ValueNumbering& vn = a_.values;
+    for (BlockId s = 0; s < a_.cfg.size(); ++s) {
+      const auto& preds = a_.cfg.block(s).preds;
+      if (preds.size() != 1) continue;
+      const BlockId d = preds[0];
+      const InstId t = a_.cfg.terminator(d);
+      if (t == kNoId || a_.ir.info(t).guard == kNoId ||
+          a_.ir.info(t).control != ControlKind::kBranch || a_.cfg.block(d).succs.size() != 2)
+        continue;
+      const ValueId pv = vn.guard_value(t);
+      const InstId sd = pv == kNoId ? kNoId : vn.defining_instruction(pv);
+      if (sd == kNoId || vn.info(vn.leader(pv)).kind != ValueKind::kDef) continue;
+      const Instruction& setp = a_.ir.inst(sd);
+      const bool eq = setp.has_modifier("eq"), ne = setp.has_modifier("ne");
+      if (setp.op != Opcode::kSetp || setp.operands.size() != 3 || (!eq && !ne)) continue;
+      // The edge d -> s: taken branch (s is not the fall-through) when the guard holds.
+      const bool taken = s != d + 1;
+      const bool pred_holds = taken != a_.ir.info(t).guard_negated;
+      if (pred_holds != eq) continue; // on this edge the two operands are not known equal
+      const ValueId x = vn.value_of(sd, 1), y = vn.value_of(sd, 2);
+      if (x == kNoId || y == kNoId) continue;
+      for (const auto& [phi, init] : {std::pair{x, y}, std::pair{y, x}}) {
+        const ValueInfo& info = vn.info(vn.leader(phi));
+        if (info.kind != ValueKind::kPhi) continue;
+        const LoopId l = a_.loops.loop_with_header(info.block);
+        if (l == kNoId || !a_.loops.contains(l, s)) continue;
+        const auto lc = vn.loop_carried(vn.leader(phi), a_.loops);
+        if (lc.initial.size() != 1 || lc.updated.size() != 1 ||
+            vn.leader(lc.initial[0]) != vn.leader(init))
+          continue;
+        if (!steps(lc.updated[0], vn.leader(phi), l, ranges)) continue;
+        for (BlockId b : a_.loops.loop(l).blocks)
+          if (a_.dom.dominates(s, b)) first_only_[b] = l;
+      }
+    }
+  }
+
+  // `updated = phi + step` with a step that is never 0 (a non-zero immediate, or a value
+  // computed before the loop whose range excludes 0).
+  bool steps(ValueId updated, ValueId phi, LoopId l, UniformRanges& ranges) const {
+    const ValueNumbering& vn = a_.values;
+    const InstId d = vn.defining_instruction(updated);
+    if (d == kNoId || vn.info(vn.leader(updated)).kind != ValueKind::kDef) return false;
+    const Instruction& in = a_.ir.inst(d);
+    if (in.op != Opcode::kAdd || in.operands.size() != 3) return false;
+    for (const std::string_view m : in.modifiers)
+      if (m == "cc" || m == "sat" || m.starts_with("f")) return false;
+    for (std::uint32_t k = 1; k <= 2; ++k) {
+      if (vn.value_of(d, k) == kNoId || vn.leader(vn.value_of(d, k)) != phi) continue;
+      const Operand& o = in.operands[3 - k];
+      if (o.kind == OperandKind::kImmInt) return o.int_value() != 0;
+      const ValueId sv = vn.value_of(d, 3 - k);
+      const InstId sdef = sv == kNoId ? kNoId : vn.defining_instruction(sv);
+      if (sdef == kNoId || a_.loops.contains(l, a_.cfg.block_of(sdef))) return false;
+      return ranges.sign(d, 3 - k).has_value();
+    }
+    return false;
   }
   // Blocks whose terminator is reached from `start` (a boundary, or kNoId: the entry) without
   // another barrier.
@@ -966,7 +1295,9 @@ private:
   const FunctionAnalysis& a_;
   const std::vector<std::uint32_t>& boundary_;
   bool fwd_only_ = false;
-  std::map<InstId, std::vector<std::uint8_t>> back_[2], fwd_[2];
+  std::vector<LoopId> first_only_; // per block: the loop it runs only the first iteration of
+  std::map<InstId, Back> back_[2];
+  std::map<InstId, std::vector<std::uint8_t>> fwd_[2];
 };
 
 void SharedRaceRule::check(RuleContext& ctx) const {
@@ -1023,6 +1354,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
     return;
   }
   AffineIndex ai(ctx.module(), a);
+  UniformRanges uranges(a);
   const auto ncta = static_cast<std::uint32_t>(cta_starts.size());
   const auto nwarp = static_cast<std::uint32_t>(warp_starts.size());
   Phases pc = phases(a, cta_start, ncta, false);
@@ -1037,13 +1369,13 @@ void SharedRaceRule::check(RuleContext& ctx) const {
     x.phase = phase_at(a, pc, cta_start, x.inst);
     x.fwd_phase = phase_at(a, pf, cta_start, x.inst);
     x.warp_phase = phase_at(a, pw, warp_start, x.inst);
-    collect_guard(a, ai, x);
+    collect_guard(a, ai, uranges, x);
     resolve_selects(a, ai, x);
     resolve_clamps(ai, x);
   }
   ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
   std::vector<std::uint8_t> reported(acc.size(), 0);
-  Meeting meeting(a, cta_start);
+  Meeting meeting(a, cta_start, uranges);
   struct Undecided {
     std::uint32_t pairs = 0;
     InstId p = kNoId, q = kNoId;
@@ -1088,6 +1420,13 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         v.cause = Cause::kShape;
         v.detail = "threads " + v.other + " and " + v.detail;
       }
+      // An undecided pair no barrier-free path joins (a block that runs only in a loop's first
+      // iteration, before its barrier) needs no decision.
+      if (v.kind == Verdict::Kind::kUndecided && v.cause != Cause::kLoop &&
+          v.cause != Cause::kShape &&
+          (meeting.first_iteration_only(p.inst) || meeting.first_iteration_only(q.inst)) &&
+          !meeting.may_meet(cta_starts[*start], p.inst, q.inst, false))
+        continue;
       if (v.kind == Verdict::Kind::kUndecided) {
         Undecided& u = undecided[static_cast<std::size_t>(v.cause)];
         if (u.pairs++ == 0)

@@ -35,13 +35,14 @@
 #include "ptxkit/verifier/analysis/function_analysis.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
 
 struct AffineAtom {
-  enum class Kind : std::uint8_t { kTidField, kCounter, kSymbol, kOpaque };
+  enum class Kind : std::uint8_t { kTidField, kCounter, kSymbol, kOpaque, kQuotient };
   Kind kind = Kind::kOpaque;
   std::uint8_t dim = 0;        // kTidField: 0 x, 1 y, 2 z
   std::uint8_t shift = 0;      // kTidField: the field's lowest bit in tid.<dim>
@@ -56,6 +57,8 @@ struct AffineAtom {
   std::string why;             // kOpaque: why it is not affine
   std::int32_t clamp = -1;     // kOpaque: min/max of a thread expression and a constant (clamps)
   std::int32_t select = -1;    // kOpaque: a selp of two affine operands (selects)
+  std::int32_t quotient = -1;  // kQuotient: its definition (quotients)
+  std::int64_t bound = -1;     // kOpaque uniform: the value lies in [0, bound] (a residue)
 };
 
 struct AffineTerm {
@@ -85,6 +88,21 @@ struct AffineSelect {
   ValueId pred = kNoId;         // the selector's SSA value
   bool negated = false;         // `!p` as the selector
   AffineForm if_true, if_false; // operand 1 and operand 2
+};
+
+// `div.u x, c` (c > 1 a constant, no power of two: those are bit fields) with x = U + T, U
+// block-uniform (its atoms and constant) and T a non-negative sum of thread fields: writing
+// U = c*u + s with u = floor(U / c) (a uniform atom, `uniform_part`) and s = U mod c (the
+// `residue` atom, a uniform value in [0, c-1], or the constant `residue_constant`), the quotient
+// is u + q with q = floor((s + T) / c) a per-thread atom (kQuotient) defined by
+// 0 <= s + T - c*q <= c - 1, and `rem.u x, c` is s + T - c*q. A pair search gives q a variable
+// per thread and those two conditions on each.
+struct AffineQuotient {
+  AffineForm thread_part; // T: thread fields only
+  std::int64_t c = 0;
+  std::uint32_t residue = 0xffffffffu; // the atom of s, or none
+  std::int64_t residue_constant = 0;   // s when U is a constant
+  AffineForm dividend;                 // x (the memo key)
 };
 
 class AffineIndex {
@@ -118,6 +136,10 @@ public:
   const AffineSelect* select(std::uint32_t id) const {
     return atoms_[id].select < 0 ? nullptr : &selects_[static_cast<std::size_t>(atoms_[id].select)];
   }
+  const AffineQuotient* quotient(std::uint32_t id) const {
+    return atoms_[id].quotient < 0 ? nullptr
+                                   : &quotients_[static_cast<std::size_t>(atoms_[id].quotient)];
+  }
   // The atom is %ntid.<dim> (an opaque block-uniform value: no .reqntid).
   bool is_ntid(std::uint32_t id, int dim) const;
 
@@ -144,6 +166,12 @@ private:
   bool exact_shape_ = false;
   std::vector<AffineClamp> clamps_;
   std::vector<AffineSelect> selects_;
+  std::vector<AffineQuotient> quotients_;
+  std::vector<std::uint32_t> quotient_atom_, uniform_part_atom_; // per quotients_ entry
+  // div.u/rem.u of x by a constant that is no power of two (AffineQuotient); nullopt when x is
+  // not a uniform part plus non-negative thread fields.
+  std::optional<AffineForm> divide(const AffineForm& x, std::int64_t c, bool rem, InstId d,
+                                   ValueId v);
   std::vector<AffineForm> memo_;
   std::vector<std::uint8_t> state_; // 0 new, 1 in progress, 2 done
   std::vector<std::pair<ValueId, std::uint32_t>> opaque_of_;
