@@ -49,7 +49,7 @@ TEST(ParserIsaForms, UnifiedAddressIsKeptAndPrinted) {
   expect_errors({{"\tld.global.u32 %r1, [%rd1].unifed;", "expected ';', found '.unifed'", 27}});
 }
 
-// ---- video selectors and SIMD masks ---------------------------------------------------------------
+// ---- video selectors and SIMD masks -------------------------------------------------------------
 
 TEST(ParserIsaForms, VideoSelectorsKeepTheRegisterName) {
   Module m = parse_body("\t.reg .b32 %r<5>;\n"
@@ -100,7 +100,7 @@ TEST(ParserIsaForms, BadVideoSelectorsAreLocated) {
   });
 }
 
-// ---- constant expressions -------------------------------------------------------------------------
+// ---- constant expressions -----------------------------------------------------------------------
 
 // The values ptxas 13.0 gives these expressions (read back from an initialized .u64 in the
 // cubin), with the ISA's signed/unsigned typing: the operand prints as that value.
@@ -187,14 +187,14 @@ TEST(ParserIsaForms, BadConstantExpressionsAreLocated) {
       {"\tmov.u32 %r1, (1 + 2;", "expected ')', found ';'", 21},
       {"\tmov.u32 %r1, 1 +;", "expected a constant expression, found ';'", 18},
       {"\tmov.u32 %r1, 1 ? 2;", "expected ':' of a conditional expression, found ';'", 20},
-      {"\tmov.u32 %r1, 2 * foo;",
-       "'foo' in a constant expression: operands fold integers only", 19},
+      {"\tmov.u32 %r1, 2 * foo;", "'foo' in a constant expression: operands fold integers only",
+       19},
       {"\tmov.f32 %f1, 1.5 + 2;",
        "floating-point constant expressions are not supported in operands", 15},
   });
 }
 
-// ---- mask() and initializer expressions ------------------------------------------------------------
+// ---- mask() and initializer expressions ---------------------------------------------------------
 
 TEST(ParserIsaForms, MaskInitializersKeepTheirText) {
   const std::string globals = ".global .u32 gbar[] = {2, 3, 5};\n"
@@ -237,7 +237,7 @@ TEST(ParserIsaForms, BadMaskAndInitializerExpressionsAreLocated) {
   EXPECT_EQ(e.loc.col, 20u);
 }
 
-// ---- array elements without brackets ----------------------------------------------------------------
+// ---- array elements without brackets ------------------------------------------------------------
 
 TEST(ParserIsaForms, ArrayElementsAreAddresses) {
   const std::string globals = ".global .u32 gmem[8];\n.global .v2.u16 gv[4];\n";
@@ -272,8 +272,9 @@ TEST(ParserIsaForms, ArrayElementsAreAddresses) {
   expect_round_trip(kernel_text("\t.reg .b32 %r<3>;\n\tld.global.u32 %r2, gmem[2];", globals));
   expect_errors(
       {
-          {"\tld.global.u32 %r1, nope[2];", "'nope[...]' needs 'nope' declared before it (its "
-                                            "element size)",
+          {"\tld.global.u32 %r1, nope[2];",
+           "'nope[...]' needs 'nope' declared before it (its "
+           "element size)",
            25},
           {"\tld.global.u32 %r1, gmem[%r2];",
            "an array-element index must be a constant expression (compute a register index into "
@@ -284,7 +285,7 @@ TEST(ParserIsaForms, ArrayElementsAreAddresses) {
       globals);
 }
 
-// ---- .samplerref / .texref field initializers ---------------------------------------------------------
+// ---- .samplerref / .texref field initializers ---------------------------------------------------
 
 TEST(ParserIsaForms, OpaqueFieldInitializers) {
   const std::string text = ".version 6.3\n.target sm_75, texmode_independent\n.address_size 64\n"

@@ -305,7 +305,8 @@ ExprValue Parser::expr_primary(std::string& out, ExprMode mode, std::uint32_t de
     }
     if (mode == ExprMode::kOperand) {
       p_ = start;
-      fail_here("'" + std::string(name) + "' in a constant expression: operands fold integers only");
+      fail_here("'" + std::string(name) +
+                "' in a constant expression: operands fold integers only");
     }
     if (name == "generic" && accept('(')) { // generic(sym): the symbol's generic address
       out += "generic(";
