@@ -66,6 +66,12 @@ $L_loop3:
 	add.u32 %r3, %r3, 1;
 	setp.lt.u32 %p5, %r3, 10;
 	@%p5 bra $L_loop3;
+	// a SIMD video result under a destination mask, then stored: used (near miss)
+	ld.global.u32 %r4, [%rd1+52];
+	vadd2.u32.u32.u32 %r5.h1, %r4.h10, %r4.h32, %r4;
+	st.global.u32 [%rd1+56], %r5;
+	// a byte-selected video result nobody reads
+	vadd.u32.u32.u32 %r6, %r4.b0, %r4.b3;  // [[dead-value]]
 	ret;
 }
 )PTX";

@@ -72,6 +72,13 @@ $L_loop2:
 	// an address register never written
 	st.global.u32 [%rd2], %r22;  // [[undefined-register]]
 	st.global.u32 [%rd1], %r2;
+	// a video operand's byte selector reads its register, here never written
+	vadd.s32.u32.s32 %r23, %r24.b0, %r1.h1;  // [[undefined-register]]
+	// a SIMD destination mask writes the whole register (the unselected half-word comes from
+	// the last source), so the read after it is defined (near miss)
+	vadd2.u32.u32.u32 %r25.h0, %r1.h10, %r1.h32, %r1;
+	add.u32 %r26, %r25, %r23;
+	st.global.u32 [%rd1], %r26;
 	ret;
 }
 )PTX";

@@ -1,6 +1,6 @@
-// operands.cpp: PTX instruction operands (registers, special registers, symbols, immediates,
-// addresses, vectors, pairs, call lists, sink) and the constant expressions of initializers and
-// debug sections.
+// operands.cpp: PTX instruction operands (registers with their video selectors, special
+// registers, symbols and array elements, immediates and constant expressions, addresses, vectors,
+// pairs, call lists, sink) and initializers (const_expr.cpp parses their expressions).
 //
 // Why: operands are most of a module's bytes, so each is parsed in one pass into the packed
 // 40-byte Operand of ast.h, with nested arrays (vector elements, tensor coordinates) collected in
@@ -77,6 +77,25 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
+// A video instruction's operand selector or SIMD destination mask (PTX ISA 9.7.20), without its
+// dot: scalar `.b0-.b3`/`.h0 .h1`; 2-way SIMD masks `.h0 .h1 .h10` and selectors `.hXY` (X, Y in
+// 0-3); 4-way SIMD masks `.b10 ... .b3210` (descending bytes 0-3) and selectors `.bXYZW` (0-7).
+bool valid_video_selector(std::string_view s) {
+  if (s.size() < 2 || (s[0] != 'b' && s[0] != 'h')) return false;
+  const std::string_view d = s.substr(1);
+  for (char c : d)
+    if (c < '0' || c > '7') return false;
+  if (s[0] == 'h') {
+    if (d.size() == 1) return d[0] <= '1';
+    return d.size() == 2 && d[0] <= '3' && d[1] <= '3';
+  }
+  if (d.size() == 4) return true;
+  if (d.size() > 4) return false;
+  for (std::size_t k = 0; k < d.size(); ++k)
+    if (d[k] > '3' || (k > 0 && d[k] >= d[k - 1])) return false;
+  return true;
+}
+
 void set_text(Operand& op, const char* b, const char* e) {
   op.text_data = b;
   op.text_size = static_cast<std::uint32_t>(e - b);
@@ -133,6 +152,25 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
     op.elems_data = span.data();
     op.elems_size = static_cast<std::uint16_t>(span.size());
   };
+  // A constant expression (4.5.4) starts with a digit followed by an operator, `(` (outside a
+  // call's argument lists) with a digit, sign or cast inside, or a unary `- + ~ !` that does not
+  // negate a predicate register or sign a literal.
+  auto expression_follows_paren = [&] {
+    const char* q = p_;
+    while (q < end_ && (*q == '(' || *q == ' ' || *q == '\t'))
+      ++q;
+    return q < end_ && (is_digit(*q) || std::strchr("-+~!.", *q) != nullptr);
+  };
+  auto after_bangs = [&] { // what a run of `!` applies to: `!%p` negates a predicate
+    const char* q = p_;
+    while (q < end_ && (*q == '!' || *q == ' ' || *q == '\t'))
+      ++q;
+    return q < end_ ? *q : '\0';
+  };
+  if ((c == '(' && op_ != Opcode::kCall && expression_follows_paren()) || c == '~' || c == '+' ||
+      (c == '!' && !is_ident_start(after_bangs())) ||
+      (c == '-' && !is_digit(p_ + 1 < end_ ? p_[1] : '\0')))
+    return parse_expression_operand();
   if (c == '!') {
     ++p_;
     Operand inner = parse_simple_operand(level + 1); // level + 1: `!!!!...` stays bounded
@@ -165,6 +203,24 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
       }
       op.kind = is_special_register(name) ? OperandKind::kSpecialReg : OperandKind::kRegister;
       set_text(op, start, p_);
+      if (op.kind == OperandKind::kRegister && p_ + 2 < end_ && *p_ == '.' &&
+          (p_[1] == 'b' || p_[1] == 'h') && is_digit(p_[2])) {
+        const char* sel = p_ + 1;
+        const char* e = sel + 1;
+        while (e < end_ && is_ident_char(*e))
+          ++e;
+        const std::string_view s(sel, static_cast<std::size_t>(e - sel));
+        if (s.size() > Operand::kMaxSelector || !valid_video_selector(s))
+          fail_here("invalid video selector '." + std::string(s.substr(0, 16)) +
+                    "': expected .b0-.b3 or .h0 .h1, a SIMD mask (.h10, .b3210 ...) or a SIMD "
+                    "selector (.hXY with X, Y in 0-3; .bXYZW with X..W in 0-7)");
+        std::memcpy(&op.bits, s.data(), s.size());
+        op.flags |= Operand::kSelector;
+        p_ = e;
+      }
+    } else if (name == "WARP_SZ" && at_expression_operator()) {
+      p_ = start;
+      return parse_expression_operand();
     } else if (name == "WARP_SZ") {
       // The predefined constant: the warp size, 32 on every target. An immediate that prints as
       // written, so analyses see `div.u32 %r, %r1, WARP_SZ` as the division by 32 it is.
@@ -176,7 +232,9 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
       set_text(op, start, p_);
       Mark m = mark();
       skip_ws();
-      if (p_ < end_ && *p_ == '+') { // `sym+8`
+      if (p_ < end_ && *p_ == '[') {
+        parse_array_element(op);
+      } else if (p_ < end_ && *p_ == '+') { // `sym+8`
         ++p_;
         skip_ws();
         NumberLit lit;
@@ -194,6 +252,10 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
     if (!lex_number(p_, end_, lit, bad)) {
       if (bad) fail_here("invalid numeric literal");
       fail_expected("an operand");
+    }
+    if (at_expression_operator()) { // `1 + 2`: the literal opens a constant expression
+      p_ = start;
+      return parse_expression_operand();
     }
     op.kind = lit.is_float ? OperandKind::kImmFloat : OperandKind::kImmInt;
     op.bits = lit.bits;
@@ -240,16 +302,48 @@ void Parser::parse_address(Operand& op, std::uint32_t level) {
     if (el.size() > 0xffff) fail_here("too many elements in one operand");
   }
   if (!accept(']')) fail_expected("']'");
+  static constexpr std::string_view kUnified = ".unified"; // ld's `[a].unified` (PTX 8.1)
+  if (static_cast<std::size_t>(end_ - p_) >= kUnified.size() &&
+      std::string_view(p_, kUnified.size()) == kUnified &&
+      (p_ + kUnified.size() == end_ || !is_ident_char(p_[kUnified.size()]))) {
+    p_ += kUnified.size();
+    op.flags |= Operand::kUnified;
+  }
   Span<Operand> span = arena_.copy(el);
   op.elems_data = span.data();
   op.elems_size = static_cast<std::uint16_t>(span.size());
 }
 
-const InitValue* Parser::parse_init(std::uint32_t depth) {
-  return arena_.make(parse_init_value(depth));
+void Parser::parse_array_element(Operand& op) {
+  // `arr[i]` (6.4.2) is the address of element i: arr + i x the element size (ptxas assembles
+  // `ld.global.u32 %r, arr[2]` as `[arr+8]` and `mov.u64 %rd, arr[3]` as `arr+12`), so it is
+  // kept as that address, which every analysis already reads. A register index has no such
+  // form and is refused.
+  const std::string_view name = op.text();
+  const auto it = element_size_.find(name);
+  if (it == element_size_.end())
+    fail_here("'" + std::string(name) + "[...]' needs '" + std::string(name) +
+              "' declared before it (its element size)");
+  ++p_; // '['
+  skip_ws();
+  if (p_ < end_ && *p_ == '%')
+    fail_here("an array-element index must be a constant expression (compute a register "
+              "index into an address)");
+  std::string text;
+  const ExprValue index = parse_const_expr(text, ExprMode::kOperand);
+  if (!accept(']')) fail_expected("']'");
+  const std::uint64_t offset = index.bits * it->second;
+  op.bits = offset;
+  op.flags = offset != 0 ? Operand::kHasOffset : 0;
+  // A memory instruction's operand is the memory at that address: `[arr+8]`.
+  if (isa::has(op_, isa::kAddressedAccess)) op.kind = OperandKind::kAddress;
 }
 
-InitValue Parser::parse_init_value(std::uint32_t depth) {
+const InitValue* Parser::parse_init(std::uint32_t depth, bool opaque) {
+  return arena_.make(parse_init_value(depth, opaque));
+}
+
+InitValue Parser::parse_init_value(std::uint32_t depth, bool opaque) {
   if (depth > kMaxInitDepth) fail_here("initializer nested too deeply");
   skip_ws();
   InitValue v;
@@ -262,7 +356,7 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
     init_scratch_[depth].clear();
     if (!accept('}')) {
       do {
-        InitValue e = parse_init_value(depth + 1);
+        InitValue e = parse_init_value(depth + 1, opaque);
         init_scratch_[depth].push_back(e);
       } while (accept(','));
       expect('}');
@@ -270,6 +364,27 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
     v.kind = InitValue::Kind::kList;
     v.set_elements(arena_.copy(init_scratch_[depth]));
     return v;
+  }
+  if (opaque && depth > 0 && p_ < end_ && is_ident_start(*p_)) {
+    // A `.texref`/`.samplerref` field (5.3): `filter_mode = linear`, `addr_mode_0 = wrap`.
+    Mark m = mark();
+    std::string_view field;
+    if (lex_identifier(p_, end_, field) && accept('=') && !(p_ < end_ && *p_ == '=')) {
+      skip_ws();
+      std::string_view value;
+      const char* vstart = p_;
+      NumberLit lit;
+      bool bad = false;
+      if (!lex_identifier(p_, end_, value) && !lex_number(p_, end_, lit, bad))
+        fail_expected("a field value (a name or a number)");
+      std::string text(field);
+      text += " = ";
+      text.append(vstart, p_);
+      v.kind = InitValue::Kind::kField;
+      v.set_text(arena_.copy_string(text));
+      return v;
+    }
+    reset(m);
   }
   static constexpr std::string_view kGeneric = "generic";
   if (static_cast<std::size_t>(end_ - p_) > kGeneric.size() &&
@@ -283,13 +398,9 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
       skip_ws();
       if (p_ < end_ && (*p_ == '+' || *p_ == '-')) {
         // generic(sym)+off: kept as an expression.
-        std::string text = "generic(";
-        text += v.text();
-        text += ')';
-        text += *p_++;
-        parse_expr_term(text, false, 1);
+        reset(m);
         v.kind = InitValue::Kind::kExpr;
-        v.set_text(arena_.copy_string(text));
+        v.set_text(parse_expression(false));
       }
       return v;
     }
@@ -298,114 +409,6 @@ InitValue Parser::parse_init_value(std::uint32_t depth) {
   v.kind = InitValue::Kind::kExpr;
   v.set_text(parse_expression(false));
   return v;
-}
-
-std::string_view Parser::parse_expression(bool allow_dot_names) {
-  skip_ws();
-  const char* start = p_;
-  // A lone decimal or 0x-hex integer, the bulk of debug sections (`.b8 1, 0, 17, ...`): its
-  // text as written, without building the expression.
-  {
-    const char* q = p_;
-    const bool hex = q + 1 < end_ && q[0] == '0' && (q[1] == 'x' || q[1] == 'X');
-    if (hex) q += 2;
-    const char* digits = q;
-    while (q < end_ &&
-           (hex ? std::isxdigit(static_cast<unsigned char>(*q)) != 0 : (*q >= '0' && *q <= '9')))
-      ++q;
-    const char* after = q;
-    while (after < end_ && (*after == ' ' || *after == '\t'))
-      ++after;
-    if (q > digits && (q == end_ || !is_ident_char(*q)) &&
-        (after == end_ || *after == ',' || *after == '}' || *after == ';' || *after == '\n' ||
-         *after == '\r')) {
-      p_ = q;
-      return {start, static_cast<std::size_t>(q - start)};
-    }
-  }
-  std::string out;
-  parse_expr_term(out, allow_dot_names, 0);
-  for (;;) {
-    skip_ws();
-    if (p_ >= end_) break;
-    char c = *p_;
-    if ((c == '<' || c == '>') && p_ + 1 < end_ && p_[1] == c) {
-      out.append(p_, 2);
-      p_ += 2;
-    } else if (c == '+' || c == '-' || c == '*' || c == '/' || c == '%' || c == '&' || c == '|' ||
-               c == '^') {
-      out += c;
-      ++p_;
-    } else {
-      break;
-    }
-    parse_expr_term(out, allow_dot_names, 0);
-  }
-  return intern(out, start, p_);
-}
-
-void Parser::parse_expr_term(std::string& out, bool allow_dot_names, std::uint32_t depth) {
-  if (depth > kMaxExprDepth) fail_here("expression nested too deeply");
-  skip_ws();
-  if (p_ >= end_) fail_expected("a constant expression");
-  const char c = *p_;
-  const char* start = p_;
-  if (c == '(') {
-    ++p_;
-    out += '(';
-    parse_expr_term(out, allow_dot_names, depth + 1);
-    for (;;) {
-      skip_ws();
-      if (p_ < end_ && *p_ == ')') break;
-      if (p_ >= end_) fail_expected("')'");
-      char op = *p_;
-      if ((op == '<' || op == '>') && p_ + 1 < end_ && p_[1] == op) {
-        out.append(p_, 2);
-        p_ += 2;
-      } else if (std::strchr("+-*/%&|^", op) != nullptr && op != 0) {
-        out += op;
-        ++p_;
-      } else {
-        fail_expected("')'");
-      }
-      parse_expr_term(out, allow_dot_names, depth + 1);
-    }
-    ++p_;
-    out += ')';
-    return;
-  }
-  if (c == '~' || c == '!' || (c == '-' && !(p_ + 1 < end_ && is_digit(p_[1])))) {
-    ++p_;
-    out += c;
-    parse_expr_term(out, allow_dot_names, depth + 1);
-    return;
-  }
-  if (is_digit(c) || c == '-') {
-    NumberLit lit;
-    bool bad = false;
-    if (!lex_number(p_, end_, lit, bad)) {
-      if (bad) fail_here("invalid numeric literal");
-      fail_expected("a constant expression");
-    }
-    out.append(start, p_);
-    return;
-  }
-  if (c == '.' && allow_dot_names) {
-    ++p_;
-    std::string_view name;
-    if (!lex_modifier(p_, end_, name)) {
-      p_ = start;
-      fail_expected("a constant expression");
-    }
-    out.append(start, p_);
-    return;
-  }
-  std::string_view name;
-  if (is_ident_start(c) && lex_identifier(p_, end_, name)) {
-    out.append(start, p_);
-    return;
-  }
-  fail_expected("a constant expression");
 }
 
 } // namespace ptxkit::verifier::detail

@@ -20,6 +20,20 @@ namespace ptxkit::verifier::detail {
 
 struct Failure {};
 
+// Where a constant expression stands (PTX ISA 4.5.4), which decides the leaves it may have:
+// an instruction operand or array index only integer constants (and WARP_SZ), so it always has
+// a value; an initializer also symbols, floats, `generic(sym)` and `mask()`; debug-section data
+// also `.section` names.
+enum class ExprMode : std::uint8_t { kOperand, kInit, kSection };
+
+// A constant expression's value, typed by the ISA's rules: 64 bits, signed unless unsigned.
+// `known` is false when a leaf has no value at parse time (a symbol, a float, mask()).
+struct ExprValue {
+  std::uint64_t bits = 0;
+  bool is_unsigned = false;
+  bool known = false;
+};
+
 class Parser {
 public:
   Parser(Storage& storage, std::string path);
@@ -83,12 +97,27 @@ private:
   Operand parse_operand(std::uint32_t level);
   Operand parse_simple_operand(std::uint32_t level);
   void parse_address(Operand& op, std::uint32_t level);
-  const InitValue* parse_init(std::uint32_t depth);
-  InitValue parse_init_value(std::uint32_t depth);
-  // A constant expression (numbers, symbols, `.section` names, + - * / << >> & | ^ ~ ( )),
-  // returned with its whitespace removed.
+  // `sym[index]` after the symbol (6.4.2): the address sym + index x its element size.
+  void parse_array_element(Operand& op);
+  // `opaque`: the declaration is a .texref/.samplerref/.surfref (its braces hold `field = value`).
+  const InitValue* parse_init(std::uint32_t depth, bool opaque);
+  InitValue parse_init_value(std::uint32_t depth, bool opaque);
+
+  // ---- constant expressions (const_expr.cpp) ----
+  // An initializer's or debug section's constant expression, returned with its whitespace
+  // removed (but around `%`, which would otherwise read as a register name).
   std::string_view parse_expression(bool allow_dot_names);
-  void parse_expr_term(std::string& out, bool allow_dot_names, std::uint32_t depth);
+  // One expression in the ISA's grammar and precedence, its normalized text appended to `out`.
+  ExprValue parse_const_expr(std::string& out, ExprMode mode);
+  // An instruction operand that is a constant expression, folded to its value: a kImmInt.
+  Operand parse_expression_operand();
+  // The next token starts a binary operator or `?` (an operand continues as an expression).
+  bool at_expression_operator();
+  ExprValue expr_ternary(std::string& out, ExprMode mode, std::uint32_t depth);
+  ExprValue expr_binary(std::string& out, ExprMode mode, int min_prec, std::uint32_t depth);
+  ExprValue expr_unary(std::string& out, ExprMode mode, std::uint32_t depth);
+  ExprValue expr_primary(std::string& out, ExprMode mode, std::uint32_t depth);
+  ExprValue expr_mask(std::string& out, std::uint64_t mask, std::uint32_t depth);
   std::string_view intern(std::string_view s, const char* begin, const char* end);
   Span<std::string_view> modifiers_for(std::string_view key,
                                        const std::vector<std::string_view>& mods);
@@ -106,6 +135,10 @@ private:
   std::vector<std::string_view> mod_scratch_;
   std::vector<std::vector<InitValue>> init_scratch_; // parse_init_value's lists, per depth
   std::unordered_map<std::string_view, Span<std::string_view>> mod_cache_;
+  // Element size (type x vector width) of each variable declared so far, for `arr[2]` operands;
+  // the latest declaration of a name wins (PTX names a variable only after declaring it).
+  std::unordered_map<std::string_view, std::uint32_t> element_size_;
+  Opcode op_ = Opcode::kUnknown; // the instruction whose operands are being parsed
 };
 
 } // namespace ptxkit::verifier::detail

@@ -82,6 +82,7 @@ void Printer::linkage(Linkage l) {
 void Printer::init(const InitValue& v) {
   switch (v.kind) {
   case InitValue::Kind::kExpr:
+  case InitValue::Kind::kField:
     out_ += v.text();
     break;
   case InitValue::Kind::kGeneric:
@@ -174,6 +175,12 @@ void Printer::operand(const Operand& op) {
   };
   switch (op.kind) {
   case OperandKind::kRegister:
+    out_ += op.text();
+    if (op.has_selector()) {
+      out_ += '.';
+      out_ += op.selector();
+    }
+    break;
   case OperandKind::kSpecialReg:
   case OperandKind::kImmInt:
   case OperandKind::kImmFloat:
@@ -199,6 +206,7 @@ void Printer::operand(const Operand& op) {
       operand(e);
     }
     out_ += ']';
+    if (op.is_unified()) out_ += ".unified";
     break;
   case OperandKind::kVector:
     list('{', '}');

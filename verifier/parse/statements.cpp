@@ -168,7 +168,11 @@ void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc lo
       expect(']');
     }
     v.dims = arena_.copy(dims);
-    if (!single && accept('=')) v.init = parse_init(0);
+    if (!single && accept('=')) {
+      v.init = parse_init(0, isa::kind(v.type) == isa::TypeKind::kOpaque);
+    }
+    if (v.space != StateSpace::kReg)
+      element_size_[v.name] = isa::size_bytes(v.type) * (v.vector_width == 0 ? 1u : v.vector_width);
     out.push_back(v);
     if (single || !accept(',')) break;
   }
@@ -222,6 +226,7 @@ Instruction Parser::parse_instruction(SourceLoc loc) {
     fail_expected("an instruction");
   if (!lex_identifier(p_, end_, inst.opcode)) fail_expected("an instruction");
   inst.op = isa::opcode_from_spelling(inst.opcode);
+  op_ = inst.op;
   (void)op_start;
   const char* mods_start = p_;
   mod_scratch_.clear();
@@ -243,6 +248,7 @@ Instruction Parser::parse_instruction(SourceLoc loc) {
     } while (accept(','));
   }
   expect(';');
+  op_ = Opcode::kUnknown;
   inst.operands = arena_.copy(ops);
   return inst;
 }

@@ -17,6 +17,7 @@
 #include "ptxkit/isa/isa.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -100,14 +101,22 @@ enum class OperandKind : std::uint8_t {
 
 // One operand. Packed to 40 bytes (an instruction's operands are the bulk of a module).
 //   kRegister/kSpecialReg/kSymbol: text() is the name; a kSymbol written `sym+8` (mov of an
-//              address) has has_offset() and address_offset() 8.
-//   kImmInt:   text() is the spelling, int_value() the value (two's complement in `bits`).
+//              address) has has_offset() and address_offset() 8. A video instruction's register
+//              with a byte/half-word selector or SIMD mask (`%r2.b0`, `%r1.h10`, `%r3.b3210`,
+//              PTX ISA 9.7.20) keeps the bare name in text() (the register the analyses see) and
+//              has_selector(), selector() "b0" / "h10" / "b3210" (its characters in `bits`).
+//              An array element without brackets (`arr[2]`, 6.4.2) is the address arr + 2 x the
+//              element size: a kSymbol with that offset (`mov`), a kAddress in a memory access.
+//   kImmInt:   text() is the spelling, int_value() the value (two's complement in `bits`). A
+//              constant expression (`(1 + 2) * 3`, 4.5.4) is folded to its value by PTX's
+//              64-bit signed/unsigned rules and spelled as that value (`9`, `17U` if unsigned).
 //   kImmFloat: text() is the spelling; `0f` patterns keep their 32-bit pattern in `bits` (and
 //              is_f32_pattern()), `0d` and decimal spellings the double's 64 bits.
 //   kAddress:  text() is the base (register or symbol name, or an immediate's spelling when
 //              address_base_is_immediate()), address_offset() the signed offset (0 if none),
 //              has_offset() whether one was written; elements() are the further comma-separated
-//              items inside the brackets (tensor coordinates `{...}`, texture sampler...).
+//              items inside the brackets (tensor coordinates `{...}`, texture sampler...);
+//              is_unified() for `[addr].unified` (ld, PTX 8.1: the address is unified memory).
 //   kVector/kPair/kParenList: elements().
 struct Operand {
   SourceLoc loc;
@@ -123,6 +132,9 @@ struct Operand {
   static constexpr std::uint8_t kHasOffset = 2;     // address has `+off`
   static constexpr std::uint8_t kBaseImmediate = 4; // address base is an immediate
   static constexpr std::uint8_t kF32Pattern = 8;    // `0f` float: bits hold 32-bit pattern
+  static constexpr std::uint8_t kUnified = 16;      // address has the `.unified` suffix
+  static constexpr std::uint8_t kSelector = 32;     // register has a video selector in `bits`
+  static constexpr std::size_t kMaxSelector = 8;    // "b3210" is the longest the ISA has
 
   std::string_view text() const { return {text_data, text_size}; }
   Span<Operand> elements() const { return {elems_data, elems_size}; }
@@ -130,6 +142,17 @@ struct Operand {
   bool has_offset() const { return (flags & kHasOffset) != 0; }
   bool address_base_is_immediate() const { return (flags & kBaseImmediate) != 0; }
   bool is_f32_pattern() const { return (flags & kF32Pattern) != 0; }
+  bool is_unified() const { return (flags & kUnified) != 0; }
+  bool has_selector() const { return (flags & kSelector) != 0; }
+  // The selector without its dot ("b0", "h10"); empty when none. Views this operand's storage.
+  std::string_view selector() const {
+    if (!has_selector()) return {};
+    const char* c = reinterpret_cast<const char*>(&bits);
+    std::size_t n = 0;
+    while (n < kMaxSelector && c[n] != 0)
+      ++n;
+    return {c, n};
+  }
   std::int64_t int_value() const { return static_cast<std::int64_t>(bits); }
   std::int64_t address_offset() const { return static_cast<std::int64_t>(bits); }
   // The value of a kImmFloat (a `0f` pattern widened to double).
@@ -141,17 +164,19 @@ static_assert(sizeof(Operand) == 40, "Operand is packed: the AST must stay < 10x
 // Declarations
 // ---------------------------------------------------------------------------------------------
 
-// Initializer of a variable: a scalar expression (text normalized: no whitespace), a brace list,
-// or `generic(sym)` (kind kGeneric, text "sym" ... as written inside the parentheses + any offset
-// expression after it is kept in text of a kExpr).
+// Initializer of a variable: a scalar expression (text normalized: no whitespace but around `%`),
+// a brace list, or `generic(sym)` (kind kGeneric, text "sym" ... as written inside the parentheses
+// + any offset expression after it is kept in text of a kExpr). `mask()` (`0xFF00(sym+4)`, 5.4.4)
+// is a kExpr. A `.texref`/`.samplerref` field (`filter_mode = linear`, 5.3) is a kField whose text
+// is "filter_mode = linear".
 // Packed to 24 bytes (asserted): a value is a text or a list, never both, so one pointer and one
 // size serve both; a 100k-entry lookup table (curand's) is 100k of these.
 struct InitValue {
-  enum class Kind : std::uint8_t { kExpr, kList, kGeneric };
+  enum class Kind : std::uint8_t { kExpr, kList, kGeneric, kField };
   SourceLoc loc;
   Kind kind = Kind::kExpr;
 
-  // kExpr: "0f3F800000", "sym+4", "-1"; kGeneric: "sym"; empty for kList.
+  // kExpr: "0f3F800000", "sym+4", "-1"; kGeneric: "sym"; kField: "name = value"; empty for kList.
   std::string_view text() const {
     return kind == Kind::kList ? std::string_view() : std::string_view(text_data(), size_);
   }
