@@ -213,8 +213,7 @@ const CommandRegistration reg{
           ->type_name("FORMAT")
           ->check(CLI::IsMember({"text", "json", "sarif"}));
       sub->add_option("--rules", opt->rules,
-                      "Comma-separated rule ids to run (default: every rule but the opt-in "
-                      "shared-race): " +
+                      "Comma-separated rule ids to run (default: all): " +
                           verifier::rule_ids_joined())
           ->type_name("ID,...")
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)

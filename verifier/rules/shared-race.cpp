@@ -58,10 +58,6 @@ constexpr std::uint32_t kMaxPairs = 200000; // per function: beyond, one warning
 
 class SharedRaceRule final : public Rule {
 public:
-  // Opt-in: on 10 of the library's reference configurations it still counts access pairs it
-  // cannot decide (a divisor that is not a power of two, pairs from different iterations of a
-  // loop without a barrier), which a default rule may not leave on correct kernels.
-  bool on_by_default() const override { return false; }
   std::string_view summary() const override {
     return "two threads of a block access the same shared/global byte in one barrier interval, "
            "one writing";
@@ -584,8 +580,8 @@ std::string thread_text(const AffineIndex& ai, const std::vector<std::int64_t>& 
 enum class Cause : std::uint8_t { kShape, kAddress, kUniform, kLoop, kBudget, kCount };
 
 constexpr const char* kCauseText[] = {
-    "two threads collide in a block shape the kernel does not rule out (it declares no "
-    ".reqntid: state the launch's with --block-dim)",
+    ("two threads collide in a block shape the kernel does not rule out (it declares no "
+     ".reqntid: state the launch's with --block-dim)"),
     "an address depends on a value the rule cannot express as a function of the thread",
     "the two addresses use a block-uniform value differently",
     "a collision needs a later iteration of a loop (the loop may not run that often)",
@@ -785,6 +781,73 @@ bool not_based_on(const FunctionAnalysis& a, const AffineIndex& ai, const Affine
 
 // Decides one pair. Variables: thread 1's and thread 2's fields, loop counters; uniform atoms
 // the two addresses share cancel.
+// Equalities the two threads' guards share up to their thread parts: `gid == K` with
+// gid = ctaid * ntid + tid (a tail or setup block one thread of the grid runs) holds in thread 1
+// as T1 + U == K and in thread 2 as T2 + U' == K', where U and U' are the same block-uniform
+// sums (the same atoms at the same coefficients: the same value in every thread of the block).
+// Then T1 - T2 == K - K' exactly, though U has no range: both equalities hold modulo the
+// comparison's width (at least 16 bits), so their difference does, and a difference below 2^15
+// in magnitude (thread parts and K - K') is then an integer equality. A constraint over both
+// threads' variables for the pair search.
+void add_uniform_equalities(const AffineIndex& ai, const std::vector<RawCondition>& g1,
+                            const std::vector<RawCondition>& g2,
+                            const std::vector<std::int32_t>& var1,
+                            const std::vector<std::int32_t>& var2,
+                            std::vector<SearchConstraint>& cons) {
+  // The thread part (tid fields) and the rest (block-uniform atoms only), or nullopt.
+  struct Split {
+    AffineForm thread, uniform;
+  };
+  auto split = [&](const RawCondition& c) -> std::optional<Split> {
+    if (c.cmp != SearchConstraint::Cmp::kEq) return std::nullopt;
+    Split s;
+    s.uniform.constant = c.form.constant;
+    for (const AffineTerm& t : c.form.terms) {
+      const AffineAtom& at = ai.atom(t.atom);
+      if (at.kind == AffineAtom::Kind::kTidField)
+        s.thread.terms.push_back(t);
+      else if (at.uniform && at.kind != AffineAtom::Kind::kCounter &&
+               at.kind != AffineAtom::Kind::kQuotient)
+        s.uniform.terms.push_back(t);
+      else
+        return std::nullopt;
+    }
+    if (s.thread.terms.empty() || s.uniform.terms.empty()) return std::nullopt;
+    return s;
+  };
+  auto magnitude = [&](const AffineForm& f) {
+    std::int64_t m = 0;
+    for (const AffineTerm& t : f.terms)
+      m += std::abs(t.coef) * std::max<std::int64_t>(ai.atom(t.atom).hi, 0);
+    return m;
+  };
+  constexpr std::int64_t kExact = std::int64_t{1} << 15;
+  for (const RawCondition& c1 : g1) {
+    const std::optional<Split> s1 = split(c1);
+    if (!s1) continue;
+    for (const RawCondition& c2 : g2) {
+      const std::optional<Split> s2 = split(c2);
+      if (!s2 || s1->uniform.terms != s2->uniform.terms) continue;
+      const std::int64_t k = s1->uniform.constant - s2->uniform.constant;
+      if (std::abs(k) + magnitude(s1->thread) + magnitude(s2->thread) >= kExact) continue;
+      SearchConstraint e;
+      bool mapped = true;
+      for (const AffineTerm& t : s1->thread.terms) {
+        mapped = mapped && var1[t.atom] >= 0 && ai.atom(t.atom).hi >= 0;
+        if (mapped) e.terms.push_back({static_cast<std::uint32_t>(var1[t.atom]), t.coef});
+      }
+      for (const AffineTerm& t : s2->thread.terms) {
+        mapped = mapped && var2[t.atom] >= 0 && ai.atom(t.atom).hi >= 0;
+        if (mapped) e.terms.push_back({static_cast<std::uint32_t>(var2[t.atom]), -t.coef});
+      }
+      if (!mapped) continue;
+      e.constant = k;
+      e.cmp = SearchConstraint::Cmp::kEq;
+      cons.push_back(std::move(e));
+    }
+  }
+}
+
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
                bool same_iteration, bool other_warp) {
   AffineForm diff = p.addr;
@@ -1002,6 +1065,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     for (const SearchConstraint& c : defs)
       add(c);
   }
+  add_uniform_equalities(ai, p.raw_guard, q.raw_guard, var1, var2, cons);
   if (g != 0) {
     // Opaque terms: only a gcd test. The rest of the sum ranges over the thread fields.
     for (const SearchVar& v : vars)

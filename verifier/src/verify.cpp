@@ -96,9 +96,8 @@ FileReport verify_module(const Module& module, const VerifyOptions& options) {
   report.path = module.path;
   std::vector<const Rule*> rules;
   for (const auto& r : all_rules()) {
-    if (options.rules.empty()
-            ? r->on_by_default()
-            : std::find(options.rules.begin(), options.rules.end(), r->id()) != options.rules.end())
+    if (options.rules.empty() ||
+        std::find(options.rules.begin(), options.rules.end(), r->id()) != options.rules.end())
       rules.push_back(r.get());
   }
   std::vector<std::uint32_t> sites(rules.size(), 0);

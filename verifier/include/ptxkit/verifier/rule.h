@@ -80,10 +80,6 @@ public:
   virtual std::string_view summary() const = 0; // one line, for --help and SARIF
   // Examine one function with a body.
   virtual void check(RuleContext& ctx) const = 0;
-  // Whether a verify with no rule list runs it (and so verify_for_load). A rule is opt-in
-  // (`--rules ID,...` names it) while it still leaves pairs it cannot decide on correct library
-  // kernels: a default rule must be silent on every kernel `ptxkit gen --all` produces.
-  virtual bool on_by_default() const { return true; }
   // From the rule's line in the catalogue (rule_list.inc).
   std::string_view id() const { return id_; } // "undefined-register"
   Severity default_severity() const { return severity_; }
