@@ -118,9 +118,20 @@ constexpr std::int64_t kMaxCount = 1023;
 class UniformRanges {
 public:
   explicit UniformRanges(const FunctionAnalysis& a) : a_(a) {}
+  // Without ranges: operand() and sign() answer nothing and only note that they were asked
+  // (the pair search first runs without them: building the ranges is a whole-function
+  // interpretation, and most pairs are decided without).
+  static UniformRanges none(const FunctionAnalysis& a) {
+    UniformRanges r(a);
+    r.enabled_ = false;
+    return r;
+  }
+  bool asked() const { return asked_; }
+  void clear_asked() { asked_ = false; }
   // Operand k of instruction i, when it is an integer in [0, 2^31) (signed and unsigned
   // readings agree).
   std::optional<Range> operand(InstId i, std::uint32_t k) {
+    if (!enabled_) return asked_ = true, std::nullopt;
     if (!bo_) bo_.emplace(a_, contract_);
     const BufferValue v = bo_->operand_value(i, k);
     if (v.kind != BufferValue::Kind::kInt || !v.range.bounded() || v.range.lo < 0 ||
@@ -130,6 +141,7 @@ public:
   }
   // A loop step's sign: its range excludes 0 (buffer_offsets.h: no induction variable wraps).
   std::optional<int> sign(InstId i, std::uint32_t k) {
+    if (!enabled_) return asked_ = true, std::nullopt;
     if (!bo_) bo_.emplace(a_, contract_);
     const BufferValue v = bo_->operand_value(i, k);
     if (v.kind != BufferValue::Kind::kInt) return std::nullopt;
@@ -142,6 +154,7 @@ private:
   const FunctionAnalysis& a_;
   KernelContract contract_;
   std::optional<BufferOffsets> bo_;
+  bool enabled_ = true, asked_ = false;
 };
 
 struct Access {
@@ -156,6 +169,7 @@ struct Access {
   bool guard_known = true;
   std::string guard_why;
   std::vector<std::pair<std::uint32_t, Range>> ranges; // uniform atoms bounded at its guards
+  bool wants_ranges = false; // its guard was read without uniform ranges that it could use
 };
 
 // The values atom `id` can take in the pair search: thread fields, counters (up to kMaxCount
@@ -354,11 +368,17 @@ std::vector<SearchConstraint> condition(const FunctionAnalysis& a, AffineIndex& 
     // atoms too (the pair search gives each a variable), when both sides stay in [0, 2^31).
     // A uniform value's range over-approximates its values: a collision is then not certain.
     bool varies = !c.terms.empty(), uses_range = false;
+    // A uniform value's range is looked up only where the condition also has a loop count or a
+    // quotient (`lane + 32 * j < n`): a thread-index bound alone (`tid < n`) rarely decides a
+    // pair, and the lookup interprets the whole function.
+    bool counts = false;
+    for (const AffineTerm& t : f.terms)
+      counts = counts || ai.atom(t.atom).kind == AffineAtom::Kind::kCounter ||
+               ai.atom(t.atom).kind == AffineAtom::Kind::kQuotient;
+    varies = varies || counts;
     for (const AffineTerm& t : f.terms) {
       const AffineAtom& at = ai.atom(t.atom);
-      varies =
-          varies || at.kind == AffineAtom::Kind::kCounter || at.kind == AffineAtom::Kind::kQuotient;
-      if (at.kind != AffineAtom::Kind::kOpaque || !at.uniform || at.bound >= 0 ||
+      if (!counts || at.kind != AffineAtom::Kind::kOpaque || !at.uniform || at.bound >= 0 ||
           atom_range(ai, t.atom, gm.ranges))
         continue;
       // `x cmp n + k` with n the operand itself (its range found at this use).
@@ -1428,15 +1448,37 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   for (InstId o : ordering)
     for (std::uint32_t s : phase_at(a, pc, cta_start, o))
       ordered_phase[s] = 1;
-  for (Access& x : acc) {
+  // Guards are read without uniform ranges first; a pair that is not decided race-free that way
+  // is decided again with them (more constraints only remove collisions, so a pair found
+  // race-free without them is race-free with them). `unguarded` keeps what the second reading
+  // starts from.
+  UniformRanges no_ranges = UniformRanges::none(a);
+  std::vector<std::optional<Access>> unguarded(acc.size());
+  auto read_guard = [&](Access& x, UniformRanges& ur) {
+    collect_guard(a, ai, ur, x);
+    resolve_selects(a, ai, x);
+    resolve_clamps(ai, x);
+  };
+  for (std::size_t k = 0; k < acc.size(); ++k) {
+    Access& x = acc[k];
     x.addr = ai.address(x.inst, memory_operands(a.ir.inst(x.inst))[0].operand);
     x.phase = phase_at(a, pc, cta_start, x.inst);
     x.fwd_phase = phase_at(a, pf, cta_start, x.inst);
     x.warp_phase = phase_at(a, pw, warp_start, x.inst);
-    collect_guard(a, ai, uranges, x);
-    resolve_selects(a, ai, x);
-    resolve_clamps(ai, x);
+    Access before = x;
+    no_ranges.clear_asked();
+    read_guard(x, no_ranges);
+    if (no_ranges.asked()) {
+      x.wants_ranges = true;
+      unguarded[k] = std::move(before);
+    }
   }
+  auto with_ranges = [&](std::size_t k) {
+    if (!acc[k].wants_ranges) return;
+    Access x = std::move(*unguarded[k]);
+    read_guard(x, uranges);
+    acc[k] = std::move(x);
+  };
   ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
   std::vector<std::uint8_t> reported(acc.size(), 0);
   Meeting meeting(a, cta_start, uranges);
@@ -1467,6 +1509,11 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       const bool same_iter = common(p.fwd_phase, q.fwd_phase).has_value();
       const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
       Verdict v = decide(a, ai, p, q, same_iter, other_warp);
+      if (v.kind != Verdict::Kind::kNone && (p.wants_ranges || q.wants_ranges)) {
+        with_ranges(i); // p and q refer to acc[i] and acc[j]: now read with ranges
+        with_ranges(j);
+        v = decide(a, ai, p, q, same_iter, other_warp);
+      }
       if (v.kind == Verdict::Kind::kNone) continue;
       // The two threads collide, if they can be at the two accesses in one interval: in one
       // iteration (a finding), or only across iterations (undecided: a loop).
