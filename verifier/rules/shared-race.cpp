@@ -618,6 +618,9 @@ struct Verdict {
   std::vector<std::int64_t> values; // kCertain/kShape: the witness (search variables)
   std::vector<std::int32_t> var1, var2;
   std::uint32_t why_atom = kNoId; // kUndecided without detail: the atom that decides it
+  // kCertain without a declared shape: the two threads are (0,0,0) and (1,0,0) of a kernel whose
+  // tid.y and tid.z are 0, present in every block of two threads or more.
+  bool any_block = false;
 };
 
 // tid.x's fields, block-stride counts along x and %ntid.x: what a block-stride index is made of.
@@ -869,7 +872,7 @@ void add_uniform_equalities(const AffineIndex& ai, const std::vector<RawConditio
 }
 
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
-               bool same_iteration, bool other_warp) {
+               bool same_iteration, bool other_warp, InstId start) {
   AffineForm diff = p.addr;
   if (!affine_add(diff, q.addr, -1))
     return undecided_because("an address offset beyond 2^40", Cause::kAddress);
@@ -1001,11 +1004,25 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
       continue;
     }
     if (at.kind == AffineAtom::Kind::kCounter) {
-      const bool shared = same_iteration && a.block_uniformity.loop_divergent(at.loop) == false &&
-                          loop_in(at.loop, p.inst) && loop_in(at.loop, q.inst) &&
-                          c1 == c2; // the same count in both threads
-      // A count no address uses: its guard conditions are dropped (more pairs, never fewer).
-      if ((shared && !in_guard[id]) || (c1 == 0 && c2 == 0)) continue;
+      // The same count in both threads: the interval starts at a barrier inside the loop, which
+      // every thread passes once an iteration (no lane leaves early), and both accesses follow
+      // it in that iteration. Without a barrier in the loop, warps run its iterations
+      // independently: `for (k...) smem[tid + k] += 1` races between tid 1 at k = 0 and tid 0
+      // at k = 1.
+      const bool shared = same_iteration && start != kNoId && loop_in(at.loop, start) &&
+                          !a.block_uniformity.loop_divergent(at.loop) && loop_in(at.loop, p.inst) &&
+                          loop_in(at.loop, q.inst) && c1 == c2;
+      // A count that neither a guard nor (differently) an address uses needs no variable. The
+      // one count of both threads keeps it for its guards: `if (i == tid)` in `for (i...) {
+      // ...; bar.sync; }` lets one thread an iteration through. A count per thread that only a
+      // guard uses is dropped with its guard (more pairs, never fewer): a collision is then no
+      // proof.
+      if ((shared || (c1 == 0 && c2 == 0)) && !in_guard[id]) continue;
+      if (!shared && c1 == 0 && c2 == 0) {
+        relaxed = true;
+        if (why.empty()) why = "it runs only where a condition on " + ai.atom_name(id) + " holds";
+        continue;
+      }
       counters = true;
       if (why.empty()) why = "it depends on " + ai.atom_name(id);
       if (shared) { // one count in both threads: the address terms cancel
@@ -1107,9 +1124,27 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   if (r.found && relaxed) return undecided_because(why, Cause::kAddress);
   if (r.found) {
     // Without .reqntid the block's shape is not known (kernels written for 16x16 blocks index
-    // shared memory by tid.y * 16 + tid.x): a collision is a warning naming the threads.
+    // shared memory by tid.y * 16 + tid.x): a collision is a warning naming the threads, unless
+    // threads 0 and 1 of a one-dimensional kernel collide: every block of two threads or more
+    // has them (a kernel that reads %tid.x is not launched one thread a block).
     Verdict v;
     v.kind = ai.exact_shape() ? Verdict::Kind::kCertain : Verdict::Kind::kShape;
+    if (v.kind == Verdict::Kind::kShape && !strided && ai.one_dimensional()) {
+      std::vector<SearchVar> first_two = vars;
+      for (std::uint32_t id = 0; id < fields; ++id)
+        for (const std::int32_t k : {var1[id], var2[id]})
+          if (k >= 0) {
+            SearchVar& x = first_two[static_cast<std::size_t>(k)];
+            x.hi = ai.atom(id).dim == 0 && ai.atom(id).shift == 0 ? std::min<std::int64_t>(x.hi, 1)
+                                                                  : 0;
+          }
+      SearchResult two = search_collision(first_two, cons, L, H, other_warp);
+      if (two.found) {
+        v.kind = Verdict::Kind::kCertain;
+        v.any_block = true;
+        r = std::move(two);
+      }
+    }
     v.detail = thread_text(ai, r.values, var2);
     v.other = thread_text(ai, r.values, var1);
     if (strided) // tid.x is part of the block-stride index
@@ -1508,11 +1543,11 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       }
       const bool same_iter = common(p.fwd_phase, q.fwd_phase).has_value();
       const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
-      Verdict v = decide(a, ai, p, q, same_iter, other_warp);
+      Verdict v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start]);
       if (v.kind != Verdict::Kind::kNone && (p.wants_ranges || q.wants_ranges)) {
         with_ranges(i); // p and q refer to acc[i] and acc[j]: now read with ranges
         with_ranges(j);
-        v = decide(a, ai, p, q, same_iter, other_warp);
+        v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start]);
       }
       if (v.kind == Verdict::Kind::kNone) continue;
       // The two threads collide, if they can be at the two accesses in one interval: in one
@@ -1578,12 +1613,15 @@ void SharedRaceRule::check(RuleContext& ctx) const {
                                   " (line " + std::to_string(a.ir.inst(p.inst).loc.line) +
                                   ") by thread " + v.other;
       std::string msg;
+      const std::string shape =
+          v.any_block ? " (in every block of two threads or more: the kernel declares no .reqntid)"
+                      : "";
       if (uncertain.empty())
         msg = "data race on " + std::string(space) + " memory: " + kind(q) + threads +
-              " touch the same bytes in " + interval;
+              " touch the same bytes in " + interval + shape;
       else
         msg = "possible data race on " + std::string(space) + " memory: " + kind(q) + threads +
-              " touch the same bytes in " + interval + ", not certain: " + uncertain;
+              " touch the same bytes in " + interval + shape + ", not certain: " + uncertain;
       auto f =
           uncertain.empty() ? ctx.report(q.inst, msg) : ctx.report(q.inst, msg, Severity::kWarning);
       if (i != j) f.relate(p.inst, "the other access (" + kind(p) + " by thread " + v.other + ")");

@@ -128,6 +128,9 @@ public:
   // Warps are runs of tid.x alone: y and z have extent 1, or .reqntid makes ntid.x a multiple
   // of 32.
   bool warps_follow_x() const { return warps_follow_x_; }
+  // %tid.y and %tid.z are 0 in every thread (the function reads neither, or its launch bound
+  // says so).
+  bool one_dimensional() const { return max_tid_[1] == 0 && max_tid_[2] == 0; }
   // "%tid.x bits 5.." for a field, "k(loop at line N)", a symbol's name, an opaque's why.
   std::string atom_name(std::uint32_t id) const;
   const AffineClamp* clamp(std::uint32_t id) const {
