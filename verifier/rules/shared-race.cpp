@@ -1186,7 +1186,44 @@ bool stores_uniform_value(const FunctionAnalysis& a, const Access& x) {
 
 // The value a plain store writes, as a form over the witness thread's fields, or nullopt when it
 // is not one (a vector, a float, a loaded value...). `map` gives each atom's search variable.
-std::optional<std::int64_t> stored_value(AffineIndex& ai, const Instruction& in, InstId i,
+// The stored register of store i converted from an integer that the float holds exactly
+// (`st [p], cvt.rn.f32.u32(tid)`): that integer's form, so two threads' values compare as
+// integers (an exact conversion maps different integers to different floats). Only a form of
+// thread fields and a constant: its magnitude must stay below 2^24 (f32), 2^11 (f16) or 2^53
+// (f64); a block-uniform term of unknown size could round two integers to one float.
+std::optional<AffineForm> exactly_converted_integer(AffineIndex& ai, const FunctionAnalysis& a,
+                                                    InstId i) {
+  const ValueId v = a.values.value_of(i, 1);
+  const InstId d = v == kNoId ? kNoId : a.values.defining_instruction(v);
+  if (d == kNoId) return std::nullopt;
+  const Instruction& cvt = a.ir.inst(d);
+  if (cvt.op != Opcode::kCvt || cvt.operands.size() != 2 ||
+      cvt.operands[1].kind != OperandKind::kRegister)
+    return std::nullopt;
+  std::vector<ScalarType> types;
+  for (std::string_view m : cvt.modifiers)
+    if (ScalarType t = isa::type_from_spelling(m); t != ScalarType::kUnknown) types.push_back(t);
+  if (types.size() != 2 || (isa::kind(types[1]) != isa::TypeKind::kUnsigned &&
+                            isa::kind(types[1]) != isa::TypeKind::kSigned))
+    return std::nullopt;
+  std::int64_t limit = 0;
+  if (types[0] == ScalarType::kF32) limit = std::int64_t{1} << 24;
+  if (types[0] == ScalarType::kF16) limit = std::int64_t{1} << 11;
+  if (types[0] == ScalarType::kF64) limit = std::int64_t{1} << 53;
+  if (limit == 0) return std::nullopt;
+  AffineForm f = ai.operand(d, 1);
+  std::int64_t m = std::abs(f.constant);
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = ai.atom(t.atom);
+    if (at.kind != AffineAtom::Kind::kTidField || at.hi < 0) return std::nullopt;
+    m += std::abs(t.coef) * at.hi;
+  }
+  if (m >= limit) return std::nullopt;
+  return f;
+}
+
+std::optional<std::int64_t> stored_value(AffineIndex& ai, const FunctionAnalysis& a,
+                                         const Instruction& in, InstId i,
                                          const std::vector<std::int64_t>& x,
                                          const std::vector<std::int32_t>& map,
                                          std::vector<AffineTerm>& uniform) {
@@ -1194,6 +1231,7 @@ std::optional<std::int64_t> stored_value(AffineIndex& ai, const Instruction& in,
   const OperandKind k = in.operands[1].kind;
   if (k != OperandKind::kRegister && k != OperandKind::kImmInt) return std::nullopt;
   AffineForm f = ai.operand(i, 1);
+  if (auto exact = exactly_converted_integer(ai, a, i)) f = std::move(*exact);
   std::int64_t v = f.constant;
   for (const AffineTerm& t : f.terms) {
     const AffineAtom& at = ai.atom(t.atom);
@@ -1217,8 +1255,8 @@ std::optional<bool> same_value(AffineIndex& ai, const FunctionAnalysis& a, const
       a.values.value_of(p.inst, 1) == a.values.value_of(q.inst, 1) &&
       a.ir.inst(p.inst).operands[1].kind == OperandKind::kRegister)
     return true;
-  auto x = stored_value(ai, a.ir.inst(p.inst), p.inst, v.values, v.var1, up);
-  auto y = stored_value(ai, a.ir.inst(q.inst), q.inst, v.values, v.var2, uq);
+  auto x = stored_value(ai, a, a.ir.inst(p.inst), p.inst, v.values, v.var1, up);
+  auto y = stored_value(ai, a, a.ir.inst(q.inst), q.inst, v.values, v.var2, uq);
   if (!x || !y) return std::nullopt;
   if (up != uq) return std::nullopt;
   return *x == *y;
