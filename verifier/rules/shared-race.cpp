@@ -47,6 +47,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
 
 namespace ptxkit::verifier {
 
@@ -169,7 +170,8 @@ struct Access {
   bool guard_known = true;
   std::string guard_why;
   std::vector<std::pair<std::uint32_t, Range>> ranges; // uniform atoms bounded at its guards
-  bool wants_ranges = false; // its guard was read without uniform ranges that it could use
+  bool wants_ranges = false;    // its guard was read without uniform ranges that it could use
+  std::uint32_t form_class = 0; // FormPairs::class_of(addr)
 };
 
 // The values atom `id` can take in the pair search: thread fields, counters (up to kMaxCount
@@ -694,9 +696,12 @@ std::optional<std::pair<std::int64_t, std::int64_t>> clamp_range(const AffineInd
 // fields with a range, loop counts, varying values on either side, uniform values used
 // differently) contributes its coefficients to the gcd; a collision needs a multiple of it in
 // [lo, hi] - constant. nullopt when no varying value is there (the exact search decides).
-std::optional<Verdict> varying_opaque(const AffineIndex& ai, const AffineForm& p,
-                                      const AffineForm& q, std::int64_t constant, std::int64_t lo,
-                                      std::int64_t hi) {
+struct OpaqueTerms {
+  std::int64_t g = 0;          // gcd of the difference's coefficients
+  std::uint32_t first = kNoId; // the first opaque thread-varying atom, kNoId: none
+};
+
+OpaqueTerms opaque_terms(const AffineIndex& ai, const AffineForm& p, const AffineForm& q) {
   std::uint32_t first = kNoId;
   std::int64_t g = 0;
   auto add = [&](std::uint32_t id, std::int64_t c1, std::int64_t c2) {
@@ -732,14 +737,21 @@ std::optional<Verdict> varying_opaque(const AffineIndex& ai, const AffineForm& p
       add(p.terms[i].atom, p.terms[i].coef, q.terms[j].coef), ++i, ++j;
     }
   }
-  if (first == kNoId) return std::nullopt;
-  const std::int64_t l = lo - constant, h = hi - constant;
+  return {g, first};
+}
+
+// With an opaque thread-varying term, only a gcd test: the difference's constant must allow a
+// multiple of g in [lo, hi], else the accesses never overlap; if it does, undecided.
+std::optional<Verdict> varying_opaque(const OpaqueTerms& t, std::int64_t constant, std::int64_t lo,
+                                      std::int64_t hi) {
+  if (t.first == kNoId) return std::nullopt;
+  const std::int64_t l = lo - constant, h = hi - constant, g = t.g;
   if (g == 0 ? (l > 0 || h < 0) : (l >= 0 ? (l + g - 1) / g * g : -((-l) / g * g)) > h)
     return Verdict{};
   Verdict v;
   v.kind = Verdict::Kind::kUndecided;
   v.cause = Cause::kAddress;
-  v.why_atom = first;
+  v.why_atom = t.first;
   return v;
 }
 
@@ -804,6 +816,74 @@ bool not_based_on(const FunctionAnalysis& a, const AffineIndex& ai, const Affine
 
 // Decides one pair. Variables: thread 1's and thread 2's fields, loop counters; uniform atoms
 // the two addresses share cancel.
+// What two accesses' address forms decide apart from their constants, once per pair of distinct
+// term lists (a pipelined GEMM pairs some 100,000 accesses that share a few dozen forms): the
+// roots (different variables or kernel parameters never overlap), and the gcd of an opaque
+// thread-varying difference.
+struct FormPair {
+  bool disjoint = false;
+  OpaqueTerms opaque;
+};
+
+class FormPairs {
+public:
+  // The class of an address form: its term list (the constant left out).
+  std::uint32_t class_of(const AffineForm& f) {
+    auto [it, added] = ids_.try_emplace(f.terms, static_cast<std::uint32_t>(ids_.size()));
+    return it->second;
+  }
+  const FormPair& get(const FunctionAnalysis& a, const AffineIndex& ai, const Access& p,
+                      const Access& q) {
+    const std::uint64_t key = (std::uint64_t{p.form_class} << 32) | q.form_class;
+    auto [it, added] = pairs_.try_emplace(key);
+    if (added) it->second = compute(a, ai, p.addr, q.addr);
+    return it->second;
+  }
+
+private:
+  static FormPair compute(const FunctionAnalysis& a, const AffineIndex& ai, const AffineForm& pf,
+                          const AffineForm& qf) {
+    FormPair out;
+    auto root = [&](const AffineForm& f) -> std::uint32_t {
+      std::uint32_t r = kNoId;
+      for (const AffineTerm& t : f.terms) {
+        const AffineAtom& at = ai.atom(t.atom);
+        if (t.coef == 1 && (at.kind == AffineAtom::Kind::kSymbol || at.param_root)) r = t.atom;
+      }
+      return r;
+    };
+    const std::uint32_t rp = root(pf), rq = root(qf);
+    if (rp != kNoId && rq != kNoId && rp != rq) return out.disjoint = true, out;
+    // The same assumption for an address computed without parameter r at all (a pointer loaded
+    // from a table, `k_ptrs[b][i]`, against `out[i]`): under __restrict__ semantics the bytes
+    // accessed through r, one access writing, are accessed only through addresses based on r.
+    // The root must be the form's only parameter (`out + n` with a byte-sized scalar n at
+    // coefficient 1 would leave it unclear which one is the pointer).
+    auto sole_root = [&](const AffineForm& f, std::uint32_t r) {
+      for (const AffineTerm& t : f.terms)
+        if (t.atom != r &&
+            (ai.atom(t.atom).param_root || ai.atom(t.atom).kind == AffineAtom::Kind::kSymbol))
+          return false;
+      return true;
+    };
+    if ((rp != kNoId && rq == kNoId && sole_root(pf, rp) && not_based_on(a, ai, qf, rp)) ||
+        (rq != kNoId && rp == kNoId && sole_root(qf, rq) && not_based_on(a, ai, pf, rq)))
+      return out.disjoint = true, out;
+    out.opaque = opaque_terms(ai, pf, qf);
+    return out;
+  }
+  struct TermsLess {
+    bool operator()(const std::vector<AffineTerm>& x, const std::vector<AffineTerm>& y) const {
+      return std::lexicographical_compare(
+          x.begin(), x.end(), y.begin(), y.end(), [](const AffineTerm& u, const AffineTerm& v) {
+            return u.atom != v.atom ? u.atom < v.atom : u.coef < v.coef;
+          });
+    }
+  };
+  std::map<std::vector<AffineTerm>, std::uint32_t, TermsLess> ids_;
+  std::unordered_map<std::uint64_t, FormPair> pairs_;
+};
+
 // Equalities the two threads' guards share up to their thread parts: `gid == K` with
 // gid = ctaid * ntid + tid (a tail or setup block one thread of the grid runs) holds in thread 1
 // as T1 + U == K and in thread 2 as T2 + U' == K', where U and U' are the same block-uniform
@@ -872,39 +952,19 @@ void add_uniform_equalities(const AffineIndex& ai, const std::vector<RawConditio
 }
 
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
-               bool same_iteration, bool other_warp, InstId start) {
+               bool same_iteration, bool other_warp, InstId start, FormPairs& forms) {
+  const std::int64_t lo = -(static_cast<std::int64_t>(p.width) - 1);
+  const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
+  const FormPair& fp = forms.get(a, ai, p, q);
+  if (fp.disjoint) return {};
+  constexpr std::int64_t kSmall = std::int64_t{1} << 39;
+  if (fp.opaque.first != kNoId && std::abs(p.addr.constant) < kSmall &&
+      std::abs(q.addr.constant) < kSmall)
+    return *varying_opaque(fp.opaque, p.addr.constant - q.addr.constant, lo, hi);
   AffineForm diff = p.addr;
   if (!affine_add(diff, q.addr, -1))
     return undecided_because("an address offset beyond 2^40", Cause::kAddress);
-  const std::int64_t lo = -(static_cast<std::int64_t>(p.width) - 1);
-  const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
-  // Roots: different variables or kernel parameters never overlap.
-  auto root = [&](const AffineForm& f) -> std::uint32_t {
-    std::uint32_t r = kNoId;
-    for (const AffineTerm& t : f.terms) {
-      const AffineAtom& at = ai.atom(t.atom);
-      if (t.coef == 1 && (at.kind == AffineAtom::Kind::kSymbol || at.param_root)) r = t.atom;
-    }
-    return r;
-  };
-  const std::uint32_t rp = root(p.addr), rq = root(q.addr);
-  if (rp != kNoId && rq != kNoId && rp != rq) return {};
-  // The same assumption for an address computed without parameter r at all (a pointer loaded
-  // from a table, `k_ptrs[b][i]`, against `out[i]`): under __restrict__ semantics the bytes
-  // accessed through r, one access writing, are accessed only through addresses based on r.
-  // The root must be the form's only parameter (`out + n` with a byte-sized scalar n at
-  // coefficient 1 would leave it unclear which one is the pointer).
-  auto sole_root = [&](const AffineForm& f, std::uint32_t r) {
-    for (const AffineTerm& t : f.terms)
-      if (t.atom != r &&
-          (ai.atom(t.atom).param_root || ai.atom(t.atom).kind == AffineAtom::Kind::kSymbol))
-        return false;
-    return true;
-  };
-  if ((rp != kNoId && rq == kNoId && sole_root(p.addr, rp) && not_based_on(a, ai, q.addr, rp)) ||
-      (rq != kNoId && rp == kNoId && sole_root(q.addr, rq) && not_based_on(a, ai, p.addr, rq)))
-    return {};
-  if (auto v = varying_opaque(ai, p.addr, q.addr, diff.constant, lo, hi)) return *v;
+  if (auto v = varying_opaque(fp.opaque, diff.constant, lo, hi)) return *v;
   std::vector<SearchVar> vars;
   // Thread fields come first among the atoms; only they get a variable per thread.
   std::uint32_t fields = 0;
@@ -1526,6 +1586,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   // race-free without them is race-free with them). `unguarded` keeps what the second reading
   // starts from.
   UniformRanges no_ranges = UniformRanges::none(a);
+  FormPairs forms;
   std::vector<std::optional<Access>> unguarded(acc.size());
   auto read_guard = [&](Access& x, UniformRanges& ur) {
     collect_guard(a, ai, ur, x);
@@ -1541,6 +1602,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
     Access before = x;
     no_ranges.clear_asked();
     read_guard(x, no_ranges);
+    x.form_class = forms.class_of(x.addr);
     if (no_ranges.asked()) {
       x.wants_ranges = true;
       unguarded[k] = std::move(before);
@@ -1550,6 +1612,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
     if (!acc[k].wants_ranges) return;
     Access x = std::move(*unguarded[k]);
     read_guard(x, uranges);
+    x.form_class = forms.class_of(x.addr);
     acc[k] = std::move(x);
   };
   ctx.add_sites(static_cast<std::uint32_t>(acc.size()));
@@ -1581,11 +1644,11 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       }
       const bool same_iter = common(p.fwd_phase, q.fwd_phase).has_value();
       const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
-      Verdict v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start]);
+      Verdict v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start], forms);
       if (v.kind != Verdict::Kind::kNone && (p.wants_ranges || q.wants_ranges)) {
         with_ranges(i); // p and q refer to acc[i] and acc[j]: now read with ranges
         with_ranges(j);
-        v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start]);
+        v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start], forms);
       }
       if (v.kind == Verdict::Kind::kNone) continue;
       // The two threads collide, if they can be at the two accesses in one interval: in one
