@@ -308,4 +308,36 @@ SearchResult search_assignment(const std::vector<SearchVar>& vars,
   return run_search(vars, constraints, 0, 0, false, false, budget);
 }
 
+SearchResult CollisionSearches::find(const std::vector<SearchVar>& vars,
+                                     const std::vector<SearchConstraint>& constraints,
+                                     std::int64_t lo, std::int64_t hi, bool other_warp) {
+  // Every input as bytes: the answer depends on nothing else.
+  key_.clear();
+  auto put = [&](std::int64_t v) { key_.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(lo);
+  put(hi);
+  put(other_warp);
+  put(static_cast<std::int64_t>(vars.size()));
+  for (const SearchVar& v : vars) {
+    put(v.lo);
+    put(v.hi);
+    put(v.coef);
+    put(v.twin);
+    put(v.warp_field);
+  }
+  for (const SearchConstraint& c : constraints) {
+    put(c.constant);
+    put(static_cast<std::int64_t>(c.cmp));
+    put(static_cast<std::int64_t>(c.terms.size()));
+    for (auto [i, k] : c.terms) {
+      put(i);
+      put(k);
+    }
+  }
+  auto it = answers_.find(key_);
+  if (it == answers_.end())
+    it = answers_.emplace(key_, search_collision(vars, constraints, lo, hi, other_warp)).first;
+  return it->second;
+}
+
 } // namespace ptxkit::verifier::analysis

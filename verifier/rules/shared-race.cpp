@@ -952,7 +952,8 @@ void add_uniform_equalities(const AffineIndex& ai, const std::vector<RawConditio
 }
 
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
-               bool same_iteration, bool other_warp, InstId start, FormPairs& forms) {
+               bool same_iteration, bool other_warp, InstId start, FormPairs& forms,
+               CollisionSearches& searches) {
   const std::int64_t lo = -(static_cast<std::int64_t>(p.width) - 1);
   const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
   const FormPair& fp = forms.get(a, ai, p, q);
@@ -1177,7 +1178,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     return undecided_because(why, uniform_why ? Cause::kUniform : Cause::kAddress);
   }
   const std::int64_t L = lo - diff.constant, H = hi - diff.constant;
-  SearchResult r = search_collision(vars, cons, L, H, other_warp);
+  SearchResult r = searches.find(vars, cons, L, H, other_warp);
   if (r.exhausted)
     return undecided_because("the search for two colliding threads ran out of budget",
                              Cause::kBudget);
@@ -1198,7 +1199,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
             x.hi = ai.atom(id).dim == 0 && ai.atom(id).shift == 0 ? std::min<std::int64_t>(x.hi, 1)
                                                                   : 0;
           }
-      SearchResult two = search_collision(first_two, cons, L, H, other_warp);
+      SearchResult two = searches.find(first_two, cons, L, H, other_warp);
       if (two.found) {
         v.kind = Verdict::Kind::kCertain;
         v.any_block = true;
@@ -1220,7 +1221,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     vars[k].hi = kMaxCount;
   for (std::uint32_t k : diff_counters)
     vars[k].lo = -kMaxCount, vars[k].hi = kMaxCount;
-  r = search_collision(vars, cons, L, H, other_warp);
+  r = searches.find(vars, cons, L, H, other_warp);
   if (r.found || r.exhausted)
     return undecided_because(why + (r.found ? " (threads " + thread_text(ai, r.values, var1) +
                                                   " and " + thread_text(ai, r.values, var2) +
@@ -1587,6 +1588,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   // starts from.
   UniformRanges no_ranges = UniformRanges::none(a);
   FormPairs forms;
+  CollisionSearches searches;
   std::vector<std::optional<Access>> unguarded(acc.size());
   auto read_guard = [&](Access& x, UniformRanges& ur) {
     collect_guard(a, ai, ur, x);
@@ -1644,11 +1646,11 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       }
       const bool same_iter = common(p.fwd_phase, q.fwd_phase).has_value();
       const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
-      Verdict v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start], forms);
+      Verdict v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start], forms, searches);
       if (v.kind != Verdict::Kind::kNone && (p.wants_ranges || q.wants_ranges)) {
         with_ranges(i); // p and q refer to acc[i] and acc[j]: now read with ranges
         with_ranges(j);
-        v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start], forms);
+        v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start], forms, searches);
       }
       if (v.kind == Verdict::Kind::kNone) continue;
       // The two threads collide, if they can be at the two accesses in one interval: in one

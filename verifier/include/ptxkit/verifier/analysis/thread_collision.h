@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
@@ -51,5 +53,18 @@ SearchResult search_collision(const std::vector<SearchVar>& vars,
 SearchResult search_assignment(const std::vector<SearchVar>& vars,
                                const std::vector<SearchConstraint>& constraints,
                                std::uint32_t budget = 20000);
+
+// search_collision with its answers kept: the pairs of accesses of unrolled code ask the same
+// question many times (Thrust's algorithms at sm_80: 8,782 searches, 972 distinct).
+class CollisionSearches {
+public:
+  SearchResult find(const std::vector<SearchVar>& vars,
+                    const std::vector<SearchConstraint>& constraints, std::int64_t lo,
+                    std::int64_t hi, bool other_warp);
+
+private:
+  std::unordered_map<std::string, SearchResult> answers_;
+  std::string key_; // reused
+};
 
 } // namespace ptxkit::verifier::analysis
