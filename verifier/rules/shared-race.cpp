@@ -1703,10 +1703,11 @@ void SharedRaceRule::check(RuleContext& ctx) const {
                     "first, a data race under the PTX memory model)";
       else if (p.write && q.write && !p.strong && !q.strong &&
                (same = same_value(ai, a, p, q, v)) != std::optional<bool>(false))
-        uncertain = *same ? "both threads store the same value (benign on current GPUs, a data "
-                            "race under the PTX memory model)"
-                          : "two plain writes of values the rule cannot compare (benign only if "
-                            "both threads store the same value)";
+        uncertain = same.value_or(false)
+                        ? "both threads store the same value (benign on current GPUs, a data "
+                          "race under the PTX memory model)"
+                        : "two plain writes of values the rule cannot compare (benign only if "
+                          "both threads store the same value)";
       const std::string_view space = addr_space_name(p.space);
       const std::string interval = cta_starts[*start] == kNoId
                                        ? "the barrier interval from the kernel's entry"
