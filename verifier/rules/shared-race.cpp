@@ -823,6 +823,9 @@ bool not_based_on(const FunctionAnalysis& a, const AffineIndex& ai, const Affine
 struct FormPair {
   bool disjoint = false;
   OpaqueTerms opaque;
+  // The same terms, each block-uniform (a pointer parameter, a symbol, %ctaid arithmetic): the
+  // two threads' addresses differ by the constants alone.
+  bool same_uniform_terms = false;
 };
 
 class FormPairs {
@@ -870,6 +873,13 @@ private:
         (rq != kNoId && rp == kNoId && sole_root(qf, rq) && not_based_on(a, ai, pf, rq)))
       return out.disjoint = true, out;
     out.opaque = opaque_terms(ai, pf, qf);
+    out.same_uniform_terms = pf.terms == qf.terms;
+    for (const AffineTerm& t : pf.terms) {
+      const AffineAtom& at = ai.atom(t.atom);
+      out.same_uniform_terms =
+          out.same_uniform_terms && at.uniform &&
+          (at.kind == AffineAtom::Kind::kSymbol || at.kind == AffineAtom::Kind::kOpaque);
+    }
     return out;
   }
   struct TermsLess {
@@ -958,6 +968,10 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
   const FormPair& fp = forms.get(a, ai, p, q);
   if (fp.disjoint) return {};
+  // [p.c, p.c + p.width) and [q.c, q.c + q.width) apart: no two threads meet.
+  if (fp.same_uniform_terms &&
+      (p.addr.constant - q.addr.constant < lo || p.addr.constant - q.addr.constant > hi))
+    return {};
   constexpr std::int64_t kSmall = std::int64_t{1} << 39;
   if (fp.opaque.first != kNoId && std::abs(p.addr.constant) < kSmall &&
       std::abs(q.addr.constant) < kSmall)
