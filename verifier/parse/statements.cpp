@@ -172,7 +172,7 @@ void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc lo
       v.init = parse_init(0, isa::kind(v.type) == isa::TypeKind::kOpaque);
     }
     if (v.space != StateSpace::kReg)
-      element_size_[v.name] = isa::size_bytes(v.type) * (v.vector_width == 0 ? 1u : v.vector_width);
+      element_size_[v.name] = isa::size_bytes(v.type); // `arr[i]` steps by the scalar size
     out.push_back(v);
     if (single || !accept(',')) break;
   }
