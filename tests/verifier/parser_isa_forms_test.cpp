@@ -224,8 +224,9 @@ TEST(ParserIsaForms, FloatExpressionsFoldInDoublePrecision) {
       {"\tmov.f32 %f1, 1.0 / 0.0;", "division by zero in a constant expression", 19},
       {"\tmov.f32 %f1, 1.5 % 1.0;",
        "'%' does not apply to floating-point operands (only * / + - and comparisons)", 19},
-      {"\tmov.f32 %f1, 1.5 << 1;", "'<<' mixes a floating-point and an integer operand (write "
-                                   "both as floats)",
+      {"\tmov.f32 %f1, 1.5 << 1;",
+       "'<<' mixes a floating-point and an integer operand (write "
+       "both as floats)",
        19},
       {"\tmov.f32 %f1, ~1.5;", "'~' does not apply to a floating-point operand", 15},
       {"\tmov.f32 %f1, (.s64)1.5;",
@@ -359,8 +360,9 @@ TEST(ParserIsaForms, RegisterIndexedArrayElementsKeepTheirForm) {
                                 globals));
   expect_errors(
       {
-          {"\tld.global.u32 %r1, gmem[%r2;", "expected '+' or ']' after an array-element index "
-                                              "register, found ';'",
+          {"\tld.global.u32 %r1, gmem[%r2;",
+           "expected '+' or ']' after an array-element index "
+           "register, found ';'",
            29},
           {"\tld.global.u32 %r1, gmem[%r2-1];",
            "expected '+' or ']' after an array-element index register, found '-'", 29},

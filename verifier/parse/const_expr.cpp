@@ -259,7 +259,8 @@ ExprValue Parser::expr_binary(std::string& out, ExprMode mode, int min_prec, std
       if (lhs.is_float != rhs.is_float)
         why = "'" + o + "' mixes a floating-point and an integer operand (write both as floats)";
       else if (!float_operator(op.spelling))
-        why = "'" + o + "' does not apply to floating-point operands (only * / + - and comparisons)";
+        why =
+            "'" + o + "' does not apply to floating-point operands (only * / + - and comparisons)";
       else if (op.spelling == "/" && as_double(rhs) == 0.0)
         why = "division by zero in a constant expression";
       if (!why.empty()) {

@@ -134,13 +134,13 @@ struct Operand {
   OperandKind kind = OperandKind::kSink;
   std::uint8_t flags = 0;
 
-  static constexpr std::uint8_t kNegated = 1;       // `!%p` source predicate
-  static constexpr std::uint8_t kHasOffset = 2;     // address has `+off`
-  static constexpr std::uint8_t kBaseImmediate = 4; // address base is an immediate
-  static constexpr std::uint8_t kF32Pattern = 8;    // `0f` float: bits hold 32-bit pattern
-  static constexpr std::uint8_t kUnified = 16;      // address has the `.unified` suffix
-  static constexpr std::uint8_t kSelector = 32;     // register has a video selector in `bits`
-  static constexpr std::uint8_t kMinus = 64;        // `-%r2.h0`: vmad's negated source
+  static constexpr std::uint8_t kNegated = 1;         // `!%p` source predicate
+  static constexpr std::uint8_t kHasOffset = 2;       // address has `+off`
+  static constexpr std::uint8_t kBaseImmediate = 4;   // address base is an immediate
+  static constexpr std::uint8_t kF32Pattern = 8;      // `0f` float: bits hold 32-bit pattern
+  static constexpr std::uint8_t kUnified = 16;        // address has the `.unified` suffix
+  static constexpr std::uint8_t kSelector = 32;       // register has a video selector in `bits`
+  static constexpr std::uint8_t kMinus = 64;          // `-%r2.h0`: vmad's negated source
   static constexpr std::uint8_t kRegisterIndex = 128; // `arr[%r1]`, `arr[%r1+K]`: see above
   static constexpr std::size_t kMaxSelector = 8;      // "b3210" is the longest the ISA has
 
@@ -155,9 +155,7 @@ struct Operand {
   bool minus() const { return (flags & kMinus) != 0; }
   bool has_register_index() const { return (flags & kRegisterIndex) != 0; }
   // `arr[%r1+K]`'s index register (elements()[0]) and constant term K (0 when not written).
-  const Operand* index_register() const {
-    return has_register_index() ? &elements()[0] : nullptr;
-  }
+  const Operand* index_register() const { return has_register_index() ? &elements()[0] : nullptr; }
   std::int64_t index_constant() const {
     return has_register_index() && elems_size > 1 ? elements()[1].int_value() : 0;
   }
