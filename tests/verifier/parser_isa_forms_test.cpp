@@ -402,6 +402,7 @@ TEST(ParserIsaForms, VmadNegatedSourcesAreKept) {
       {"\tvmad.s32.s32.u32 %r1, -%tid.x, %r3, %r4;", "'-' negates only a register operand", 24},
       {"\tvadd.s32.s32.s32 %r1, -%r2, %r3;",
        "operand negation '-%reg' is allowed only on vmad's sources (PTX ISA 9.7.20.1)", 24},
+      {"\tvmad.s32.s32.u32 -%r1, %r2, %r3, %r4;", "the destination operand cannot be negated", 19},
       {"\tvmad.s32.s32.u32 %r1, --%r2, %r3, %r4;",
        "'%r2' in a constant expression: operands fold integers only", 26},
   });

@@ -244,7 +244,13 @@ Instruction Parser::parse_instruction(SourceLoc loc) {
   skip_ws();
   if (p_ < end_ && *p_ != ';') {
     do {
+      skip_ws();
+      const Mark at = mark();
       ops.push_back(parse_operand(1));
+      if (ops.size() == 1 && ops[0].minus()) { // vmad negates sources only
+        reset(at);
+        fail_here("the destination operand cannot be negated");
+      }
     } while (accept(','));
   }
   expect(';');
