@@ -190,7 +190,50 @@ TEST(ParserIsaForms, BadConstantExpressionsAreLocated) {
       {"\tmov.u32 %r1, 2 * foo;", "'foo' in a constant expression: operands fold integers only",
        19},
       {"\tmov.f32 %f1, 1.5 + 2;",
-       "floating-point constant expressions are not supported in operands", 15},
+       "'+' mixes a floating-point and an integer operand (write both as floats)", 19},
+  });
+}
+
+// ---- floating-point constant expressions --------------------------------------------------------
+
+TEST(ParserIsaForms, FloatExpressionsFoldInDoublePrecision) {
+  Module m = parse_body("\t.reg .f32 %f<3>;\n\t.reg .f64 %fd<2>;\n\t.reg .b32 %r<2>;\n"
+                        "\tmov.f32 %f1, 1.5 * 2.0;\n"
+                        "\tmov.f32 %f2, 1e30 * 1e30 / 1e30;\n"
+                        "\tmov.f64 %fd1, 0d3FF0000000000000 / 3.0 - -(0.5);\n"
+                        "\tmov.u32 %r1, 1.5 > 1.0 ? 7 : 9;\n"
+                        "\tmov.f32 %f1, 1.5;\n");
+  auto insts = instructions(m);
+  ASSERT_EQ(insts.size(), 5u);
+  const Operand& a = insts[0]->operands[1];
+  EXPECT_EQ(a.kind, OperandKind::kImmFloat);
+  EXPECT_EQ(a.float_value(), 3.0);
+  EXPECT_EQ(print_instruction(*insts[0]), "mov.f32 %f1, 0d4008000000000000;");
+  // Evaluated in double (as ptxas does: it assembles 0x7149F2CA, where f32 arithmetic gives inf).
+  EXPECT_EQ(insts[1]->operands[1].text(), "0d46293E5939A08CEB");
+  EXPECT_EQ(insts[2]->operands[1].float_value(), 1.0 / 3.0 + 0.5);
+  EXPECT_EQ(insts[3]->operands[1].kind, OperandKind::kImmInt); // a comparison is an integer
+  EXPECT_EQ(insts[3]->operands[1].int_value(), 7);
+  EXPECT_EQ(print_instruction(*insts[4]), "mov.f32 %f1, 1.5;"); // the near miss: no expression
+  expect_round_trip(kernel_text("\t.reg .f32 %f<2>;\n\tadd.f32 %f1, %f1, (1.0 + 0.5) / 4.0;"));
+  expect_errors({
+      {"\tadd.f32 %f1, %f1, 0f3F800000 + 1.0;",
+       "a 0f literal cannot take part in a constant expression (ptxas refuses it): write it as 0d "
+       "or a decimal",
+       20},
+      {"\tmov.f32 %f1, 1.0 / 0.0;", "division by zero in a constant expression", 19},
+      {"\tmov.f32 %f1, 1.5 % 1.0;",
+       "'%' does not apply to floating-point operands (only * / + - and comparisons)", 19},
+      {"\tmov.f32 %f1, 1.5 << 1;",
+       "'<<' mixes a floating-point and an integer operand (write "
+       "both as floats)",
+       19},
+      {"\tmov.f32 %f1, ~1.5;", "'~' does not apply to a floating-point operand", 15},
+      {"\tmov.f32 %f1, (.s64)1.5;",
+       "a cast applies to integer operands only (a floating-point operand here)", 15},
+      {"\tmov.f32 %f1, 1 ? 1.5 : 2.5;",
+       "'?:' takes integer operands only (a floating-point operand here)", 15},
+      {"\tmov.f32 %f1, 1.5 *;", "expected a constant expression, found ';'", 20},
   });
 }
 
@@ -267,7 +310,7 @@ TEST(ParserIsaForms, ArrayElementsAreAddresses) {
   EXPECT_EQ(mov.kind, OperandKind::kSymbol); // the address gmem + 3 x 4, as `gmem+12`
   EXPECT_EQ(mov.address_offset(), 12);
   EXPECT_EQ(print_instruction(*insts[1]), "mov.u64 %rd1, gmem+12;");
-  EXPECT_EQ(insts[2]->operands[1].address_offset(), 12); // .v2.u16: 4 bytes an element
+  EXPECT_EQ(insts[2]->operands[1].address_offset(), 6); // .v2.u16: the scalar size (ptxas)
   EXPECT_EQ(print_instruction(*insts[3]), "ld.global.u32 %r2, [gmem];");
   expect_round_trip(kernel_text("\t.reg .b32 %r<3>;\n\tld.global.u32 %r2, gmem[2];", globals));
   expect_errors(
@@ -276,13 +319,93 @@ TEST(ParserIsaForms, ArrayElementsAreAddresses) {
            "'nope[...]' needs 'nope' declared before it (its "
            "element size)",
            25},
-          {"\tld.global.u32 %r1, gmem[%r2];",
-           "an array-element index must be a constant expression (compute a register index into "
-           "an address)",
-           26},
           {"\tld.global.u32 %r1, gmem[2;", "expected ']', found ';'", 27},
+          {"\tld.global.u32 %r1, gmem[1.5];", "an array-element index must be an integer", 26},
       },
       globals);
+}
+
+TEST(ParserIsaForms, RegisterIndexedArrayElementsKeepTheirForm) {
+  // ptxas: gmem + zext32(%r1 + K) x 4 (`LEA R, P, R_r1, gmem, 0x2`), so no [base+off] address.
+  const std::string globals = ".global .u32 gmem[8];\n.global .v2.u16 gv[4];\n";
+  auto r = parse(kernel_text("\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n"
+                             "\tld.global.u32 %r2, gmem[%r1];\n"
+                             "\tmov.u64 %rd1, gmem [ %r1 + 2 * 2 ];\n"
+                             "\tst.global.u32 gmem[%r1+-1], %r2;\n"
+                             "\tld.global.v2.u16 {%r1, %r2}, gv[3];\n",
+                             globals),
+                 "a.ptx");
+  ASSERT_TRUE(r.ok()) << r.error().format();
+  auto insts = instructions(*r);
+  ASSERT_EQ(insts.size(), 4u);
+  const Operand& ld = insts[0]->operands[1];
+  EXPECT_EQ(ld.kind, OperandKind::kAddress);
+  EXPECT_EQ(ld.text(), "gmem");
+  EXPECT_TRUE(ld.has_register_index());
+  EXPECT_FALSE(ld.has_offset());
+  ASSERT_NE(ld.index_register(), nullptr);
+  EXPECT_EQ(ld.index_register()->text(), "%r1");
+  EXPECT_EQ(ld.index_constant(), 0);
+  EXPECT_EQ(print_instruction(*insts[0]), "ld.global.u32 %r2, gmem[%r1];");
+  const Operand& mov = insts[1]->operands[1];
+  EXPECT_EQ(mov.kind, OperandKind::kSymbol);
+  EXPECT_EQ(mov.index_constant(), 4);
+  EXPECT_EQ(print_instruction(*insts[1]), "mov.u64 %rd1, gmem[%r1+4];");
+  EXPECT_EQ(print_instruction(*insts[2]), "st.global.u32 gmem[%r1+-1], %r2;");
+  // A vector array steps by its scalar size (ptxas: gv[3] of .v2.u16 is gv+6).
+  EXPECT_EQ(insts[3]->operands[1].address_offset(), 6);
+  expect_round_trip(kernel_text("\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n"
+                                "\tld.global.u32 %r2, gmem[%r1];\n"
+                                "\tmov.u64 %rd1, gmem[%r1+7];",
+                                globals));
+  expect_errors(
+      {
+          {"\tld.global.u32 %r1, gmem[%r2;",
+           "expected '+' or ']' after an array-element index "
+           "register, found ';'",
+           29},
+          {"\tld.global.u32 %r1, gmem[%r2-1];",
+           "expected '+' or ']' after an array-element index register, found '-'", 29},
+          {"\tld.global.u32 %r1, gmem[%tid.x];",
+           "an array-element index must be a register or a constant expression", 26},
+          {"\tld.global.u32 %r1, gmem[%r2+1.5];",
+           "the constant term of a register index must be an integer", 30},
+          {"\tld.global.u32 %r1, gmem[%r2+];", "expected a constant expression, found ']'", 30},
+      },
+      globals);
+}
+
+// ---- vmad's negated sources ---------------------------------------------------------------------
+
+TEST(ParserIsaForms, VmadNegatedSourcesAreKept) {
+  Module m = parse_body("\t.reg .b32 %r<5>;\n"
+                        "\tvmad.s32.s32.u32.sat %r1, -%r2.h0, %r3.h1, %r4;\n"
+                        "\tvmad.s32.s32.u32.shr7 %r1, %r2.b1, - %r3, -%r4;\n"
+                        "\tvmad.s32.s32.u32.po %r1, %r2, %r3, %r4;\n");
+  auto insts = instructions(m);
+  ASSERT_EQ(insts.size(), 3u);
+  const Operand& a = insts[0]->operands[1];
+  EXPECT_EQ(a.kind, OperandKind::kRegister);
+  EXPECT_EQ(a.text(), "%r2"); // the register the analyses read
+  EXPECT_TRUE(a.minus());
+  EXPECT_EQ(a.selector(), "h0");
+  EXPECT_FALSE(insts[0]->operands[2].minus());
+  EXPECT_EQ(print_instruction(*insts[0]), "vmad.s32.s32.u32.sat %r1, -%r2.h0, %r3.h1, %r4;");
+  EXPECT_EQ(print_instruction(*insts[1]), "vmad.s32.s32.u32.shr7 %r1, %r2.b1, -%r3, -%r4;");
+  EXPECT_FALSE(insts[2]->operands[1].minus()); // the near miss
+  expect_round_trip(kernel_text("\t.reg .b32 %r<5>;\n\tvmad.s32.s32.u32 %r1, -%r2.h0, %r3, %r4;"));
+  expect_errors({
+      {"\tvmad.s32.s32.u32 %r1, -%r2.h9, %r3, %r4;",
+       "invalid video selector '.h9': expected .b0-.b3 or .h0 .h1, a SIMD mask (.h10, .b3210 ...) "
+       "or a SIMD selector (.hXY with X, Y in 0-3; .bXYZW with X..W in 0-7)",
+       28},
+      {"\tvmad.s32.s32.u32 %r1, -%tid.x, %r3, %r4;", "'-' negates only a register operand", 24},
+      {"\tvadd.s32.s32.s32 %r1, -%r2, %r3;",
+       "operand negation '-%reg' is allowed only on vmad's sources (PTX ISA 9.7.20.1)", 24},
+      {"\tvmad.s32.s32.u32 -%r1, %r2, %r3, %r4;", "the destination operand cannot be negated", 19},
+      {"\tvmad.s32.s32.u32 %r1, --%r2, %r3, %r4;",
+       "'%r2' in a constant expression: operands fold integers only", 26},
+  });
 }
 
 // ---- .samplerref / .texref field initializers ---------------------------------------------------

@@ -300,6 +300,8 @@ AbsValue AddressProvenance::leaf(InstId i, std::uint32_t k) const {
     r.space = s;
     r.var = var;
     r.origin = i;
+    // `arr[%r1]`: somewhere in the variable, at an offset this does not bound.
+    if (o.has_register_index()) return with_range(r, false, 0, 0);
     std::int64_t off = o.has_offset() ? o.address_offset() : 0;
     return with_range(r, true, off, off);
   }
@@ -476,6 +478,7 @@ AbsValue AddressProvenance::operand_value_unrefined(InstId i, std::uint32_t k) c
     base = with_range(base, true, 0, 0);
   }
   if (base.kind != Kind::kAddr) return base;
+  if (o.has_register_index()) return with_range(base, false, 0, 0); // `arr[%r1]`: unbounded
   std::int64_t off = o.address_offset();
   return with_range(base, base.has_range, base.lo + off, base.hi + off);
 }

@@ -289,6 +289,8 @@ AffineForm AffineIndex::operand_at(InstId inst, std::uint32_t k, int depth) {
     return eval(v, depth + 1);
   }
   case OperandKind::kSymbol: {
+    if (o.has_register_index()) // arr + zext32(%r1 + K) x size: not affine in %r1 (the wrap)
+      return opaque(kNoId, inst, "a register-indexed array element in " + at_line(in));
     return AffineForm{o.has_offset() ? o.address_offset() : 0, {{symbol_atom(o.text()), 1}}};
   }
   default:
@@ -320,6 +322,8 @@ AffineForm AffineIndex::operand(InstId inst, std::uint32_t k) {
 
 AffineForm AffineIndex::address(InstId inst, std::uint32_t k) {
   const Operand& o = a_->ir.inst(inst).operands[k];
+  if (o.has_register_index()) // arr + zext32(%r1 + K) x size: not affine in %r1 (the wrap)
+    return opaque(kNoId, inst, "a register-indexed array element in " + at_line(a_->ir.inst(inst)));
   AffineForm f;
   if (o.address_base_is_immediate()) {
     std::int64_t base = 0;

@@ -380,8 +380,10 @@ bool WarpDivergence::operand_uniform(InstId i, std::uint32_t k) const {
   switch (o.kind) {
   case OperandKind::kImmInt:
   case OperandKind::kImmFloat:
-  case OperandKind::kSymbol:
     return true;
+  case OperandKind::kSymbol: // `arr[%r1]` is as uniform as its index register
+    return !o.has_register_index() ||
+           warp_uniform_at(a.values.value_of(i, k, 1), a.cfg.block_of(i));
   case OperandKind::kSpecialReg:
     return Uniformity::special_register_uniform(o.text(), lanes_->scope());
   case OperandKind::kRegister:

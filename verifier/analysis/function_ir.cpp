@@ -171,6 +171,7 @@ struct FunctionIRBuilder {
     case OperandKind::kRegister:
     case OperandKind::kSymbol:
       add_mention(i, op, index, 0, def);
+      if (op.has_register_index()) add_mention(i, *op.index_register(), index, 1, false);
       break;
     case OperandKind::kVector:
     case OperandKind::kPair:

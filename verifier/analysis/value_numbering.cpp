@@ -20,7 +20,7 @@ bool is_register_copy(const FunctionIR& ir, InstId i) {
   const Operand& src = inst.operands[1];
   bool dst_reg = dst.kind == OperandKind::kRegister || dst.kind == OperandKind::kSymbol;
   bool src_reg = src.kind == OperandKind::kRegister || src.kind == OperandKind::kSymbol;
-  if (!dst_reg || !src_reg || src.negated()) return false;
+  if (!dst_reg || !src_reg || src.negated() || src.has_register_index()) return false;
   // Both must resolve to registers (a symbol source is an address, not a copy).
   std::uint32_t defs = 0, uses = 0;
   for (const Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m)
@@ -572,9 +572,10 @@ bool ValueNumbering::same_number(ValueId a, ValueId b, int depth) const {
       break;
     case OperandKind::kSpecialReg:
     case OperandKind::kSymbol:
-      if (o.text() != r.text()) return false;
+      if (o.text() != r.text() || o.bits != r.bits || o.has_register_index()) return false;
       break;
-    case OperandKind::kRegister:
+    case OperandKind::kRegister: // the video selector (`.h0`, `.b1`) is part of the operand
+      if (o.bits != r.bits) return false;
       if (!same_number(vn.value_of(x.inst, k), vn.value_of(y.inst, k), depth + 1)) return false;
       break;
     case OperandKind::kAddress: {

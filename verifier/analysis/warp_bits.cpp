@@ -258,8 +258,8 @@ struct WarpBitsSolver {
     switch (o.kind) {
     case OperandKind::kImmInt:
       return constant(o.bits, ww);
-    case OperandKind::kSymbol:
-      return uniform_unknown(ww);
+    case OperandKind::kSymbol: // an address; `arr[%r1]` varies with its index
+      return o.has_register_index() ? bottom(ww) : uniform_unknown(ww);
     case OperandKind::kSpecialReg: {
       std::string_view name = o.text();
       if (name == "%laneid") return resized(normalized(LaneBits{64, 64, 0, 31}), w);

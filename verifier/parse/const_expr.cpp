@@ -16,9 +16,17 @@
 // != and the comparisons give signed 0/1; `?:` converts its two arms. Every division and
 // remainder is checked, in both arms of `?:` too (ptxas reports `1 ? 1 : 1/0`): dividing by zero
 // is a located parse error.
+// Floating-point operands (4.5.1, 4.5.4; ptxas 13 checked): a decimal or `0d` literal is a
+// double, and the expression is evaluated in double precision; unary - +, binary * / + - give
+// a double, the comparisons signed 0/1. A float mixed with an integer, a float under any other
+// operator, cast or `?:`, dividing by 0.0 and a `0f` literal inside an expression are refused,
+// as ptxas refuses them. The operand is the double's exact pattern, `0dXXXXXXXXXXXXXXXX`, which
+// ptxas rounds to an f32 instruction's type as it rounds the expression.
 #include "parse/parser_impl_p.h"
 
+#include <bit>
 #include <cctype>
+#include <cstdio>
 #include <string>
 
 namespace ptxkit::verifier::detail {
@@ -109,6 +117,34 @@ ExprValue apply(std::string_view op, ExprValue a, ExprValue b) {
   return signed_bool(!lt); // ">="
 }
 
+ExprValue float_value(double d) {
+  return {std::bit_cast<std::uint64_t>(d), false, true, true};
+}
+
+double as_double(ExprValue v) {
+  return std::bit_cast<double>(v.bits);
+}
+
+// `a op b` on two doubles, op one of * / + - or a comparison; b != 0 for /.
+ExprValue apply_float(std::string_view op, ExprValue a, ExprValue b) {
+  const double x = as_double(a), y = as_double(b);
+  if (op == "+") return float_value(x + y);
+  if (op == "-") return float_value(x - y);
+  if (op == "*") return float_value(x * y);
+  if (op == "/") return float_value(x / y);
+  if (op == "==") return signed_bool(x == y);
+  if (op == "!=") return signed_bool(x != y);
+  if (op == "<") return signed_bool(x < y);
+  if (op == ">") return signed_bool(x > y);
+  if (op == "<=") return signed_bool(x <= y);
+  return signed_bool(x >= y); // ">="
+}
+
+bool float_operator(std::string_view op) {
+  return op == "+" || op == "-" || op == "*" || op == "/" || op == "==" || op == "!=" ||
+         op == "<" || op == ">" || op == "<=" || op == ">=";
+}
+
 // The byte masks of `mask()` (5.4.4): 0xFF shifted by whole bytes.
 bool is_byte_mask(std::uint64_t m) {
   for (int k = 0; k < 64; k += 8)
@@ -165,11 +201,19 @@ Operand Parser::parse_expression_operand() {
   std::string text;
   const ExprValue v = parse_const_expr(text, ExprMode::kOperand);
   // kOperand leaves all have values, so v.known: the operand is the value, spelled so that it
-  // reads back as the same value and type (a U suffix on an unsigned result).
-  op.kind = OperandKind::kImmInt;
+  // reads back as the same value and type (a U suffix on an unsigned result, a float's exact
+  // double pattern).
+  op.kind = v.is_float ? OperandKind::kImmFloat : OperandKind::kImmInt;
   op.bits = v.bits;
-  std::string spelled = v.is_unsigned ? std::to_string(v.bits) + "U"
-                                      : std::to_string(static_cast<std::int64_t>(v.bits));
+  std::string spelled;
+  if (v.is_float) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0d%016llX", static_cast<unsigned long long>(v.bits));
+    spelled = buf;
+  } else {
+    spelled = v.is_unsigned ? std::to_string(v.bits) + "U"
+                            : std::to_string(static_cast<std::int64_t>(v.bits));
+  }
   std::string_view s = arena_.copy_string(spelled);
   op.text_data = s.data();
   op.text_size = static_cast<std::uint32_t>(s.size());
@@ -178,6 +222,8 @@ Operand Parser::parse_expression_operand() {
 
 ExprValue Parser::expr_ternary(std::string& out, ExprMode mode, std::uint32_t depth) {
   if (depth > kMaxExprDepth) fail_here("expression nested too deeply");
+  skip_ws();
+  const Mark start = mark();
   ExprValue c = expr_binary(out, mode, 1, depth);
   if (!accept('?')) return c;
   out += '?';
@@ -185,6 +231,10 @@ ExprValue Parser::expr_ternary(std::string& out, ExprMode mode, std::uint32_t de
   if (!accept(':')) fail_expected("':' of a conditional expression");
   out += ':';
   ExprValue b = expr_ternary(out, mode, depth + 1);
+  if (c.is_float || a.is_float || b.is_float) {
+    reset(start);
+    fail_here("'?:' takes integer operands only (a floating-point operand here)");
+  }
   if (!(c.known && a.known && b.known)) return {};
   const bool u = a.is_unsigned || b.is_unsigned;
   return {c.bits != 0 ? a.bits : b.bits, u, true};
@@ -203,6 +253,23 @@ ExprValue Parser::expr_binary(std::string& out, ExprMode mode, int min_prec, std
     else
       out += op.spelling;
     ExprValue rhs = expr_binary(out, mode, op.prec + 1, depth + 1);
+    if (lhs.is_float || rhs.is_float) {
+      const std::string o(op.spelling);
+      std::string why;
+      if (lhs.is_float != rhs.is_float)
+        why = "'" + o + "' mixes a floating-point and an integer operand (write both as floats)";
+      else if (!float_operator(op.spelling))
+        why =
+            "'" + o + "' does not apply to floating-point operands (only * / + - and comparisons)";
+      else if (op.spelling == "/" && as_double(rhs) == 0.0)
+        why = "division by zero in a constant expression";
+      if (!why.empty()) {
+        reset(at);
+        fail_here(why);
+      }
+      lhs = apply_float(op.spelling, lhs, rhs);
+      continue;
+    }
     if ((op.spelling == "/" || op.spelling == "%") && rhs.known && rhs.bits == 0) {
       reset(at);
       fail_here("division by zero in a constant expression");
@@ -217,9 +284,16 @@ ExprValue Parser::expr_unary(std::string& out, ExprMode mode, std::uint32_t dept
   if (p_ >= end_) fail_expected("a constant expression");
   const char c = *p_;
   if (c == '-' || c == '+' || c == '~' || (c == '!' && !(p_ + 1 < end_ && p_[1] == '='))) {
+    const Mark at = mark();
     ++p_;
     out += c;
     ExprValue v = expr_unary(out, mode, depth + 1);
+    if (v.is_float) {
+      if (c == '-') return float_value(-as_double(v));
+      if (c == '+') return v;
+      reset(at);
+      fail_here(std::string("'") + c + "' does not apply to a floating-point operand");
+    }
     if (!v.known) return v;
     if (c == '-') return {0 - v.bits, v.is_unsigned, true};
     if (c == '~') return {~v.bits, true, true};
@@ -236,6 +310,10 @@ ExprValue Parser::expr_unary(std::string& out, ExprMode mode, std::uint32_t dept
       expect(')');
       out += d == "s64" ? "(.s64)" : "(.u64)";
       ExprValue v = expr_unary(out, mode, depth + 1);
+      if (v.is_float) {
+        reset(m);
+        fail_here("a cast applies to integer operands only (a floating-point operand here)");
+      }
       v.is_unsigned = d == "u64";
       return v;
     }
@@ -265,11 +343,13 @@ ExprValue Parser::expr_primary(std::string& out, ExprMode mode, std::uint32_t de
     }
     out.append(start, p_);
     if (lit.is_float) {
-      if (mode == ExprMode::kOperand) {
+      if (mode != ExprMode::kOperand) return {};
+      if (lit.f32_pattern) {
         p_ = start;
-        fail_here("floating-point constant expressions are not supported in operands");
+        fail_here("a 0f literal cannot take part in a constant expression (ptxas refuses it): "
+                  "write it as 0d or a decimal");
       }
-      return {};
+      return float_value(std::bit_cast<double>(lit.bits));
     }
     const bool u = p_[-1] == 'u' || p_[-1] == 'U' || lit.bits > kS64Max;
     if (mode == ExprMode::kInit) {

@@ -161,12 +161,33 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
       ++q;
     return q < end_ && (is_digit(*q) || std::strchr("-+~!.", *q) != nullptr);
   };
+  auto next_non_blank = [&](const char* q) {
+    while (q < end_ && (*q == ' ' || *q == '\t'))
+      ++q;
+    return q < end_ ? *q : '\0';
+  };
   auto after_bangs = [&] { // what a run of `!` applies to: `!%p` negates a predicate
     const char* q = p_;
     while (q < end_ && (*q == '!' || *q == ' ' || *q == '\t'))
       ++q;
     return q < end_ ? *q : '\0';
   };
+  if (c == '-' && next_non_blank(p_ + 1) == '%') {
+    // `-%r2.h0`: a negated source of vmad (9.7.20.1), the register still read. ptxas parses
+    // the form on any instruction and refuses it on all others; `--%r2` it does not parse.
+    if (!isa::has(op_, isa::kNegatableSources))
+      fail_here("operand negation '-%reg' is allowed only on vmad's sources (PTX ISA 9.7.20.1)");
+    ++p_;
+    skip_ws();
+    Operand inner = parse_simple_operand(level + 1);
+    if (inner.kind != OperandKind::kRegister) {
+      p_ = start;
+      fail_here("'-' negates only a register operand");
+    }
+    inner.loc = op.loc;
+    inner.flags |= Operand::kMinus;
+    return inner;
+  }
   if ((c == '(' && op_ != Opcode::kCall && expression_follows_paren()) || c == '~' || c == '+' ||
       (c == '!' && !is_ident_start(after_bangs())) ||
       (c == '-' && !is_digit(p_ + 1 < end_ ? p_[1] : '\0')))
@@ -233,7 +254,7 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
       Mark m = mark();
       skip_ws();
       if (p_ < end_ && *p_ == '[') {
-        parse_array_element(op);
+        parse_array_element(op, level);
       } else if (p_ < end_ && *p_ == '+') { // `sym+8`
         ++p_;
         skip_ws();
@@ -314,11 +335,11 @@ void Parser::parse_address(Operand& op, std::uint32_t level) {
   op.elems_size = static_cast<std::uint16_t>(span.size());
 }
 
-void Parser::parse_array_element(Operand& op) {
-  // `arr[i]` (6.4.2) is the address of element i: arr + i x the element size (ptxas assembles
-  // `ld.global.u32 %r, arr[2]` as `[arr+8]` and `mov.u64 %rd, arr[3]` as `arr+12`), so it is
-  // kept as that address, which every analysis already reads. A register index has no such
-  // form and is refused.
+void Parser::parse_array_element(Operand& op, std::uint32_t level) {
+  // `arr[i]` (6.4.2) is the address of element i: arr + i x the element's scalar size (ptxas
+  // assembles `ld.global.u32 %r, arr[2]` as `[arr+8]` and `mov.u64 %rd, arr[3]` as `arr+12`;
+  // a `.v2.u32` array's `arr[3]` too is `arr+12`), so it is kept as that address, which every
+  // analysis already reads.
   const std::string_view name = op.text();
   const auto it = element_size_.find(name);
   if (it == element_size_.end())
@@ -326,11 +347,47 @@ void Parser::parse_array_element(Operand& op) {
               "' declared before it (its element size)");
   ++p_; // '['
   skip_ws();
-  if (p_ < end_ && *p_ == '%')
-    fail_here("an array-element index must be a constant expression (compute a register "
-              "index into an address)");
+  if (p_ < end_ && *p_ == '%') {
+    // `arr[%r1]`, `arr[%r1+K]`: ptxas computes arr + zext32(%r1 + K) x the scalar size. No
+    // address form says that, so the source form is kept (ast.h): the array, then the index
+    // register and K as elements. ptxas refuses `arr[K+%r1]`, `arr[%r1-K]`, `arr[%tid.x]`.
+    const Mark at_index = mark();
+    const Operand index = parse_simple_operand(level + 1);
+    if (index.kind != OperandKind::kRegister || index.flags != 0) {
+      reset(at_index);
+      fail_here("an array-element index must be a register or a constant expression");
+    }
+    Operand two[2] = {index, {}};
+    std::uint16_t n = 1;
+    skip_ws();
+    if (accept('+')) {
+      skip_ws();
+      const Mark at_term = mark();
+      two[1] = parse_expression_operand();
+      if (two[1].kind != OperandKind::kImmInt) {
+        reset(at_term);
+        fail_here("the constant term of a register index must be an integer");
+      }
+      n = 2;
+    } else if (p_ < end_ && *p_ != ']') {
+      fail_expected("'+' or ']' after an array-element index register");
+    }
+    if (!accept(']')) fail_expected("']'");
+    const Span<Operand> span = arena_.copy(two, n);
+    op.elems_data = span.data();
+    op.elems_size = n;
+    op.bits = 0;
+    op.flags = Operand::kRegisterIndex;
+    if (isa::has(op_, isa::kAddressedAccess)) op.kind = OperandKind::kAddress;
+    return;
+  }
   std::string text;
+  const Mark at_index = mark();
   const ExprValue index = parse_const_expr(text, ExprMode::kOperand);
+  if (index.is_float) {
+    reset(at_index);
+    fail_here("an array-element index must be an integer");
+  }
   if (!accept(']')) fail_expected("']'");
   const std::uint64_t offset = index.bits * it->second;
   op.bits = offset;

@@ -32,6 +32,7 @@ struct ExprValue {
   std::uint64_t bits = 0;
   bool is_unsigned = false;
   bool known = false;
+  bool is_float = false; // an operand's floating-point value: `bits` hold a double
 };
 
 class Parser {
@@ -98,7 +99,7 @@ private:
   Operand parse_simple_operand(std::uint32_t level);
   void parse_address(Operand& op, std::uint32_t level);
   // `sym[index]` after the symbol (6.4.2): the address sym + index x its element size.
-  void parse_array_element(Operand& op);
+  void parse_array_element(Operand& op, std::uint32_t level);
   // `opaque`: the declaration is a .texref/.samplerref/.surfref (its braces hold `field = value`).
   const InitValue* parse_init(std::uint32_t depth, bool opaque);
   InitValue parse_init_value(std::uint32_t depth, bool opaque);

@@ -164,6 +164,18 @@ void Printer::decl(const VarDecl& d) {
 
 void Printer::operand(const Operand& op) {
   if (op.negated()) out_ += '!';
+  if (op.minus()) out_ += '-';
+  if (op.has_register_index()) { // `arr[%r1+K]`, in a memory access as elsewhere: no brackets
+    out_ += op.text();
+    out_ += '[';
+    operand(*op.index_register());
+    if (op.elements().size() > 1) {
+      out_ += '+';
+      operand(op.elements()[1]);
+    }
+    out_ += ']';
+    return;
+  }
   auto list = [&](char open, char close) {
     out_ += open;
     Span<Operand> el = op.elements();

@@ -172,7 +172,7 @@ void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc lo
       v.init = parse_init(0, isa::kind(v.type) == isa::TypeKind::kOpaque);
     }
     if (v.space != StateSpace::kReg)
-      element_size_[v.name] = isa::size_bytes(v.type) * (v.vector_width == 0 ? 1u : v.vector_width);
+      element_size_[v.name] = isa::size_bytes(v.type); // `arr[i]` steps by the scalar size
     out.push_back(v);
     if (single || !accept(',')) break;
   }
@@ -244,7 +244,13 @@ Instruction Parser::parse_instruction(SourceLoc loc) {
   skip_ws();
   if (p_ < end_ && *p_ != ';') {
     do {
+      skip_ws();
+      const Mark at = mark();
       ops.push_back(parse_operand(1));
+      if (ops.size() == 1 && ops[0].minus()) { // vmad negates sources only
+        reset(at);
+        fail_here("the destination operand cannot be negated");
+      }
     } while (accept(','));
   }
   expect(';');

@@ -95,6 +95,10 @@ void UndeclaredRegisterRule::check(RuleContext& ctx) const {
       case OperandKind::kRegister:
         check_name(o.text());
         break;
+      case OperandKind::kSymbol: // `arr[%r1]`: the index register
+        for (const Operand& e : o.elements())
+          self(e, self);
+        break;
       case OperandKind::kAddress:
         if (!o.address_base_is_immediate()) check_name(o.text());
         for (const Operand& e : o.elements())

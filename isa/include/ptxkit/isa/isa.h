@@ -63,6 +63,9 @@ enum Trait : std::uint32_t {
   // A binary operator that is associative and commutative in its integer forms (add, mul, min,
   // max, and, or, xor): the operators a reduction tree may combine lanes with.
   kAssociative = 1u << 10,
+  // Its sources may be written negated, `-%r2.h0` (vmad, PTX ISA 9.7.20.1); ptxas refuses
+  // operand negation on every other instruction.
+  kNegatableSources = 1u << 11,
 };
 
 struct InstructionInfo {

@@ -107,6 +107,12 @@ enum class OperandKind : std::uint8_t {
 //              has_selector(), selector() "b0" / "h10" / "b3210" (its characters in `bits`).
 //              An array element without brackets (`arr[2]`, 6.4.2) is the address arr + 2 x the
 //              element size: a kSymbol with that offset (`mov`), a kAddress in a memory access.
+//              An element indexed by a register (`arr[%r1]`, `arr[%r1+K]`) has no such address
+//              form: ptxas computes arr + zext32(%r1 + K) x the element's scalar size (the low
+//              32 bits of the index, unsigned). It is kept as written: has_register_index(),
+//              text() the array, elements() {the index register, then K as a kImmInt when
+//              written}, no offset; the analyses read the register as a use and the address as
+//              not constant. A vmad source written `-%r2.h0` (9.7.20.1) has minus().
 //   kImmInt:   text() is the spelling, int_value() the value (two's complement in `bits`). A
 //              constant expression (`(1 + 2) * 3`, 4.5.4) is folded to its value by PTX's
 //              64-bit signed/unsigned rules and spelled as that value (`9`, `17U` if unsigned).
@@ -128,13 +134,15 @@ struct Operand {
   OperandKind kind = OperandKind::kSink;
   std::uint8_t flags = 0;
 
-  static constexpr std::uint8_t kNegated = 1;       // `!%p` source predicate
-  static constexpr std::uint8_t kHasOffset = 2;     // address has `+off`
-  static constexpr std::uint8_t kBaseImmediate = 4; // address base is an immediate
-  static constexpr std::uint8_t kF32Pattern = 8;    // `0f` float: bits hold 32-bit pattern
-  static constexpr std::uint8_t kUnified = 16;      // address has the `.unified` suffix
-  static constexpr std::uint8_t kSelector = 32;     // register has a video selector in `bits`
-  static constexpr std::size_t kMaxSelector = 8;    // "b3210" is the longest the ISA has
+  static constexpr std::uint8_t kNegated = 1;         // `!%p` source predicate
+  static constexpr std::uint8_t kHasOffset = 2;       // address has `+off`
+  static constexpr std::uint8_t kBaseImmediate = 4;   // address base is an immediate
+  static constexpr std::uint8_t kF32Pattern = 8;      // `0f` float: bits hold 32-bit pattern
+  static constexpr std::uint8_t kUnified = 16;        // address has the `.unified` suffix
+  static constexpr std::uint8_t kSelector = 32;       // register has a video selector in `bits`
+  static constexpr std::uint8_t kMinus = 64;          // `-%r2.h0`: vmad's negated source
+  static constexpr std::uint8_t kRegisterIndex = 128; // `arr[%r1]`, `arr[%r1+K]`: see above
+  static constexpr std::size_t kMaxSelector = 8;      // "b3210" is the longest the ISA has
 
   std::string_view text() const { return {text_data, text_size}; }
   Span<Operand> elements() const { return {elems_data, elems_size}; }
@@ -144,6 +152,13 @@ struct Operand {
   bool is_f32_pattern() const { return (flags & kF32Pattern) != 0; }
   bool is_unified() const { return (flags & kUnified) != 0; }
   bool has_selector() const { return (flags & kSelector) != 0; }
+  bool minus() const { return (flags & kMinus) != 0; }
+  bool has_register_index() const { return (flags & kRegisterIndex) != 0; }
+  // `arr[%r1+K]`'s index register (elements()[0]) and constant term K (0 when not written).
+  const Operand* index_register() const { return has_register_index() ? &elements()[0] : nullptr; }
+  std::int64_t index_constant() const {
+    return has_register_index() && elems_size > 1 ? elements()[1].int_value() : 0;
+  }
   // The selector without its dot ("b0", "h10"); empty when none. Views this operand's storage.
   std::string_view selector() const {
     if (!has_selector()) return {};
