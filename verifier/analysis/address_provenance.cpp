@@ -345,31 +345,15 @@ AbsValue AddressProvenance::value_at(ValueId v) const {
 
 void AddressProvenance::place_edge_bounds() {
   const Cfg& cfg = a_->cfg;
-  const FunctionIR& ir = a_->ir;
   const ValueNumbering& vn = a_->values;
   std::vector<Bound> found;
   for (BlockId d = 0; d < cfg.size(); ++d) {
     const auto& preds = cfg.block(d).preds;
     if (preds.size() != 1 || !a_->dom.in_tree(d)) continue;
-    InstId t = cfg.terminator(preds[0]);
-    if (t == kNoId) continue;
-    const InstInfo& ti = ir.info(t);
-    if (ti.guard == kNoId) continue;
-    BlockId fall = t + 1 < ir.size() ? cfg.block_of(t + 1) : kNoId;
-    bool holds = false; // the guard predicate's value on the edge into d
-    if (ti.control == ControlKind::kBranch && ti.target_end == ti.target_begin + 1) {
-      InstId tgt = *ir.targets_begin(t);
-      BlockId tb = tgt < ir.size() ? cfg.block_of(tgt) : kNoId;
-      if (tb == fall || (d != tb && d != fall)) continue;
-      holds = (d == tb) != ti.guard_negated;
-    } else if ((ti.control == ControlKind::kReturn || ti.control == ControlKind::kExit) &&
-               d == fall) {
-      holds = ti.guard_negated;
-    } else {
-      continue;
-    }
+    const auto g = edge_guard(*a_, preds[0], d); // the guard predicate's value on the edge
+    if (!g) continue;
     found.clear();
-    pred_bounds(vn.guard_value(t), holds, 0, found);
+    pred_bounds(g->first, g->second, 0, found);
     for (const Bound& b : found)
       bounds_.push_back({vn.leader(b.value), d, b});
   }

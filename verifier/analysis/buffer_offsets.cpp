@@ -199,7 +199,7 @@ void BufferOffsets::place_conditions() {
     const auto& preds = cfg.block(d).preds;
     if (preds.size() != 1 || !a_->dom.in_tree(d)) continue;
     found.clear();
-    auto g = edge_guard(preds[0], d);
+    auto g = edge_guard(*a_, preds[0], d);
     if (!g) continue;
     conds_of(g->first, g->second, 0, found);
     for (const Cond& c : found)
@@ -212,31 +212,8 @@ void BufferOffsets::place_conditions() {
                    [](const Decided& x, const Decided& y) { return x.leader < y.leader; });
 }
 
-std::optional<std::pair<ValueId, bool>> BufferOffsets::edge_guard(BlockId from, BlockId to) const {
-  const Cfg& cfg = a_->cfg;
-  const FunctionIR& ir = a_->ir;
-  InstId t = cfg.terminator(from);
-  if (t == kNoId) return std::nullopt;
-  const InstInfo& ti = ir.info(t);
-  if (ti.guard == kNoId) return std::nullopt;
-  BlockId fall = t + 1 < ir.size() ? cfg.block_of(t + 1) : kNoId;
-  bool holds = false;
-  if (ti.control == ControlKind::kBranch && ti.target_end == ti.target_begin + 1) {
-    InstId tgt = *ir.targets_begin(t);
-    BlockId tb = tgt < ir.size() ? cfg.block_of(tgt) : kNoId;
-    if (tb == fall || (to != tb && to != fall)) return std::nullopt;
-    holds = (to == tb) != ti.guard_negated;
-  } else if ((ti.control == ControlKind::kReturn || ti.control == ControlKind::kExit) &&
-             to == fall) {
-    holds = ti.guard_negated;
-  } else {
-    return std::nullopt;
-  }
-  return std::make_pair(a_->values.guard_value(t), holds);
-}
-
 void BufferOffsets::edge_conds(BlockId from, BlockId to, std::vector<Cond>& out) const {
-  if (auto g = edge_guard(from, to)) conds_of(g->first, g->second, 0, out);
+  if (auto g = edge_guard(*a_, from, to)) conds_of(g->first, g->second, 0, out);
 }
 
 std::optional<bool> BufferOffsets::decided(ValueId pred, BlockId at) const {

@@ -46,4 +46,28 @@ const FlatLists<std::uint32_t>& FunctionAnalysis::warp_bit_users() const {
   return *warp_bit_users_;
 }
 
+std::optional<std::pair<ValueId, bool>> edge_guard(const FunctionAnalysis& a, BlockId from,
+                                                   BlockId to) {
+  const Cfg& cfg = a.cfg;
+  const FunctionIR& ir = a.ir;
+  const InstId t = cfg.terminator(from);
+  if (t == kNoId) return std::nullopt;
+  const InstInfo& ti = ir.info(t);
+  if (ti.guard == kNoId) return std::nullopt;
+  const BlockId fall = t + 1 < ir.size() ? cfg.block_of(t + 1) : kNoId;
+  bool holds = false;
+  if (ti.control == ControlKind::kBranch && ti.target_end == ti.target_begin + 1) {
+    const InstId tgt = *ir.targets_begin(t);
+    const BlockId tb = tgt < ir.size() ? cfg.block_of(tgt) : kNoId;
+    if (tb == fall || (to != tb && to != fall)) return std::nullopt;
+    holds = (to == tb) != ti.guard_negated;
+  } else if ((ti.control == ControlKind::kReturn || ti.control == ControlKind::kExit) &&
+             to == fall) {
+    holds = ti.guard_negated;
+  } else {
+    return std::nullopt;
+  }
+  return std::make_pair(a.values.guard_value(t), holds);
+}
+
 } // namespace ptxkit::verifier::analysis

@@ -492,25 +492,9 @@ std::vector<std::pair<ValueId, bool>> decided_at(const FunctionAnalysis& a, Inst
   for (BlockId d = a.cfg.block_of(i); d != kNoId && a.dom.in_tree(d); d = a.dom.idom(d)) {
     const auto& preds = a.cfg.block(d).preds;
     if (preds.size() != 1) continue;
-    const InstId t = a.cfg.terminator(preds[0]);
-    if (t == kNoId) continue;
-    const InstInfo& ti = a.ir.info(t);
-    const ValueId g = a.values.guard_value(t);
-    if (ti.guard == kNoId || g == kNoId) continue;
-    const BlockId fall = t + 1 < a.ir.size() ? a.cfg.block_of(t + 1) : kNoId;
-    bool holds = false;
-    if (ti.control == ControlKind::kBranch && ti.target_end == ti.target_begin + 1) {
-      const InstId tgt = *a.ir.targets_begin(t);
-      const BlockId tb = tgt < a.ir.size() ? a.cfg.block_of(tgt) : kNoId;
-      if (tb == fall || (d != tb && d != fall)) continue;
-      holds = (d == tb) != ti.guard_negated;
-    } else if ((ti.control == ControlKind::kReturn || ti.control == ControlKind::kExit) &&
-               d == fall) {
-      holds = ti.guard_negated;
-    } else {
-      continue;
-    }
-    out.push_back({a.values.leader(g), holds});
+    const auto g = edge_guard(a, preds[0], d);
+    if (!g || g->first == kNoId) continue;
+    out.push_back({a.values.leader(g->first), g->second});
   }
   return out;
 }

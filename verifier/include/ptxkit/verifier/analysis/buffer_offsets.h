@@ -121,8 +121,6 @@ private:
   StridedRange trip_bound(ValueId phi, StridedRange r, const At& at) const;
   void conds_of(ValueId pred, bool holds, int depth, std::vector<Cond>& out) const;
   void edge_conds(BlockId from, BlockId to, std::vector<Cond>& out) const;
-  // The predicate a conditional edge from -> to tests and whether it holds on that edge.
-  std::optional<std::pair<ValueId, bool>> edge_guard(BlockId from, BlockId to) const;
   // Whether predicate `pred` is known true or false in block `at` (an edge into a dominator of
   // `at` decided it).
   std::optional<bool> decided(ValueId pred, BlockId at) const;

@@ -15,6 +15,7 @@
 #include "ptxkit/verifier/analysis/value_numbering.h"
 
 #include <memory>
+#include <optional>
 
 namespace ptxkit::verifier::analysis {
 
@@ -58,5 +59,11 @@ private:
       warpgroup_divergence_;
   mutable std::unique_ptr<FlatLists<std::uint32_t>> divergence_users_, warp_bit_users_;
 };
+
+// The predicate the conditional edge from -> to tests (the guard of from's terminator: a branch
+// with one target, or a guarded ret/exit whose fall-through is `to`) and whether it holds on that
+// edge; nullopt when the edge is not decided by a predicate.
+std::optional<std::pair<ValueId, bool>> edge_guard(const FunctionAnalysis& a, BlockId from,
+                                                   BlockId to);
 
 } // namespace ptxkit::verifier::analysis
