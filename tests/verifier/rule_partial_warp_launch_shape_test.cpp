@@ -49,6 +49,8 @@ Counts check(const std::string& ptx) {
   for (const Finding& f : r.findings) {
     (f.severity == Severity::kError ? c.errors : c.warnings) += 1;
     c.text += f.message + "\n";
+    for (const Assumption& a : f.assumptions)
+      c.text += "  assuming " + a.condition + "; " + a.decide + "\n";
   }
   for (const RuleStatus& s : r.rules)
     if (s.id == "partial-warp-collective") c.sites = s.sites;

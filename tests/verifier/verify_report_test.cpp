@@ -126,6 +126,62 @@ TEST(VerifyReport, SarifIsVersion210WithRulesResultsAndRelatedLocations) {
   EXPECT_EQ(results[1]["level"], "error");
 }
 
+// A warning resting on an assumption and an error with a witness, as the three formats show them.
+FileReport assumption_and_witness() {
+  FileReport r;
+  r.path = "w.ptx";
+  Finding warn;
+  warn.rule = "barrier-divergence";
+  warn.severity = Severity::kWarning;
+  warn.location = {"w.ptx", 7, 2};
+  warn.message = "bar.sync behind a branch";
+  warn.assumptions.push_back({"blockDim.x is not a multiple of 32", "declare .reqntid"});
+  Finding err = warn;
+  err.severity = Severity::kError;
+  err.assumptions.clear();
+  Witness w;
+  w.block_dim = std::array<std::uint32_t, 3>{64, 1, 1};
+  w.threads.push_back({{0, 0, 0}, {0, 0, 0}, "arrives"});
+  w.threads.push_back({{40, 0, 0}, {0, 0, 0}, "skips it"});
+  w.values.emplace_back("n", 17);
+  w.path = {{"w.ptx", 5, 2}, {"w.ptx", 7, 2}};
+  err.witness = w;
+  r.findings = {warn, err};
+  return r;
+}
+
+TEST(VerifyReport, AssumptionsAndWitnessesInEveryFormat) {
+  const std::string text = format_text({assumption_and_witness()});
+  EXPECT_NE(text.find("  note: a defect only if blockDim.x is not a multiple of 32; to decide it: "
+                      "declare .reqntid\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  note: witness: block shape (64,1,1); thread (0,0,0) of block (0,0,0) "
+                      "arrives; thread (40,0,0) of block (0,0,0) skips it; n = 17\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  note: path: line 5 -> 7\n"), std::string::npos) << text;
+
+  auto j = nlohmann::json::parse(format_json({assumption_and_witness()}));
+  const auto& f = j["files"][0]["findings"];
+  EXPECT_EQ(f[0]["assumptions"][0]["condition"], "blockDim.x is not a multiple of 32");
+  EXPECT_EQ(f[0]["assumptions"][0]["decide"], "declare .reqntid");
+  EXPECT_FALSE(f[0].contains("witness"));
+  EXPECT_FALSE(f[1].contains("assumptions"));
+  EXPECT_EQ(f[1]["witness"]["block_dim"], nlohmann::json::array({64, 1, 1}));
+  EXPECT_EQ(f[1]["witness"]["threads"][1]["tid"], nlohmann::json::array({40, 0, 0}));
+  EXPECT_EQ(f[1]["witness"]["values"]["n"], 17);
+  EXPECT_EQ(f[1]["witness"]["path"][1]["line"], 7);
+
+  auto sarif = nlohmann::json::parse(format_sarif({assumption_and_witness()}));
+  const auto& results = sarif["runs"][0]["results"];
+  EXPECT_EQ(results[0]["properties"]["assumptions"][0],
+            "blockDim.x is not a multiple of 32; to decide it: declare .reqntid");
+  const auto& flows = results[1]["codeFlows"][0]["threadFlows"];
+  ASSERT_EQ(flows.size(), 2u); // one per thread of the witness
+  EXPECT_EQ(flows[1]["locations"][1]["location"]["physicalLocation"]["region"]["startLine"], 7);
+}
+
 TEST(VerifyReport, SourceLineIsReadFromTheFileNamedByDotFile) {
   std::string dir = ::testing::TempDir();
   std::string cu = dir + "/verify_report_src.cu";

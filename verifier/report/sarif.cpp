@@ -47,6 +47,40 @@ std::string physical_location(const FindingLocation& l) {
          ", \"startColumn\": " + std::to_string(l.col ? l.col : 1) + "}}";
 }
 
+// A witness as SARIF codeFlows: one threadFlow per thread of the witness, each walking the path.
+// Assumptions go into the result's property bag.
+std::string flows_and_properties(const Finding& f) {
+  std::string out;
+  if (f.witness && !f.witness->path.empty()) {
+    const Witness& w = *f.witness;
+    auto flow = [&](const std::string& what) {
+      std::string t = "{\"message\": {\"text\": " + json_quote(what) + "}, \"locations\": [";
+      for (std::size_t i = 0; i < w.path.size(); ++i)
+        t += std::string(i ? ", " : "") + "{\"location\": " + physical_location(w.path[i]) + "}}";
+      return t + "]}";
+    };
+    out += ", \"codeFlows\": [{\"threadFlows\": [";
+    if (w.threads.empty()) out += flow("the path");
+    for (std::size_t i = 0; i < w.threads.size(); ++i) {
+      const auto& t = w.threads[i];
+      std::string name = "thread (" + std::to_string(t.tid[0]) + ',' + std::to_string(t.tid[1]) +
+                         ',' + std::to_string(t.tid[2]) + ") of block (" +
+                         std::to_string(t.ctaid[0]) + ',' + std::to_string(t.ctaid[1]) + ',' +
+                         std::to_string(t.ctaid[2]) + ')' + (t.does.empty() ? "" : ' ' + t.does);
+      out += std::string(i ? ", " : "") + flow(name);
+    }
+    out += "]}]";
+  }
+  if (!f.assumptions.empty()) {
+    out += ", \"properties\": {\"assumptions\": [";
+    for (std::size_t i = 0; i < f.assumptions.size(); ++i)
+      out += std::string(i ? ", " : "") +
+             json_quote(f.assumptions[i].condition + "; to decide it: " + f.assumptions[i].decide);
+    out += "]}";
+  }
+  return out;
+}
+
 } // namespace
 
 std::string format_sarif(const std::vector<FileReport>& reports) {
@@ -117,7 +151,7 @@ std::string format_sarif(const std::vector<FileReport>& reports) {
                json_quote(rel.instruction + (rel.message.empty() ? "" : "  ; " + rel.message)) +
                "}}";
       }
-      out += "]}";
+      out += ']' + flows_and_properties(f) + '}';
     }
   }
   out += first ? "]\n  }]\n}\n" : "\n    ]\n  }]\n}\n";

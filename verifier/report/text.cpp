@@ -22,6 +22,31 @@ void append_source(std::string& out, const SourcePosition& s) {
   out += '\n';
 }
 
+std::string triple(const std::array<std::uint32_t, 3>& v) {
+  return '(' + std::to_string(v[0]) + ',' + std::to_string(v[1]) + ',' + std::to_string(v[2]) + ')';
+}
+
+// `  note:` lines: what the finding rests on, and the witness of an error.
+void append_notes(std::string& out, const Finding& f) {
+  for (const Assumption& a : f.assumptions)
+    out += "  note: a defect only if " + a.condition + "; to decide it: " + a.decide + '\n';
+  if (!f.witness) return;
+  const Witness& w = *f.witness;
+  out += "  note: witness:";
+  if (w.block_dim) out += " block shape " + triple(*w.block_dim) + ';';
+  for (const Witness::Thread& t : w.threads)
+    out += " thread " + triple(t.tid) + " of block " + triple(t.ctaid) +
+           (t.does.empty() ? "" : ' ' + t.does) + ';';
+  for (const auto& [name, value] : w.values)
+    out += ' ' + name + " = " + std::to_string(value) + ';';
+  out.back() = '\n';
+  if (w.path.empty()) return;
+  out += "  note: path: line";
+  for (std::size_t i = 0; i < w.path.size(); ++i)
+    out += (i ? " -> " : " ") + std::to_string(w.path[i].line);
+  out += '\n';
+}
+
 } // namespace
 
 // The compiler convention that editors and CI problem matchers parse:
@@ -49,6 +74,7 @@ std::string format_text(const std::vector<FileReport>& reports, bool summary) {
         out += '\n';
         append_source(out, rel.source);
       }
+      append_notes(out, f);
     }
     if (summary && r.input_error) {
       out += r.path + ": not checked: " + r.input_error->message + '\n';

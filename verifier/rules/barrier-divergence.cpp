@@ -49,6 +49,75 @@ Collective classify(const Instruction& inst) {
   return Collective::kNone;
 }
 
+// Blocks from which block `b` can be reached (`backward`), or that b reaches (b included).
+std::vector<char> connected(const Cfg& cfg, BlockId b, bool backward) {
+  std::vector<char> seen(cfg.size(), 0);
+  std::vector<BlockId> work{b};
+  seen[b] = 1;
+  while (!work.empty()) {
+    BlockId x = work.back();
+    work.pop_back();
+    for (BlockId n : backward ? cfg.block(x).preds : cfg.block(x).succs)
+      if (!seen[n]) seen[n] = 1, work.push_back(n);
+  }
+  return seen;
+}
+
+// Instruction `i` may arrive at the barrier resource that `at` uses (both bar/barrier; the same
+// barrier id, or an id that is not a constant).
+bool may_share_barrier(const FunctionAnalysis& a, InstId i, InstId at) {
+  const Instruction& inst = a.ir.inst(i);
+  if (inst.op != Opcode::kBar && inst.op != Opcode::kBarrier) return false;
+  if (inst.has_modifier("warp")) return false; // bar.warp.sync: a member mask, no resource
+  const std::uint32_t id_op = inst.has_modifier("red") ? 1 : 0;
+  const std::uint32_t at_op = a.ir.inst(at).has_modifier("red") ? 1 : 0;
+  auto id = constant_operand(a, i, id_op), at_id = constant_operand(a, at, at_op);
+  return !id || !at_id || *id == *at_id;
+}
+
+// The threads that do not arrive at `barrier` (in block b) only exit. Where a divergent
+// terminator from which b can be reached sends threads to a block from which it cannot, those
+// threads give up on b: every block they can run from there holds no instruction that may
+// arrive at the same barrier resource (and no call) and
+// ends the thread (`exit`, or `ret` of an .entry); and where that is code the threads past the
+// barrier run too, it does nothing but leave (`if (tid < 32) __syncthreads(); work();` lets
+// the threads that skipped run the work the barrier was to order: no exit of that kind). And
+// at the terminator that splits the threads before b, every side either leads to b on all
+// paths (b post-dominates it) or cannot reach b: no thread comes back to b in another pass.
+bool skippers_only_exit(const FunctionAnalysis& a, const WarpDivergence& div, InstId barrier) {
+  const BlockId b = a.cfg.block_of(barrier);
+  const Cfg& cfg = a.cfg;
+  const bool entry = a.ir.function().kind == FunctionKind::kEntry;
+  const std::vector<char> reach = connected(cfg, b, /*backward=*/true);
+  const std::vector<char> after = connected(cfg, b, /*backward=*/false);
+  const InstId cause = div.cause(b);
+  if (cause == kNoId) return false;
+  for (BlockId s : cfg.block(cfg.block_of(cause)).succs)
+    if (reach[s] && !a.pdom.dominates(b, s)) return false;
+  std::vector<char> seen(cfg.size(), 0);
+  std::vector<BlockId> work;
+  for (BlockId d = 0; d < cfg.size(); ++d) {
+    if (!cfg.reachable(d) || !reach[d] || !div.divergent(d)) continue;
+    for (BlockId s : cfg.block(d).succs)
+      if (!reach[s] && !seen[s]) seen[s] = 1, work.push_back(s);
+  }
+  while (!work.empty()) {
+    BlockId x = work.back();
+    work.pop_back();
+    for (InstId i = cfg.block(x).begin; i < cfg.block(x).end; ++i) {
+      const Instruction& inst = a.ir.inst(i);
+      if (may_share_barrier(a, i, barrier) || inst.op == Opcode::kCall) return false;
+      if (inst.op == Opcode::kRet && !entry) return false; // back to a caller, not an exit
+      const bool leaves =
+          inst.op == Opcode::kRet || inst.op == Opcode::kExit || inst.op == Opcode::kBra;
+      if (after[x] && !leaves) return false;
+    }
+    for (BlockId s : cfg.block(x).succs) // none of them reaches b either
+      if (!seen[s]) seen[s] = 1, work.push_back(s);
+  }
+  return true;
+}
+
 class BarrierDivergenceRule final : public Rule {
 public:
   std::string_view summary() const override {
@@ -59,7 +128,6 @@ public:
 
 void BarrierDivergenceRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
-  const Severity severity = divergence_severity(ctx.module());
   // at the first collective of each scope
   const WarpDivergence *threads = nullptr, *warps = nullptr, *groups = nullptr;
   WholeWarpsShape shape; // warp-level collectives under an undeclared launch shape
@@ -100,15 +168,17 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
       if (!groups) groups = &a.warpgroup_divergence(ctx.module());
       const bool group_guarded = !groups->guard_uniform(i);
       if (groups->after_exit(b) || groups->partial(b) || group_guarded) {
-        auto f = ctx.report(
-            i,
-            what +
-                (group_guarded && !groups->partial(b) && !groups->after_exit(b)
-                     ? " under a guard"
-                     : " under control flow") +
-                " that is the same in each warp but not provably in all four warps of its "
-                "warpgroup: a warpgroup that splits here never completes it",
-            Severity::kWarning);
+        auto f = ctx.report(i, what +
+                                   (group_guarded && !groups->partial(b) && !groups->after_exit(b)
+                                        ? " under a guard"
+                                        : " under control flow") +
+                                   " that is the same in each warp but not provably in all four "
+                                   "warps of its warpgroup: a warpgroup that splits here never "
+                                   "completes it");
+        f.assuming("the four warps of a warpgroup differ in this condition (the PTX does not "
+                   "show that their roles agree)",
+                   "compute the condition from the warpgroup index (%tid.x / 128) or from "
+                   "block-uniform values");
         const DivergenceCause cause = divergence_cause(a, *groups, b);
         if (cause.inst != kNoId) relate_cause(ctx, f, cause, *groups);
       }
@@ -116,24 +186,21 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     }
     if (!due) continue;
     if (!cta_wide && shape.fine_with_whole_warps(ctx, i, b)) {
-      auto f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
-                          Severity::kWarning);
+      auto f = WholeWarpsShape::report(ctx, i, what, guarded && !after_exit && !partial);
       const DivergenceCause cause = divergence_cause(a, *div, b);
       if (cause.inst != kNoId) f.relate(cause.inst, "the branch that depends on the launch shape");
       continue;
     }
     if (args.fine_with_uniform_arguments(ctx, i, b, cta_wide)) {
-      auto f = ctx.report(i, UniformArguments::message(what, guarded && !after_exit && !partial),
-                          Severity::kWarning);
+      auto f = UniformArguments::report(ctx, i, what, guarded && !after_exit && !partial);
       const DivergenceCause cause = divergence_cause(a, *div, b);
       if (cause.inst != kNoId) f.relate(cause.inst, "the branch on the arguments");
       continue;
     }
     if (!after_exit && !partial && guarded) {
-      auto f = ctx.report(i,
-                          what + " under a lane-varying guard predicate: the threads whose "
-                                 "predicate fails never arrive",
-                          severity);
+      auto f = unless_debug_build(
+          ctx.module(), ctx.report(i, what + " under a lane-varying guard predicate: the "
+                                             "threads whose predicate fails never arrive"));
       relate_varying_guard(ctx, f, i);
       continue;
     }
@@ -141,19 +208,29 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
     const DivergenceCause cause = divergence_cause(a, *div, b);
     // A non-aligned barrier may be reached from different places: only exited threads matter.
     const bool exit_case = after_exit && (cause.is_exit || !partial || c == Collective::kUnaligned);
+    // Threads that skip a CTA-wide barrier only to exit: PTX releases a barrier that waits for
+    // every thread once the exited threads are the only ones missing, and the cuda-samples and
+    // many kernels rely on it (`if (i >= n) return; ... __syncthreads();`), but CUDA's
+    // programming model asks every thread of the block to reach it. The same whether nvcc
+    // branches to a shared return block, returns from each side, or the PTX has a guarded `ret`.
+    // A non-aligned barrier may be reached from other instructions too: what the skipping
+    // threads run on their way out does not matter.
+    const bool in_entry = a.ir.function().kind == FunctionKind::kEntry;
+    if (cta_wide &&
+        (c == Collective::kUnaligned ? after_exit && in_entry : skippers_only_exit(a, *div, i))) {
+      auto f = ctx.report(i, what + " that some threads skip to exit: GPUs release the barrier "
+                                    "for exited threads, but CUDA requires every thread of the "
+                                    "block to reach it (exit after it)");
+      f.assuming("the code must follow CUDA's rule that every thread of the block reaches "
+                 "__syncthreads(); PTX defines a barrier whose missing threads have exited",
+                 "move the exit after the barrier to be portable");
+      relate_cause(ctx, f, cause, *div);
+      continue;
+    }
     std::string msg = exit_case ? what + " after a lane-varying exit: lanes that left never arrive"
                                 : what + " under lane-varying control flow: only part of the warp "
                                          "reaches it";
-    // `if (i >= n) return; ... __syncthreads();` (nvcc: a branch to the kernel's return block):
-    // GPUs do not wait at a CTA barrier for threads that have exited, and the cuda-samples and
-    // many kernels rely on it, but the CUDA programming model asks every thread of the block to
-    // reach it: a warning. A guarded `ret`/`exit` written in the PTX itself stays an error.
-    const bool exited_only =
-        cta_wide && exit_case && !cause.is_exit && a.ir.function().kind == FunctionKind::kEntry;
-    if (exited_only)
-      msg = what + " after a lane-varying exit: GPUs do not wait for exited threads, but CUDA "
-                   "requires every thread of the block to reach the barrier (exit after it)";
-    auto f = ctx.report(i, msg, exited_only ? Severity::kWarning : severity);
+    auto f = unless_debug_build(ctx.module(), ctx.report(i, msg));
     relate_cause(ctx, f, cause, *div);
   }
 }

@@ -12,12 +12,26 @@
 
 namespace ptxkit::verifier {
 
-// nvcc -G keeps every variable on the per-thread stack, and .local loads are lane-varying: debug
-// builds get warnings (the same code optimized is the one that must be clean).
-inline Severity divergence_severity(const Module& m) {
-  return std::find(m.targets.begin(), m.targets.end(), "debug") != m.targets.end()
-             ? Severity::kWarning
-             : Severity::kError;
+// nvcc -G keeps every variable on the per-thread stack, and .local loads are lane-varying: in a
+// debug build a divergence finding rests on values the analysis cannot follow (the same code
+// optimized is the one that must be clean).
+inline bool is_debug_build(const Module& m) {
+  return std::find(m.targets.begin(), m.targets.end(), "debug") != m.targets.end();
+}
+
+// The assumptions divergence findings rest on, worded once (RuleContext::Reported::assuming turns
+// each into a warning that says how to decide it).
+inline constexpr std::string_view kDecideBlockShape =
+    "declare the block shape with .reqntid (__launch_bounds__ gives only .maxntid, a thread "
+    "count), or pass --block-dim or a --contract block";
+
+// Marks `f` as resting on the debug build's .local round trips when the module is one.
+inline RuleContext::Reported unless_debug_build(const Module& m, RuleContext::Reported f) {
+  if (is_debug_build(m))
+    f.assuming("the lanes really differ in the values this debug build (-G) keeps in .local "
+               "memory, which the analysis does not follow",
+               "verify the optimised build of the same code");
+  return f;
 }
 
 // Relates `f` to the instruction that computes the guard predicate of `i`.
@@ -43,12 +57,16 @@ public:
     bool ok = !div_->after_exit(b) && !div_->partial(b) && div_->guard_uniform(i);
     return ok;
   }
-  // The warning's wording: `what` (the collective), and whether a guard or a branch decides.
-  static std::string message(const std::string& what, bool by_guard) {
-    return what + " behind a " + (by_guard ? "guard" : "branch") +
-           " that is warp-uniform only if the block's x dimension is a multiple of 32: no "
-           ".reqntid declares the block's shape (.maxntid bounds only its size; declare "
-           ".reqntid to prove the collective safe: with another shape part of the warp skips it)";
+  // Reports the collective `what` at `i`, resting on the launch shape; `by_guard`: a guard
+  // decides, not a branch.
+  static RuleContext::Reported report(RuleContext& ctx, analysis::InstId i, const std::string& what,
+                                      bool by_guard) {
+    auto f = ctx.report(i, what + " behind a " + (by_guard ? "guard" : "branch") +
+                               " that is warp-uniform only if the block's x dimension is a "
+                               "multiple of 32: with another shape part of the warp skips it");
+    f.assuming("blockDim.x is not a multiple of 32 (the kernel declares no .reqntid)",
+               std::string(kDecideBlockShape));
+    return f;
   }
 
 private:
@@ -76,10 +94,14 @@ public:
     }
     return !s.div->after_exit(b) && !s.div->partial(b) && s.div->guard_uniform(i);
   }
-  static std::string message(const std::string& what, bool by_guard) {
-    return what + " behind a " + (by_guard ? "guard" : "branch") +
-           " that depends on this .func's arguments: uniform only if every caller passes them "
-           "the same in all lanes (a .func is checked on its own)";
+  static RuleContext::Reported report(RuleContext& ctx, analysis::InstId i, const std::string& what,
+                                      bool by_guard) {
+    auto f = ctx.report(i, what + " behind a " + (by_guard ? "guard" : "branch") +
+                               " that depends on this .func's arguments");
+    f.assuming("a caller passes these arguments different in different lanes (a .func is "
+               "checked on its own)",
+               "verify the kernels that call it, or pass the arguments the same in all lanes");
+    return f;
   }
 
 private:

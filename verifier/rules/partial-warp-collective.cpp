@@ -55,7 +55,6 @@ bool targets_sm70_or_later(const Module& m) {
 
 void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
-  const Severity severity = divergence_severity(ctx.module());
   const WarpDivergence* div = nullptr; // at the first full-mask collective
   WholeWarpsShape shape;
   UniformArguments args; // in a .func: divergence that depends on the callers' arguments
@@ -77,40 +76,37 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
     const DivergenceCause cause = divergence_cause(a, *div, b);
     const std::string what = inst.full_opcode() + " with full mask 0xffffffff";
     if (shape.fine_with_whole_warps(ctx, i, b)) {
-      auto f = ctx.report(i, WholeWarpsShape::message(what, guarded && !after_exit && !partial),
-                          Severity::kWarning);
+      auto f = WholeWarpsShape::report(ctx, i, what, guarded && !after_exit && !partial);
       if (cause.inst != kNoId) f.relate(cause.inst, "the branch that depends on the launch shape");
       continue;
     }
     // vote/match/redux/bar.warp.sync after some lanes returned (nvcc's branch to the kernel's
     // return block: a grid-stride loop whose lanes return as they finish): from sm_70 on these
     // wait only for the lanes of the mask that have not exited, and their result covers the
-    // lanes still running: a warning. A shuffle there may read an exited lane's register, and a
-    // guarded `exit` written into the PTX is deliberate: errors.
+    // lanes still running: a warning, however the exit is written (a branch to a shared return
+    // block, or a guarded `ret`). A shuffle there may read an exited lane's register: an error.
     const Opcode op = inst.op;
-    if (after_exit && !partial && !guarded && !cause.is_exit &&
-        targets_sm70_or_later(ctx.module()) &&
+    if (after_exit && !partial && !guarded && targets_sm70_or_later(ctx.module()) &&
         (op == Opcode::kVote || op == Opcode::kMatch || op == Opcode::kRedux ||
          op == Opcode::kBar)) {
-      auto f = ctx.report(i,
-                          what + " after a lane-varying exit: from sm_70 on it waits only for "
-                                 "the lanes that have not exited (their result leaves the "
-                                 "exited lanes out)",
-                          Severity::kWarning);
+      auto f = ctx.report(i, what + " after a lane-varying exit: from sm_70 on it waits only for "
+                                    "the lanes that have not exited (their result leaves the "
+                                    "exited lanes out)");
+      f.assuming("the result must cover the lanes that exited",
+                 "leave the exited lanes out of the member mask (__activemask()) to say so");
       relate_cause(ctx, f, cause, *div);
       continue;
     }
     if (args.fine_with_uniform_arguments(ctx, i, b, false)) {
-      auto f = ctx.report(i, UniformArguments::message(what, guarded && !after_exit && !partial),
-                          Severity::kWarning);
+      auto f = UniformArguments::report(ctx, i, what, guarded && !after_exit && !partial);
       if (cause.inst != kNoId) f.relate(cause.inst, "the branch on the arguments");
       continue;
     }
     if (guarded && !after_exit && !partial) {
-      auto f = ctx.report(i,
-                          what + " under a lane-varying guard predicate: the lanes whose "
-                                 "predicate fails never take part",
-                          severity);
+      auto f = unless_debug_build(ctx.module(),
+                                  ctx.report(i, what + " under a lane-varying guard predicate: "
+                                                       "the lanes whose predicate fails never "
+                                                       "take part"));
       relate_varying_guard(ctx, f, i);
       continue;
     }
@@ -118,7 +114,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                           ? what + " after a lane-varying exit: the exited lanes never take part"
                           : what + " under lane-varying control flow: only part of the warp "
                                    "reaches it";
-    auto f = ctx.report(i, msg, severity);
+    auto f = unless_debug_build(ctx.module(), ctx.report(i, msg));
     relate_cause(ctx, f, cause, *div);
   }
 }

@@ -121,4 +121,16 @@ RuleContext::Reported& RuleContext::Reported::relate(analysis::InstId inst, std:
   return *this;
 }
 
+RuleContext::Reported& RuleContext::Reported::assuming(std::string condition, std::string decide) {
+  Finding& f = (*ctx_->out_)[index_];
+  f.severity = Severity::kWarning;
+  f.assumptions.push_back({std::move(condition), std::move(decide)});
+  return *this;
+}
+
+RuleContext::Reported& RuleContext::Reported::witness(Witness w) {
+  (*ctx_->out_)[index_].witness = std::move(w);
+  return *this;
+}
+
 } // namespace ptxkit::verifier

@@ -83,13 +83,47 @@ bool lacks_block_dim(const Module& module) {
   return false;
 }
 
+// The block shape a kernel's contract states, for a kernel that does not declare one itself.
+const std::array<std::uint32_t, 3>* contract_block(const Function& fn, const VerifyOptions& o) {
+  if (fn.kind != FunctionKind::kEntry || !fn.has_body || fn.reqntid()) return nullptr;
+  const KernelContract* c = find_contract(o.contracts, fn.name);
+  return c && c->block ? &*c->block : nullptr;
+}
+
+// A launch the caller states (--block-dim, a contract's block) is a declared shape for every
+// rule, as .reqntid is: one place turns it into the directive the analyses read.
+bool declare_contract_blocks(Module& module, const VerifyOptions& o) {
+  bool changed = false;
+  for (TopLevel& item : module.items) {
+    auto* fn = std::get_if<Function>(&item);
+    if (fn == nullptr) continue;
+    const auto* block = contract_block(*fn, o);
+    if (block == nullptr) continue;
+    PerfDirective d;
+    d.loc = fn->loc;
+    d.name = "reqntid";
+    d.values.assign(block->begin(), block->end());
+    fn->directives.push_back(std::move(d));
+    changed = true;
+  }
+  return changed;
+}
+
+bool lacks_contract_block(const Module& module, const VerifyOptions& o) {
+  for (const Function* fn : module.entries())
+    if (contract_block(*fn, o)) return true;
+  return false;
+}
+
 } // namespace
 
 FileReport verify_module(const Module& module, const VerifyOptions& options) {
-  if (options.block_dim && lacks_block_dim(module)) {
+  if ((options.block_dim && lacks_block_dim(module)) || lacks_contract_block(module, options)) {
     // A copy that declares the shape (verify_text applies it to the module it owns instead).
+    // Contracts first: a kernel's own contract is more specific than --block-dim.
     Module shaped = module;
-    assume_block_dim(shaped, *options.block_dim);
+    declare_contract_blocks(shaped, options);
+    if (options.block_dim) assume_block_dim(shaped, *options.block_dim);
     return verify_module(shaped, options);
   }
   FileReport report;
@@ -145,11 +179,12 @@ VerifyTextResult verify_text(std::string text, std::string path, const VerifyOpt
     }
     VerifyOptions without_lines = options;
     without_lines.read_source_lines = false;
-    if (!options.block_dim) {
+    if (!options.block_dim && !lacks_contract_block(parsed.value(), options)) {
       r.report = verify_module(parsed.value(), without_lines);
     } else {
       Module module = std::move(parsed).value();
-      assume_block_dim(module, *options.block_dim);
+      declare_contract_blocks(module, options);
+      if (options.block_dim) assume_block_dim(module, *options.block_dim);
       r.report = verify_module(module, without_lines);
     }
   }

@@ -7,6 +7,7 @@
 // (the guarded definition that does not cover that path), each with its instruction text.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +40,30 @@ struct RelatedLocation {
   SourcePosition source;
 };
 
+// A condition the defect needs that the kernel does not state, so the finding is a warning: the
+// code is wrong only for the launches (or callers) that meet it. `decide` says how to settle it.
+// Severity follows from these in one place (RuleContext::Reported::assuming): a finding with an
+// assumption is never an error.
+struct Assumption {
+  std::string condition; // "blockDim.x is not a multiple of 32"
+  std::string decide;    // "declare .reqntid (__launch_bounds__ does not) or pass --block-dim"
+};
+
+// What makes an error a claim that can be shown: a launch and the threads in it that meet the
+// defect, with the values that matter and the instructions they execute on the way.
+struct Witness {
+  struct Thread {
+    std::array<std::uint32_t, 3> tid{};   // %tid
+    std::array<std::uint32_t, 3> ctaid{}; // %ctaid
+    std::string does;                     // "writes bytes 64..67 of s", "skips the barrier"
+  };
+  std::optional<std::array<std::uint32_t, 3>> block_dim; // the block shape it needs, if any
+  std::vector<Thread> threads;
+  // Named values that matter: parameters, loop iterations, the offset computed ("n" = 17).
+  std::vector<std::pair<std::string, std::int64_t>> values;
+  std::vector<FindingLocation> path; // the instructions the threads execute to get there
+};
+
 struct Finding {
   std::string rule; // "undefined-register"
   Severity severity = Severity::kError;
@@ -48,6 +73,8 @@ struct Finding {
   std::string instruction; // canonical text of the instruction at `location`
   SourcePosition source;   // from .loc when the PTX has debug info
   std::vector<RelatedLocation> related;
+  std::vector<Assumption> assumptions; // what the defect needs that the kernel does not state
+  std::optional<Witness> witness;      // for an error: the launch and threads that show it
 };
 
 // Per rule and file: what the rule examined and what it concluded.

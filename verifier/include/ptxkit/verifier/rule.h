@@ -49,6 +49,14 @@ public:
   public:
     // Adds instruction `inst` with a note on how it relates to the finding.
     Reported& relate(analysis::InstId inst, std::string message);
+    // The defect needs `condition`, which the kernel does not state: the finding is a warning
+    // whatever the rule's severity, and it says how to decide it. The one place where a
+    // launch (or caller) assumption turns an error into a warning.
+    Reported& assuming(std::string condition, std::string decide);
+    // The launch and threads that show the defect.
+    Reported& witness(Witness w);
+    // A witness's path step at instruction `inst`.
+    FindingLocation step(analysis::InstId inst) const { return ctx_->location_of(inst); }
 
   private:
     friend class RuleContext;
