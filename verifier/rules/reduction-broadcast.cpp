@@ -17,8 +17,13 @@
 // by the group's first lane (down) or last lane (up). For each tree's final value R the rule
 // follows what the lanes that are NOT owners see: R, copies and everything computed from it,
 // through phis (loop-carried accumulators) and guarded writes, except
-//   - `shfl.sync.idx` with a constant owner source lane (0 for down, G-1 or 31 for up), or any
-//     lane-uniform source register: a broadcast, complete in every lane;
+//   - `shfl.sync.idx` whose source lane is, in every lane, the owner of the reader's own group
+//     (is_broadcast: per bit, from the c operand's segment mask and the known lane/0/1 bits of
+//     the source: `lane & ~(G-1)`, `lane | (G-1)` for up, lane 0 of G-lane segments, lane 0 for
+//     a whole-warp tree), or a lane-uniform register when every lane reads within its group: a
+//     broadcast, complete in every lane. A constant lane for a G < 32 tree read by the whole
+//     warp is no broadcast: an error when .reqntid declares more than G threads, a warning
+//     naming the assumption when none is declared;
 //   - instructions guarded by, and blocks only reached through branch edges whose condition
 //     implies, "this lane is an owner": `%laneid`, `%tid.x`, a linear thread id, or such a value
 //     masked (`and` with a mask covering G-1, `rem` by a multiple of G) compared `== 0`

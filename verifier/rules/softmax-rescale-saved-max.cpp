@@ -27,12 +27,18 @@
 //     u is not reported: exp(new − old) is a valid rescale when divided by). If a is no running
 //     maximum (a score: exp(s − m')), the site is the current score's exponent: examined, never
 //     reported.
-//   - Missing rescale: if score exponents of the loop feed a loop-carried value (an accumulator)
-//     and no difference has a running maximum as its minuend, it reports an error at the update.
-//   - Every state rescaled: each header phi that score exponents reach (sum, accumulators; through
-//     shuffles too, not through tensor-core ops, which mix rows) must, in its chain of values in
-//     the loop, be multiplied by a value derived from each rescale factor (or divided by one):
-//     a correction computed and not applied to one state is reported at that state's update.
+//   - Rescale factors (MaxDependence): any value computed in the loop from exactly two values
+//     of the running maximum (before and after an update), through any computation, phis,
+//     guarded writes and calls: exp(old - new), exp(-(new - old)), 1/exp(new - old), a select of
+//     one (the first iteration's 0), nvcc's accurate expf expansion.
+//   - Every state rescaled (StateRescale): each header phi that score exponents reach (sum,
+//     accumulators; through shuffles too, not through tensor-core ops, which mix rows) is, in
+//     every iteration, moved onto the new maximum's scale: scales are inferred over the values
+//     computed from it (a product with a factor moves between its pair, additions must agree, an
+//     exponent brings its maximum's scale); a next value not computed from the previous one is a
+//     re-initialisation. A state left on the old scale, or mixing scales, is reported at its
+//     update; if no state is rescaled and no old-minus-new difference exists, one error at the
+//     maximum's update ("nothing rescales"). A stale maximum already reported is not repeated.
 // Sites: every difference against a running-maximum update that reaches an ex2. A kernel with no
 // loop-carried maximum, or whose maximum feeds no exponent, is not-applicable.
 //
