@@ -17,8 +17,13 @@
 // by the group's first lane (down) or last lane (up). For each tree's final value R the rule
 // follows what the lanes that are NOT owners see: R, copies and everything computed from it,
 // through phis (loop-carried accumulators) and guarded writes, except
-//   - `shfl.sync.idx` with a constant owner source lane (0 for down, G-1 or 31 for up), or any
-//     lane-uniform source register: a broadcast, complete in every lane;
+//   - `shfl.sync.idx` whose source lane is, in every lane, the owner of the reader's own group
+//     (is_broadcast: per bit, from the c operand's segment mask and the known lane/0/1 bits of
+//     the source: `lane & ~(G-1)`, `lane | (G-1)` for up, lane 0 of G-lane segments, lane 0 for
+//     a whole-warp tree), or a lane-uniform register when every lane reads within its group: a
+//     broadcast, complete in every lane. A constant lane for a G < 32 tree read by the whole
+//     warp is no broadcast: an error when .reqntid declares more than G threads, a warning
+//     naming the assumption when none is declared;
 //   - instructions guarded by, and blocks only reached through branch edges whose condition
 //     implies, "this lane is an owner": `%laneid`, `%tid.x`, a linear thread id, or such a value
 //     masked (`and` with a mask covering G-1, `rem` by a multiple of G) compared `== 0`
@@ -158,8 +163,11 @@ class OwnerFacts {
 public:
   // `tid_x_bits`: the bits of the lane id that %tid.x equals (31 when warps are runs of tid.x;
   // for a declared 2-D/3-D block with ntid.x < 32, the bits below ntid.x's lowest set bit).
-  OwnerFacts(const FunctionAnalysis& a, const Tree& t, std::uint32_t tid_x_bits)
-      : a_(a), t_(t), tid_x_bits_(tid_x_bits) {}
+  // `one_group`: assume the block has at most one group's threads (see is_broadcast).
+  OwnerFacts(const FunctionAnalysis& a, const Tree& t, std::uint32_t tid_x_bits, bool one_group)
+      : a_(a), t_(t), tid_x_bits_(tid_x_bits), one_group_(one_group) {}
+
+  bool one_group() const { return one_group_; }
 
   bool restricted_inst(InstId i) {
     ValueId g = a_.values.guard_value(i);
@@ -283,47 +291,70 @@ private:
     return (static_cast<std::uint32_t>(eq) & need) == want;
   }
 
-  // Bits of the lane id that v equals (v & bits == laneid & bits), as far as known.
-  std::uint32_t lane_bits(ValueId v, int depth) {
-    if (v == kNoId || depth > 6) return 0;
+public:
+  // What is known about the low five bits of an integer value (a lane number): the bits equal to
+  // the reading lane's own lane id, and the bits known to be 0 or 1 in every lane.
+  struct LaneKnown {
+    std::uint32_t lane = 0, zero = 0, one = 0;
+  };
+
+  LaneKnown known_bits(ValueId v, int depth = 0) {
+    if (v == kNoId || depth > 6) return {};
     InstId d = a_.values.defining_instruction(v);
-    if (d == kNoId || a_.ir.info(d).guard != kNoId) return 0;
+    if (d == kNoId || a_.ir.info(d).guard != kNoId) return {};
     const Instruction& inst = a_.ir.inst(d);
-    if (inst.op == Opcode::kMov && inst.operands.size() == 2 &&
-        inst.operands[1].kind == OperandKind::kSpecialReg) {
+    if (inst.op == Opcode::kMov && inst.operands.size() == 2) {
+      if (inst.operands[1].kind == OperandKind::kImmInt)
+        return constant(inst.operands[1].int_value());
+      if (inst.operands[1].kind != OperandKind::kSpecialReg) return {};
       std::string_view sr = inst.operands[1].text();
-      return sr == "%laneid" ? 31u : sr == "%tid.x" ? tid_x_bits_ : 0u;
+      return {sr == "%laneid" ? 31u : sr == "%tid.x" ? tid_x_bits_ : 0u, 0, 0};
     }
-    if (inst.op == Opcode::kCvt) return lane_bits(a_.values.value_of(d, 1), depth + 1);
-    if (inst.op == Opcode::kAnd && inst.operands.size() == 3) {
+    if (inst.op == Opcode::kCvt) return known_bits(a_.values.value_of(d, 1), depth + 1);
+    if ((inst.op == Opcode::kAnd || inst.op == Opcode::kOr) && inst.operands.size() == 3) {
       for (std::uint32_t k : {1u, 2u})
-        if (auto m = const_int(a_, d, k))
-          return lane_bits(a_.values.value_of(d, 3 - k), depth + 1) &
-                 static_cast<std::uint32_t>(*m);
-      return 0;
+        if (auto c = const_int(a_, d, k)) {
+          LaneKnown x = known_bits(a_.values.value_of(d, 3 - k), depth + 1);
+          const auto m = static_cast<std::uint32_t>(*c) & 31u;
+          if (inst.op == Opcode::kAnd) return {x.lane & m, (x.zero | ~m) & 31u, x.one & m};
+          return {x.lane & ~m, x.zero & ~m, (x.one | m) & 31u};
+        }
+      return {};
     }
     if (inst.op == Opcode::kRem && inst.operands.size() == 3) {
       auto m = const_int(a_, d, 2);
-      if (!m || *m <= 0 || (*m & (*m - 1)) != 0) return 0;
-      return lane_bits(a_.values.value_of(d, 1), depth + 1) & static_cast<std::uint32_t>(*m - 1);
+      if (!m || *m <= 0 || (*m & (*m - 1)) != 0) return {};
+      const auto low = static_cast<std::uint32_t>(*m - 1) & 31u;
+      LaneKnown x = known_bits(a_.values.value_of(d, 1), depth + 1);
+      return {x.lane & low, (x.zero | ~low) & 31u, x.one & low};
     }
     // A linear thread id: tid.x plus lane-uniform terms (tid.y * ntid.x, ...): assumed to keep
     // the lane bits (block x-dimension a multiple of 32, or a 1-D block).
     if ((inst.op == Opcode::kAdd || inst.op == Opcode::kMad) && inst.operands.size() >= 3) {
       std::uint32_t best = 0;
       for (std::uint32_t k = 1; k < inst.operands.size(); ++k) {
-        std::uint32_t bits = lane_bits(a_.values.value_of(d, k), depth + 1);
-        if (bits != 0 && inst.op == Opcode::kMad && k != 3) return 0;
+        std::uint32_t bits = known_bits(a_.values.value_of(d, k), depth + 1).lane;
+        if (bits != 0 && inst.op == Opcode::kMad && k != 3) return {};
         best = std::max(best, bits);
       }
-      return best;
+      return {best, 0, 0};
     }
-    return 0;
+    return {};
   }
+
+  static LaneKnown constant(std::int64_t c) {
+    const auto u = static_cast<std::uint32_t>(c) & 31u;
+    return {0, ~u & 31u, u};
+  }
+
+private:
+  // Bits of the lane id that v equals (v & bits == laneid & bits), as far as known.
+  std::uint32_t lane_bits(ValueId v, int depth) { return known_bits(v, depth).lane; }
 
   const FunctionAnalysis& a_;
   const Tree& t_;
   std::uint32_t tid_x_bits_;
+  bool one_group_;
   std::unordered_map<BlockId, bool> block_memo_;
 };
 
@@ -354,13 +385,34 @@ public:
   void check(RuleContext& ctx) const override;
 };
 
-// `shfl.sync.idx` from an owner lane (a constant), or from a lane-uniform source register.
-bool is_broadcast(const FunctionAnalysis& a, const Tree& t, InstId i) {
+// `shfl.sync.idx` whose source lane, in every lane, is the owner of the reading lane's group:
+// the lane j it reads is (laneid & segmask) | (b & ~segmask) (segmask from the c operand), so
+// each bit of j below log2(G) must be the owner's (0 for down, 1 for up) and each bit above must
+// be the reader's own: `lane & ~(G-1)` after a down tree over G lanes, 0 with a segment of G
+// lanes, lane 0 for a whole-warp tree. A lane-uniform source register of unknown value is taken
+// as an owner's when every lane reads within its own group (G = 32, or segments of at most G).
+// `one_group`: the block has at most G threads (all lanes of one group), so bits above log2(G)
+// of every lane id are 0.
+bool is_broadcast(const FunctionAnalysis& a, const Tree& t, OwnerFacts& facts, InstId i) {
+  const bool one_group = facts.one_group();
   if (shfl_mode(a.ir.inst(i)) != Mode::kIdx) return false;
-  auto lane = const_int(a, i, 2);
-  std::uint32_t need = t.group - 1, want = t.mode == Mode::kUp ? need : 0;
-  return lane ? (static_cast<std::uint32_t>(*lane) & need) == want
-              : a.uniformity.operand_uniform(i, 2);
+  const std::uint32_t need = t.group - 1, want = t.mode == Mode::kUp ? need : 0;
+  const auto c = const_int(a, i, 3);
+  const std::uint32_t segmask = c ? static_cast<std::uint32_t>(*c >> 8) & 31u : 0u;
+  const std::uint32_t high = ~need & 31u;  // the group-selecting bits of a lane id
+  if ((segmask & need) != 0) return false; // segments smaller than a group: reads a non-owner
+  OwnerFacts::LaneKnown b;
+  if (auto lane = const_int(a, i, 2)) {
+    b = OwnerFacts::constant(*lane);
+  } else {
+    b = facts.known_bits(a.values.value_of(i, 2));
+    if (a.uniformity.operand_uniform(i, 2) && (b.zero | b.one) == 0)
+      return (high & ~segmask) == 0 || one_group;
+  }
+  // Low bits (within the group) from b: the owner's; high bits from the segment or the reader.
+  const std::uint32_t low_ok = (b.zero & need & ~want) | (b.one & want);
+  const std::uint32_t high_ok = segmask | b.lane | (one_group ? b.zero : 0u);
+  return low_ok == need && (high_ok & high) == high;
 }
 
 // Whether i is a register copy (`mov`) whose result is the value v.
@@ -413,7 +465,7 @@ InstId flow_to_sink(const FunctionAnalysis& a, const Tree& t, OwnerFacts& facts,
         taint_defs(i);
         continue;
       }
-      if (a.ir.mention(u.mention).operand == 1 && is_broadcast(a, t, i)) continue;
+      if (a.ir.mention(u.mention).operand == 1 && is_broadcast(a, t, facts, i)) continue;
       if (is_sink(a, i)) return i;
       taint_defs(i);
     }
@@ -422,7 +474,14 @@ InstId flow_to_sink(const FunctionAnalysis& a, const Tree& t, OwnerFacts& facts,
 }
 
 std::pair<InstId, InstId> find_unbroadcast_use(const FunctionAnalysis& a, const Tree& t,
-                                               std::uint32_t tid_x_bits);
+                                               std::uint32_t tid_x_bits, bool one_group);
+
+// The number of threads a declared .reqntid gives the block, or nullopt.
+std::optional<std::uint64_t> declared_threads(const FunctionIR& ir) {
+  auto req = ir.function().reqntid();
+  if (!req) return std::nullopt;
+  return std::uint64_t{(*req)[0]} * (*req)[1] * (*req)[2];
+}
 
 void ReductionBroadcastRule::check(RuleContext& ctx) const {
   const FunctionAnalysis& a = ctx.analysis();
@@ -468,12 +527,23 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
   ctx.add_sites(static_cast<std::uint32_t>(trees.size()) + butterflies);
 
   const std::optional<std::uint32_t> shape_bits = tid_x_lane_bits(a.ir);
+  const std::optional<std::uint64_t> threads = declared_threads(a.ir);
   for (const Tree& t : trees) {
-    auto [at, sink] = find_unbroadcast_use(a, t, shape_bits.value_or(0));
+    // A block of at most one group's threads has a single group: its owner's result is the
+    // block's, whatever lane a broadcast names above the group bits.
+    const bool one_group = threads && *threads <= t.group;
+    auto [at, sink] = find_unbroadcast_use(a, t, shape_bits.value_or(0), one_group);
     if (at == kNoId) continue;
     // Found only because the block's shape is undeclared: under the 1-D (or ntid.x multiple
     // of 32) shape such kernels are launched with, `tid.x == 0` is lane 0.
-    const bool shape_dependent = !shape_bits && find_unbroadcast_use(a, t, 31).first == kNoId;
+    const bool shape_dependent =
+        !shape_bits && find_unbroadcast_use(a, t, 31, one_group).first == kNoId;
+    // Found only because a broadcast names one group's owner for the whole warp: wrong when
+    // the block has more than one group of threads, which only a .reqntid can rule out.
+    const bool group_dependent =
+        !one_group && t.group < 32 &&
+        find_unbroadcast_use(a, t, shape_bits.value_or(0), true).first == kNoId;
+    const bool idx_read = shfl_mode(a.ir.inst(at)) == Mode::kIdx;
     const char* dir = t.mode == Mode::kDown ? "down" : "up";
     std::string owner = t.mode == Mode::kDown ? "the first lane" : "the last lane";
     if (t.group == 32) owner = t.mode == Mode::kDown ? "lane 0" : "lane 31";
@@ -481,12 +551,27 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
                       std::to_string(a.ir.inst(t.last_op).loc.line) + ") is complete only in " +
                       owner +
                       (t.group == 32 ? "" : " of each " + std::to_string(t.group) + "-lane group") +
-                      ", but every lane uses it here without a broadcast (shfl.sync.idx from " +
-                      owner + ", or shared memory written by it)";
+                      (idx_read ? ", but this shfl.sync.idx reads it from a lane that is not the "
+                                  "reading lane's owner (the source lane must be " +
+                                      owner + " of the reader's own group, e.g. lane & ~" +
+                                      std::to_string(t.group - 1) + ")"
+                                : ", but every lane uses it here without a broadcast "
+                                  "(shfl.sync.idx from " +
+                                      owner + ", or shared memory written by it)");
+    if (group_dependent && threads)
+      msg += "; every lane reads one group's result as if it were the whole warp's (the block "
+             "declares " +
+             std::to_string(*threads) + " threads, more than one " + std::to_string(t.group) +
+             "-lane group)";
+    else if (group_dependent)
+      msg += "; every lane reads one group's result as if it were the whole warp's: correct only "
+             "if the block has at most " +
+             std::to_string(t.group) + " threads (declare .reqntid to state it)";
     if (shape_dependent)
       msg += "; the owner test on %tid.x selects one lane per warp only if ntid.x is a multiple "
              "of 32, and the kernel reads %tid.y/%tid.z without a .reqntid declaring its shape";
-    auto f = shape_dependent ? ctx.report(at, msg, Severity::kWarning) : ctx.report(at, msg);
+    const bool warning = shape_dependent || (group_dependent && !threads);
+    auto f = warning ? ctx.report(at, msg, Severity::kWarning) : ctx.report(at, msg);
     f.relate(t.last_op, "the reduction completes here, in " + owner + " only");
     if (sink != at) f.relate(sink, "and reaches this store in every lane");
   }
@@ -495,10 +580,10 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
 // The first use of tree t's result that lanes other than the owner reach without a broadcast,
 // and the store it flows to ({kNoId, kNoId}: none).
 std::pair<InstId, InstId> find_unbroadcast_use(const FunctionAnalysis& a, const Tree& t,
-                                               std::uint32_t tid_x_bits) {
+                                               std::uint32_t tid_x_bits, bool one_group) {
   const ValueNumbering& vn = a.values;
   {
-    OwnerFacts facts(a, t, tid_x_bits);
+    OwnerFacts facts(a, t, tid_x_bits, one_group);
     // R and its copies; the instructions that read them (not copies), in source order.
     std::vector<ValueId> copies;
     for (ValueId v = 0; v < vn.size(); ++v)
@@ -511,7 +596,7 @@ std::pair<InstId, InstId> find_unbroadcast_use(const FunctionAnalysis& a, const 
     InstId at = kNoId, sink = kNoId;
     for (InstId r : readers) {
       if (facts.restricted_inst(r)) continue;
-      if (is_broadcast(a, t, r)) continue;
+      if (is_broadcast(a, t, facts, r)) continue;
       if (is_sink(a, r)) {
         at = sink = r;
         break;

@@ -27,12 +27,18 @@
 //     u is not reported: exp(new − old) is a valid rescale when divided by). If a is no running
 //     maximum (a score: exp(s − m')), the site is the current score's exponent: examined, never
 //     reported.
-//   - Missing rescale: if score exponents of the loop feed a loop-carried value (an accumulator)
-//     and no difference has a running maximum as its minuend, it reports an error at the update.
-//   - Every state rescaled: each header phi that score exponents reach (sum, accumulators; through
-//     shuffles too, not through tensor-core ops, which mix rows) must, in its chain of values in
-//     the loop, be multiplied by a value derived from each rescale factor (or divided by one):
-//     a correction computed and not applied to one state is reported at that state's update.
+//   - Rescale factors (MaxDependence): any value computed in the loop from exactly two values
+//     of the running maximum (before and after an update), through any computation, phis,
+//     guarded writes and calls: exp(old - new), exp(-(new - old)), 1/exp(new - old), a select of
+//     one (the first iteration's 0), nvcc's accurate expf expansion.
+//   - Every state rescaled (StateRescale): each header phi that score exponents reach (sum,
+//     accumulators; through shuffles too, not through tensor-core ops, which mix rows) is, in
+//     every iteration, moved onto the new maximum's scale: scales are inferred over the values
+//     computed from it (a product with a factor moves between its pair, additions must agree, an
+//     exponent brings its maximum's scale); a next value not computed from the previous one is a
+//     re-initialisation. A state left on the old scale, or mixing scales, is reported at its
+//     update; if no state is rescaled and no old-minus-new difference exists, one error at the
+//     maximum's update ("nothing rescales"). A stale maximum already reported is not repeated.
 // Sites: every difference against a running-maximum update that reaches an ex2. A kernel with no
 // loop-carried maximum, or whose maximum feeds no exponent, is not-applicable.
 //
@@ -352,63 +358,269 @@ bool derived_from(const FunctionAnalysis& a, ValueId v, const std::set<InstId>& 
   return false;
 }
 
-// The values of the accumulator `acc` (a header phi of `loop`) in one iteration: acc and every
-// value computed from one of them inside the loop (sums, products, copies, selects),
-// up to its back-edge value.
-std::set<ValueId> state_chain(const FunctionAnalysis& a, LoopId loop, ValueId acc) {
-  static constexpr Opcode kThrough[] = {Opcode::kAdd, Opcode::kSub,  Opcode::kFma,
-                                        Opcode::kMad, Opcode::kMul,  Opcode::kMov,
-                                        Opcode::kCvt, Opcode::kSelp, Opcode::kNeg};
-  const ValueNumbering& vn = a.values;
-  std::set<ValueId> chain{acc};
-  std::vector<ValueId> work{acc};
-  while (!work.empty() && chain.size() < 512) {
-    ValueId v = work.back();
-    work.pop_back();
-    for (const ValueUse& u : vn.uses(v)) {
-      if (u.inst == kNoId) {
-        const ValueInfo& p = vn.info(u.phi);
-        if (p.block != a.loops.loop(loop).header && a.loops.contains(loop, p.block) &&
-            chain.insert(u.phi).second)
-          work.push_back(u.phi);
+// The call whose return parameter `ld.param` instruction `load` reads (in the same block), or
+// kNoId: `call (retval0), f, (param0, ...)` then `ld.param %f, [retval0]`.
+InstId call_returning(const FunctionAnalysis& a, InstId load) {
+  const Instruction& ld = a.ir.inst(load);
+  if (ld.op != Opcode::kLd || !ld.has_modifier("param") || ld.operands.size() != 2 ||
+      ld.operands[1].kind != OperandKind::kAddress || a.ir.info(load).guard != kNoId)
+    return kNoId;
+  const BlockId b = a.cfg.block_of(load);
+  for (InstId j = load; j-- > a.cfg.block(b).begin;) {
+    const Instruction& c = a.ir.inst(j);
+    if (c.op != Opcode::kCall) continue;
+    // call (retvals), name, (params)
+    if (c.operands.size() < 3 || c.operands[0].kind != OperandKind::kParenList ||
+        c.operands[1].kind != OperandKind::kSymbol || c.operands[2].kind != OperandKind::kParenList)
+      return kNoId;
+    for (const Operand& r : c.operands[0].elements())
+      if (r.text() == ld.operands[1].text()) return j;
+    return kNoId;
+  }
+  return kNoId;
+}
+
+// The value last stored into argument parameter `name` before `call` (in its block), or kNoId;
+// `text` receives the register as written.
+ValueId stored_argument(const FunctionAnalysis& a, InstId call, std::string_view name,
+                        std::string* text = nullptr) {
+  for (InstId j = call; j-- > a.cfg.block(a.cfg.block_of(call)).begin;) {
+    const Instruction& st = a.ir.inst(j);
+    if (st.op == Opcode::kSt && st.has_modifier("param") && st.operands.size() == 2 &&
+        st.operands[0].kind == OperandKind::kAddress && st.operands[0].text() == name &&
+        st.operands[0].address_offset() == 0) {
+      if (text) *text = std::string(st.operands[1].text());
+      return a.values.value_of(j, 1);
+    }
+  }
+  return kNoId;
+}
+
+// Which values of one running maximum a value is computed from. The walk goes back through
+// every computation in the loop (arithmetic, conversions, bit operations, selects and their
+// predicates, phis, guarded writes, the ex2/expf expansions, and a call's result to the
+// arguments it was passed) and stops at the running maximum's own values, at loads (a value
+// reloaded from memory is a new value), at other loop-carried states and at the loop's entry.
+class MaxDependence {
+public:
+  MaxDependence(const FunctionAnalysis& a, LoopId loop, RunningMax& rm)
+      : a_(a), loop_(loop), rm_(rm) {}
+
+  // The running-maximum values (leaders) v is computed from, at most three.
+  const std::vector<ValueId>& maxima(ValueId v) {
+    static const std::vector<ValueId> kNone;
+    if (v == kNoId) return kNone;
+    v = a_.values.leader(v);
+    auto it = memo_.find(v);
+    if (it != memo_.end()) return it->second;
+    return memo_[v] = maxima_reached(v);
+  }
+
+  // v is a rescale factor: it is computed from exactly two values of the running maximum (the
+  // one before an update and the one after: exp(old - new), its reciprocal, a select of it).
+  // exp(m' - m') and exp(old - s) are not.
+  bool is_factor(ValueId v) { return maxima(v).size() == 2; }
+
+private:
+  std::vector<ValueId> maxima_reached(ValueId root) {
+    const ValueNumbering& vn = a_.values;
+    std::set<ValueId> maxima, seen{root};
+    std::vector<ValueId> work{root};
+    auto push = [&](ValueId v) {
+      if (v != kNoId && seen.size() < 1024 && seen.insert(vn.leader(v)).second)
+        work.push_back(vn.leader(v));
+    };
+    while (!work.empty() && maxima.size() < 3) {
+      const ValueId v = work.back();
+      work.pop_back();
+      if (rm_.member(v)) {
+        maxima.insert(v);
         continue;
       }
-      if (u.via_guard || !a.loops.contains(loop, a.cfg.block_of(u.inst))) continue;
-      const Instruction& in = a.ir.inst(u.inst);
-      if (!one_of(in.op, kThrough)) continue;
-      const InstInfo& info = a.ir.info(u.inst);
-      for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
-        ValueId d = a.ir.mention(m).is_def ? vn.ssa_def(m) : kNoId;
-        if (d != kNoId && chain.insert(d).second) work.push_back(d);
+      const ValueInfo& x = vn.info(v);
+      if (!a_.loops.contains(loop_, x.block)) continue;
+      if (x.kind == ValueKind::kPhi) {
+        if (x.block == a_.loops.loop(loop_).header) continue; // another loop-carried state
+        for (const PhiIncoming& in : vn.phi_incoming(v))
+          push(in.value);
+      } else if (x.kind == ValueKind::kGuarded) {
+        push(x.fresh);
+        push(x.prior);
+        push(x.pred);
+      } else if (x.kind == ValueKind::kDef) {
+        for_each_input(x.inst, push);
+      }
+    }
+    return {maxima.begin(), maxima.end()};
+  }
+
+  // The values instruction i computes its result from.
+  template <class F>
+  void for_each_input(InstId i, F&& f) const {
+    const Instruction& in = a_.ir.inst(i);
+    if (in.op == Opcode::kLd) {
+      const InstId call = call_returning(a_, i);
+      if (call == kNoId) return; // a load: a new value
+      for (const Operand& arg : a_.ir.inst(call).operands[2].elements())
+        f(stored_argument(a_, call, arg.text()));
+      return;
+    }
+    a_.values.for_each_operand_value(i, f);
+  }
+
+  const FunctionAnalysis& a_;
+  LoopId loop_;
+  RunningMax& rm_;
+  std::unordered_map<ValueId, std::vector<ValueId>> memo_;
+};
+
+// Whether one loop-carried state (a header phi: the running sum, an output accumulator) is
+// brought onto the new maximum's scale in every iteration. Each value computed from the state's
+// previous value has a scale, the running-maximum value it is relative to: the previous value is
+// on the old maximum's (φ); a product (mul, fma, mad) or quotient with a rescale factor between
+// m and n (MaxDependence::is_factor) moves a value on m's scale to n's; every other operation
+// (add, the fma addend, selects, phis, copies, shuffles) keeps the scale of its operands, which
+// must agree, and an operand not computed from the state but from exactly one running-maximum
+// value (a score's exponent exp(s - m')) brings that scale. A state is rescaled when each
+// back-edge value is on one scale other than φ's, or is not computed from the previous value at
+// all (a re-initialisation: the first iteration's `s = e` or `add s, e, 0`, a selected restart).
+class StateRescale {
+public:
+  StateRescale(const FunctionAnalysis& a, LoopId loop, MaxDependence& maxima)
+      : a_(a), loop_(loop), maxima_(maxima) {}
+
+  // Whether state `acc` (a header phi of the loop, whose old scale is `old_max`) is rescaled in
+  // every iteration. `applied` receives a factor's defining instruction that multiplies it.
+  bool rescaled(ValueId acc, ValueId old_max, InstId& applied) {
+    collect(acc);
+    scale_[acc] = old_max;
+    // Scales only descend (unknown, one maximum, conflict): iterate to the fixpoint.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (ValueId v : chain_) {
+        if (v == acc) continue;
+        const ValueId s = join(scale_[v], infer(v));
+        if (s != scale_[v]) {
+          scale_[v] = s;
+          changed = true;
+        }
+      }
+    }
+    applied = applied_;
+    for (const PhiIncoming& in : a_.values.raw_phi_incoming(acc)) {
+      if (!a_.loops.contains(loop_, in.pred)) continue;
+      auto it = scale_.find(in.value);
+      if (it != scale_.end() && (it->second == kConflict || it->second == old_max)) return false;
+    }
+    return true;
+  }
+
+private:
+  static constexpr ValueId kUnknown = kNoId;
+  static constexpr ValueId kConflict = kNoId - 1;
+
+  static ValueId join(ValueId x, ValueId y) {
+    if (x == kUnknown) return y;
+    if (y == kUnknown || x == y) return x;
+    return kConflict;
+  }
+
+  // The values computed from `acc` in the loop, up to its back-edge values (not through other
+  // states: another header phi is a value of its own).
+  void collect(ValueId acc) {
+    const ValueNumbering& vn = a_.values;
+    std::vector<ValueId> work;
+    auto add = [&](ValueId v) {
+      if (v == kNoId || scale_.count(v) || chain_.size() >= 4096) return;
+      scale_[v] = kUnknown;
+      chain_.push_back(v);
+      work.push_back(v);
+    };
+    add(acc);
+    const BlockId header = a_.loops.loop(loop_).header;
+    while (!work.empty()) {
+      const ValueId v = work.back();
+      work.pop_back();
+      for (const ValueUse& u : vn.uses(v)) {
+        if (u.inst == kNoId) {
+          const ValueInfo& p = vn.info(u.phi);
+          if ((p.kind != ValueKind::kPhi || p.block != header) && a_.loops.contains(loop_, p.block))
+            add(u.phi);
+          continue;
+        }
+        if (u.via_guard || !a_.loops.contains(loop_, a_.cfg.block_of(u.inst))) continue;
+        const InstInfo& info = a_.ir.info(u.inst);
+        for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
+          if (!a_.ir.mention(m).is_def) continue;
+          const ValueId d = vn.ssa_def(m);
+          add(d);
+          if (d != kNoId && vn.info(d).kind == ValueKind::kGuarded) add(vn.info(d).fresh);
+        }
       }
     }
   }
-  return chain;
-}
 
-// A value of the chain is multiplied by a value derived from `factor` (`mul`, or a multiplicand
-// of `fma`), or divided by one (the division form, exp(new - old)).
-bool applied(const FunctionAnalysis& a, LoopId loop, const std::set<ValueId>& chain,
-             InstId factor) {
-  const ValueNumbering& vn = a.values;
-  const std::set<InstId> one{factor};
-  for (ValueId v : chain)
-    for (const ValueUse& u : vn.uses(v)) {
-      // In the loop: the final division by the sum after the loop is no rescale.
-      if (u.inst == kNoId || u.via_guard || !a.loops.contains(loop, a.cfg.block_of(u.inst)))
-        continue;
-      const Instruction& in = a.ir.inst(u.inst);
-      std::uint32_t k = a.ir.mention(u.mention).operand;
-      auto other = [&](std::uint32_t j) {
-        return j < in.operands.size() && in.operands[j].kind == OperandKind::kRegister &&
-               derived_from(a, vn.value_of(u.inst, j), one);
-      };
-      bool product = in.op == Opcode::kMul || in.op == Opcode::kFma || in.op == Opcode::kMad;
-      if (product && (k == 1 || k == 2) && other(3 - k)) return true;
-      if (in.op == Opcode::kDiv && k == 1 && other(2)) return true;
+  // The scale operand value v brings: its own for a value of the chain; for another value, the
+  // one running-maximum value it is computed from (none: a constant, a loaded value, a factor).
+  ValueId scale_of(ValueId v) {
+    if (v == kNoId) return kUnknown;
+    auto it = scale_.find(v);
+    if (it != scale_.end()) return it->second;
+    const std::vector<ValueId>& m = maxima_.maxima(v);
+    return m.size() == 1 ? m[0] : kUnknown;
+  }
+
+  bool in_chain(ValueId v) const { return v != kNoId && scale_.count(v) != 0; }
+
+  // Operand k of i as a raw SSA value (kNoId for an immediate).
+  ValueId operand(InstId i, std::uint32_t k) const {
+    const std::uint32_t m = a_.values.mention_index(i, k, 0, false);
+    return m == kNoId ? kNoId : a_.values.ssa_use(m);
+  }
+
+  // The scale of x · f (or x / f): a factor between m and n moves x from one to the other;
+  // another multiplier keeps x's scale. Which operand is the state's is the one in the chain.
+  ValueId product(InstId i, std::uint32_t k1, std::uint32_t k2) {
+    const ValueId v1 = operand(i, k1), v2 = operand(i, k2);
+    if (in_chain(v1) && in_chain(v2)) return join(scale_of(v1), scale_of(v2));
+    const ValueId x = in_chain(v1) ? v1 : v2, f = x == v1 ? v2 : v1;
+    const ValueId s = scale_of(x);
+    if (s == kUnknown || s == kConflict || !maxima_.is_factor(f)) return s;
+    const std::vector<ValueId>& pair = maxima_.maxima(f);
+    if (applied_ == kNoId) applied_ = a_.values.defining_instruction(a_.values.leader(f));
+    return s == pair[0] ? pair[1] : s == pair[1] ? pair[0] : kConflict;
+  }
+
+  // The scale of chain value v from its inputs' current scales.
+  ValueId infer(ValueId v) {
+    const ValueNumbering& vn = a_.values;
+    const ValueInfo& x = vn.info(v);
+    if (x.kind == ValueKind::kPhi) {
+      ValueId s = kUnknown;
+      for (const PhiIncoming& in : vn.raw_phi_incoming(v))
+        if (in_chain(in.value)) s = join(s, scale_of(in.value));
+      return s;
     }
-  return false;
-}
+    if (x.kind == ValueKind::kGuarded) return join(scale_of(x.fresh), scale_of(x.prior));
+    if (x.kind != ValueKind::kDef) return kUnknown;
+    const Instruction& in = a_.ir.inst(x.inst);
+    const auto n = in.operands.size();
+    if (in.op == Opcode::kMul && n == 3) return product(x.inst, 1, 2);
+    if (in.op == Opcode::kDiv && n == 3) return product(x.inst, 1, 2);
+    if ((in.op == Opcode::kFma || in.op == Opcode::kMad) && n == 4)
+      return join(product(x.inst, 1, 2), scale_of(operand(x.inst, 3)));
+    ValueId s = kUnknown;
+    vn.for_each_operand_value(x.inst, [&](ValueId u) { s = join(s, scale_of(u)); });
+    return s;
+  }
+
+  const FunctionAnalysis& a_;
+  LoopId loop_;
+  MaxDependence& maxima_;
+  std::vector<ValueId> chain_;
+  std::unordered_map<ValueId, ValueId> scale_;
+  InstId applied_ = kNoId;
+};
 
 // A `.func` whose return value is exp(c · (param x − param y)): the correction factor computed
 // in a function of its own (`rescale(m_old, m_new)`), found by the same difference/ex2 search as
@@ -466,26 +678,10 @@ struct CallFactor {
 std::optional<CallFactor>
 call_factor(const FunctionAnalysis& a, const Module& m, InstId load,
             std::map<std::string_view, std::optional<ExpDifferenceSummary>>& summaries) {
-  const Instruction& ld = a.ir.inst(load);
-  if (ld.op != Opcode::kLd || !ld.has_modifier("param") || ld.operands.size() != 2 ||
-      ld.operands[1].kind != OperandKind::kAddress || a.ir.info(load).guard != kNoId)
-    return {};
-  const std::string_view retval = ld.operands[1].text();
-  const BlockId b = a.cfg.block_of(load);
-  InstId call = kNoId;
-  for (InstId j = load; j-- > a.cfg.block(b).begin;)
-    if (a.ir.inst(j).op == Opcode::kCall) {
-      call = j;
-      break;
-    }
+  const InstId call = call_returning(a, load);
   if (call == kNoId) return {};
   const Instruction& c = a.ir.inst(call);
-  // call (retvals), name, (params)
-  if (c.operands.size() < 3 || c.operands[0].kind != OperandKind::kParenList ||
-      c.operands[1].kind != OperandKind::kSymbol || c.operands[2].kind != OperandKind::kParenList)
-    return {};
-  const auto rets = c.operands[0].elements();
-  if (rets.size() != 1 || rets[0].text() != retval) return {};
+  if (c.operands[0].elements().size() != 1) return {};
   const std::string_view callee = c.operands[1].text();
   auto it = summaries.find(callee);
   if (it == summaries.end()) {
@@ -495,22 +691,9 @@ call_factor(const FunctionAnalysis& a, const Module& m, InstId load,
   if (!it->second) return {};
   const auto args = c.operands[2].elements();
   if (it->second->minuend >= args.size() || it->second->subtrahend >= args.size()) return {};
-  // The value last stored into argument parameter `name` before the call.
-  auto stored = [&](std::string_view name, std::string& text) -> ValueId {
-    for (InstId j = call; j-- > a.cfg.block(b).begin;) {
-      const Instruction& st = a.ir.inst(j);
-      if (st.op == Opcode::kSt && st.has_modifier("param") && st.operands.size() == 2 &&
-          st.operands[0].kind == OperandKind::kAddress && st.operands[0].text() == name &&
-          st.operands[0].address_offset() == 0) {
-        text = std::string(st.operands[1].text());
-        return a.values.value_of(j, 1);
-      }
-    }
-    return kNoId;
-  };
   CallFactor f;
-  f.d.a = stored(args[it->second->minuend].text(), f.minuend);
-  f.d.b = stored(args[it->second->subtrahend].text(), f.subtrahend);
+  f.d.a = stored_argument(a, call, args[it->second->minuend].text(), &f.minuend);
+  f.d.b = stored_argument(a, call, args[it->second->subtrahend].text(), &f.subtrahend);
   if (f.d.a == kNoId || f.d.b == kNoId) return {};
   return f;
 }
@@ -539,9 +722,9 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
     if (loop == kNoId) continue;
     RunningMax rm(a, loop, phi);
     if (!rm.has_update()) continue;
-    bool any_rescale = false; // a difference whose minuend is a running maximum
+    bool stale = false; // a rescale of the new maximum from itself was found
     InstId score_ex2 = kNoId, score_update = kNoId;
-    std::set<InstId> factors;         // the rescale sites' ex2 instructions
+    std::set<InstId> factors;         // ex2s of the differences whose minuend is a running max
     std::set<ValueId> accumulators;   // header phis fed by exponents of the scores
     std::map<ValueId, InstId> fed_by; // accumulator -> one score exponent feeding it
     // One difference a − b whose exponent `ex2` is taken at `site` (the subtraction, or the
@@ -561,11 +744,12 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
           if (acc != rm.phi() && accumulators.insert(acc).second) fed_by[acc] = ex2;
         return;
       }
-      any_rescale = true;
       factors.insert(ex2);
       // a ≡ b: the update itself, a copy, or an overwritten register. (a a later maximum
       // than b is not reported: exp(new − old) is a valid rescale when divided by.)
-      if (d.a != d.b || !reported.insert(site).second) return;
+      if (d.a != d.b) return;
+      stale = true;
+      if (!reported.insert(site).second) return;
       InstId upd = rm.update_instruction(d.b);
       std::string where =
           upd != kNoId ? " (updated on line " + std::to_string(a.ir.inst(upd).loc.line) + ")" : "";
@@ -607,39 +791,26 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
           consider(i, cf->d, i, cf->minuend, cf->subtrahend);
       }
     }
-    // Every state kept on the old maximum's scale (the running sum, each output accumulator) is
-    // brought onto the new one by the correction: one left out mixes scales (the correction is
-    // computed, then not applied to it).
-    if (any_rescale) {
-      for (ValueId acc : accumulators) {
-        const std::set<ValueId> chain = state_chain(a, loop, acc);
-        InstId missing = kNoId;
-        for (InstId factor : factors)
-          if (missing == kNoId && !applied(a, loop, chain, factor)) missing = factor;
-        if (missing == kNoId) continue;
-        // Where the state gets its next iteration's value: the raw incoming over a back edge.
-        InstId at = kNoId;
-        for (const PhiIncoming& in : vn.raw_phi_incoming(acc))
-          if (at == kNoId && a.loops.contains(loop, in.pred) && in.value != kNoId)
-            at = vn.defining_instruction(in.value);
-        if (at == kNoId || !reported.insert(at).second) continue;
-        std::string name = at < a.ir.size() && !a.ir.inst(at).operands.empty()
-                               ? std::string(a.ir.inst(at).operands[0].text())
-                               : std::string("an accumulator");
-        auto f = ctx.report(
-            at, "online-softmax state " + name +
-                    " carries a sum from the previous iteration that is never rescaled by "
-                    "exp(old maximum - new maximum): it adds exponents against the new maximum "
-                    "to a sum on the old maximum's scale");
-        f.relate(missing, "the rescale factor is computed here, but not applied to it");
-        f.relate(fed_by[acc], "exponent against the new maximum, added to it");
-      }
+    // Every state kept on the old maximum's scale (the running sum, each output accumulator)
+    // is brought onto the new one in every iteration: multiplied by a rescale factor (a value
+    // computed from the maximum before and after an update), or re-initialised. A stale
+    // maximum already reported explains the states its correction exp(0) leaves unscaled.
+    if (stale) continue;
+    MaxDependence dependence(a, loop, rm);
+    std::vector<ValueId> unscaled;
+    InstId applied = kNoId; // a factor that rescales some state
+    for (ValueId acc : accumulators) {
+      InstId used = kNoId;
+      if (!StateRescale(a, loop, dependence).rescaled(acc, rm.phi(), used)) unscaled.push_back(acc);
+      if (applied == kNoId) applied = used;
     }
-    // Exponents of the scores against the new maximum accumulate across iterations, but no
-    // difference against the old maximum exists at all: the rescale was never computed (or a
-    // compiler folded the defective exp(m' - m') == 1 away).
-    if (!any_rescale && score_ex2 != kNoId && score_update != kNoId &&
-        reported.insert(score_update).second) {
+    if (unscaled.empty()) continue;
+    if (applied == kNoId && factors.empty()) {
+      // Exponents of the scores against the new maximum accumulate across iterations, but no
+      // state is rescaled at all: the correction was never computed or never applied (or a
+      // compiler folded the defective exp(m' - m') == 1 away).
+      if (score_ex2 == kNoId || score_update == kNoId || !reported.insert(score_update).second)
+        continue;
       auto f = ctx.report(
           score_update,
           "online-softmax running maximum is updated here, but nothing rescales the accumulators "
@@ -648,6 +819,27 @@ void SoftmaxRescaleRule::check(RuleContext& ctx) const {
               std::to_string(a.ir.inst(score_ex2).loc.line) +
               ") are added to sums kept on the old maximum's scale");
       f.relate(score_ex2, "exponent against the new maximum, accumulated across iterations");
+      continue;
+    }
+    const InstId factor = applied != kNoId ? applied : *factors.begin();
+    for (ValueId acc : unscaled) {
+      // Where the state gets its next iteration's value: the raw incoming over a back edge.
+      InstId at = kNoId;
+      for (const PhiIncoming& in : vn.raw_phi_incoming(acc))
+        if (at == kNoId && a.loops.contains(loop, in.pred) && in.value != kNoId)
+          at = vn.defining_instruction(in.value);
+      if (at == kNoId || !reported.insert(at).second) continue;
+      std::string name = !a.ir.inst(at).operands.empty()
+                             ? std::string(a.ir.inst(at).operands[0].text())
+                             : std::string("an accumulator");
+      auto f = ctx.report(
+          at, "online-softmax state " + name +
+                  " carries a sum from the previous iteration that is never rescaled by "
+                  "exp(old maximum - new maximum): it adds exponents against the new maximum "
+                  "to a sum on the old maximum's scale");
+      if (factor != kNoId)
+        f.relate(factor, "the rescale factor is computed here, but not applied to it");
+      f.relate(fed_by[acc], "exponent against the new maximum, added to it");
     }
   }
   ctx.add_sites(static_cast<std::uint32_t>(examined.size()));
