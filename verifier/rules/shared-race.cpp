@@ -13,6 +13,9 @@
 // overlapping byte ranges?" is decided by an exact bounded integer search (thread_collision.h).
 // Lanes of one warp are ordered by a full-mask `bar.warp.sync`, `shfl.sync`, `vote.sync`,
 // `match.sync` or `redux.sync` between the accesses (the pair then needs different warps).
+// Two `.volatile` accesses of lanes of one warp that nothing orders are warp-synchronous code
+// (no data race in the memory model, but since sm_70 the read may see the write or not): reported
+// as well, the pair then needing one warp.
 //
 // Severity: error when the collision is certain: both threads provably reach their accesses
 // (every thread-varying branch condition on the way is a comparison of an affine thread
@@ -1749,6 +1752,10 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         if (first_undecided == kNoId) first_undecided = q.inst;
         continue;
       }
+      // A lockstep pair only where both guards are modelled: a thread the guard would exclude
+      // (`if (rank == 0)` over a 3-D rank) is no lane of the pair, and a volatile pair is no data
+      // race to warn about on that doubt.
+      if (lockstep && (!p.guard_known || !q.guard_known)) continue;
       // A per-pair finding, an error when nothing is missing.
       std::string uncertain;
       std::optional<bool> same;
