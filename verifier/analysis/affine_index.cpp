@@ -200,6 +200,14 @@ bool AffineIndex::is_ntid(std::uint32_t id, int dim) const {
   return at.kind == AffineAtom::Kind::kOpaque && at.name == names[dim];
 }
 
+bool AffineIndex::is_ntid_multiple(std::uint32_t id, int dim) const {
+  for (const AffineProduct& p : products_)
+    if (p.atom == id)
+      for (const AffineForm* f : {&p.x, &p.y})
+        if (f->constant == 0 && f->terms.size() == 1 && is_ntid(f->terms[0].atom, dim)) return true;
+  return false;
+}
+
 std::string AffineIndex::atom_name(std::uint32_t id) const {
   const AffineAtom& at = atoms_[id];
   switch (at.kind) {
@@ -214,6 +222,7 @@ std::string AffineIndex::atom_name(std::uint32_t id) const {
   }
   case AffineAtom::Kind::kCounter:
     return std::string(at.stride_dim >= 0 ? "the block-stride count" : "the iteration count") +
+           (at.step_atom != kNoId ? " times " + atom_name(at.step_atom) : std::string()) +
            " of the loop at line " +
            std::to_string(
                a_->ir.inst(a_->cfg.block(a_->loops.loop(at.loop).header).begin).loc.line);
@@ -377,6 +386,7 @@ AffineForm AffineIndex::eval(ValueId v, int depth) {
         }
         // A block-stride step: `add i, i, s` with s = c * %ntid.d computed outside the loop.
         std::int8_t stride_dim = -1;
+        std::uint32_t step_atom = kNoId;
         if (!step && d != kNoId && vn.info(vn.leader(lc.updated[0])).kind == ValueKind::kDef &&
             a_->ir.inst(d).op == Opcode::kAdd && a_->ir.inst(d).operands.size() == 3 &&
             integer_op(a_->ir.inst(d))) {
@@ -388,9 +398,11 @@ AffineForm AffineIndex::eval(ValueId v, int depth) {
             const AffineForm sf = eval(other, depth + 1);
             if (sf.terms.empty()) step = sf.constant; // a constant in a register (.reqntid's %ntid)
             if (sf.terms.size() != 1 || sf.constant != 0) continue;
-            for (int dim = 0; dim < 3; ++dim)
-              if (is_ntid(sf.terms[0].atom, dim))
+            const std::uint32_t s_atom = sf.terms[0].atom;
+            for (int dim = 0; dim < 3 && stride_dim < 0; ++dim)
+              if (is_ntid(s_atom, dim) || is_ntid_multiple(s_atom, dim))
                 step = sf.terms[0].coef, stride_dim = static_cast<std::int8_t>(dim);
+            if (!step && uniform_form(sf)) step = sf.terms[0].coef, step_atom = s_atom;
           }
         }
         if (step) {
@@ -399,6 +411,7 @@ AffineForm AffineIndex::eval(ValueId v, int depth) {
           at.kind = AffineAtom::Kind::kCounter;
           at.loop = l;
           at.stride_dim = stride_dim;
+          at.step_atom = step_atom;
           std::uint32_t id = add_atom(std::move(at));
           out = init;
           if (affine_add(out, AffineForm{0, {{id, *step}}})) done = true;
@@ -471,17 +484,23 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
       y = AffineForm{std::int64_t{1} << *c, {}};
     }
     auto cx = constant_of(x), cy = constant_of(y);
-    if (!cx && !cy) return fail("a product of two values (" + at_line(in) + ")");
-    AffineForm f = cy ? x : y;
-    if (!scale(f, cy ? *cy : *cx)) break;
+    AffineForm f;
+    if (!cx && !cy)
+      f = product(x, y, d, v);
+    else if (f = cy ? x : y; !scale(f, cy ? *cy : *cx))
+      break;
     if (in.op == Opcode::kMad && !affine_add(f, op(3))) break;
     return f;
   }
+  case Opcode::kOr:
+  case Opcode::kXor:
+    if (n == 3 && integer_op(in))
+      if (auto f = disjoint_sum(op(1), op(2))) return *f;
+    break;
   case Opcode::kShr:
   case Opcode::kDiv:
   case Opcode::kRem:
-  case Opcode::kAnd:
-  case Opcode::kOr: {
+  case Opcode::kAnd: {
     if (n != 3 || !integer_op(in)) break;
     AffineForm x = op(1);
     auto c = constant_of(op(2));
@@ -554,12 +573,6 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
         b = e;
       }
       if (ok) return out;
-    } else if (in.op == Opcode::kOr && *c >= 0) {
-      // `or x, c` is `x + c` when x's low k bits are zero.
-      const int k = *c == 0 ? 0 : 64 - std::countl_zero(uc);
-      if (split(k, hi_part, lo_part) && lo_part.terms.empty() && lo_part.constant == 0 &&
-          affine_add(x, AffineForm{*c, {}}))
-        return x;
     }
     break;
   }
@@ -597,6 +610,97 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     break;
   }
   return fail("a result of " + at_line(in));
+}
+
+// Whether every value of f is the same in every thread of the block: its atoms are symbols and
+// block-uniform opaque values (no thread field, loop count or quotient, which vary per thread).
+bool AffineIndex::uniform_form(const AffineForm& f) const {
+  return std::all_of(f.terms.begin(), f.terms.end(), [&](const AffineTerm& t) {
+    const AffineAtom& at = atoms_[t.atom];
+    return at.uniform &&
+           (at.kind == AffineAtom::Kind::kSymbol || at.kind == AffineAtom::Kind::kOpaque);
+  });
+}
+
+AffineForm AffineIndex::product(const AffineForm& x, const AffineForm& y, InstId d, ValueId v) {
+  const Instruction& in = a_->ir.inst(d);
+  const bool wide = in.has_modifier("wide");
+  // x * y and y * x are one value: the key is the ordered pair of forms.
+  const auto less = [](const AffineForm& a, const AffineForm& b) {
+    if (a.constant != b.constant) return a.constant < b.constant;
+    return std::lexicographical_compare(
+        a.terms.begin(), a.terms.end(), b.terms.begin(), b.terms.end(),
+        [](const AffineTerm& s, const AffineTerm& t) {
+          return s.atom != t.atom ? s.atom < t.atom : s.coef < t.coef;
+        });
+  };
+  const bool swap = less(y, x);
+  const AffineForm& lo = swap ? y : x;
+  const AffineForm& hi = swap ? x : y;
+  for (const AffineProduct& p : products_)
+    if (p.wide == wide && p.x == lo && p.y == hi) return AffineForm{0, {{p.atom, 1}}};
+  AffineAtom at;
+  at.kind = AffineAtom::Kind::kOpaque;
+  // The instruction's result: what the product is computed from is among its operands (for
+  // not_based_on's walk), though the atom stands for the product alone (a mad's addend stays an
+  // affine term).
+  at.value = v;
+  at.inst = d;
+  at.uniform = uniform_form(x) && uniform_form(y);
+  at.why = std::string(at.uniform ? "a block-uniform product" : "a product of two values") + " (" +
+           at_line(in) + ")";
+  const std::uint32_t id = add_atom(std::move(at));
+  products_.push_back({lo, hi, wide, id});
+  return AffineForm{0, {{id, 1}}};
+}
+
+// The bits that some value of f may have set (two's complement, 64 bits). A term c*v with v in
+// [0, hi] (a thread field, a bounded uniform value) and c > 0 sets only bits tz(c) up to c*hi's
+// top bit; an unbounded one, or c < 0, any bit from tz(c) up. Terms whose bits cannot overlap
+// add without carries (their union); otherwise a carry may set any bit from the lowest one up
+// to the top of the largest sum.
+std::uint64_t AffineIndex::possible_bits(const AffineForm& f) const {
+  auto from = [](std::int64_t c) {
+    return ~std::uint64_t{0} << std::countr_zero(static_cast<std::uint64_t>(c));
+  };
+  auto below = [](std::uint64_t v) {
+    return v == 0 ? 0 : ~std::uint64_t{0} >> std::countl_zero(v);
+  };
+  std::uint64_t all = 0;
+  bool overlap = false, unbounded = f.constant < 0;
+  std::uint64_t top = f.constant > 0 ? static_cast<std::uint64_t>(f.constant) : 0;
+  auto add = [&](std::uint64_t m) {
+    overlap = overlap || (all & m) != 0;
+    all |= m;
+  };
+  add(f.constant < 0 ? from(f.constant) : static_cast<std::uint64_t>(f.constant));
+  for (const AffineTerm& t : f.terms) {
+    const AffineAtom& at = atoms_[t.atom];
+    std::int64_t hi = -1;
+    if (at.kind == AffineAtom::Kind::kTidField) hi = at.hi;
+    if (at.kind == AffineAtom::Kind::kOpaque && at.uniform) hi = at.bound;
+    if (hi < 0 || t.coef < 0) {
+      unbounded = true;
+      add(from(t.coef));
+      continue;
+    }
+    const auto max = static_cast<std::uint64_t>(t.coef * hi);
+    top += max;
+    add(from(t.coef) & below(max));
+  }
+  if (!overlap || all == 0) return all;
+  const std::uint64_t lowest = from(static_cast<std::int64_t>(all & -all));
+  return unbounded ? lowest : lowest & below(top);
+}
+
+// `or`/`xor` of operands whose set bits cannot overlap is their sum: `(ctaid << 10) | (tid << 2)`
+// under .maxntid 256, Triton's `pid * BLOCK | offset`, `or x, c` with x's bits under c clear.
+std::optional<AffineForm> AffineIndex::disjoint_sum(const AffineForm& x,
+                                                    const AffineForm& y) const {
+  if ((possible_bits(x) & possible_bits(y)) != 0) return std::nullopt;
+  AffineForm sum = x;
+  if (!affine_add(sum, y)) return std::nullopt;
+  return sum;
 }
 
 std::optional<AffineForm> AffineIndex::divide(const AffineForm& x, std::int64_t c, bool rem,

@@ -13,6 +13,9 @@
 // overlapping byte ranges?" is decided by an exact bounded integer search (thread_collision.h).
 // Lanes of one warp are ordered by a full-mask `bar.warp.sync`, `shfl.sync`, `vote.sync`,
 // `match.sync` or `redux.sync` between the accesses (the pair then needs different warps).
+// Two `.volatile` accesses of lanes of one warp that nothing orders are warp-synchronous code
+// (no data race in the memory model, but since sm_70 the read may see the write or not): reported
+// as well, the pair then needing one warp.
 //
 // Severity: error when the collision is certain: both threads provably reach their accesses
 // (every thread-varying branch condition on the way is a comparison of an affine thread
@@ -44,6 +47,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -87,6 +91,21 @@ bool warp_sync(const Instruction& in) {
   return coll && in.has_modifier("sync") && !in.operands.empty() && full_mask(in.operands.back());
 }
 
+// A plain `.volatile` load or store (no atomic, no explicit scope): the warp-synchronous idiom's
+// `volatile` shared memory, written for lanes that run in lockstep.
+bool lockstep_volatile(const Instruction& in) {
+  return (in.op == Opcode::kLd || in.op == Opcode::kSt) && in.has_modifier("volatile");
+}
+
+// The module targets a GPU before sm_70 (no independent thread scheduling: warps in lockstep).
+bool before_independent_scheduling(const Module& m) {
+  std::string_view t = m.sm_target();
+  t.remove_prefix(std::min(t.find('_') + 1, t.size()));
+  int sm = 0;
+  std::from_chars(t.data(), t.data() + t.size(), sm);
+  return sm > 0 && sm < 70;
+}
+
 bool strong(const Instruction& in) {
   if (in.op == Opcode::kAtom || in.op == Opcode::kRed) return true;
   return in.has_modifier("volatile") || in.has_modifier("relaxed") || in.has_modifier("acquire") ||
@@ -110,6 +129,9 @@ using Range = std::pair<std::int64_t, std::int64_t>;
 
 // The largest iteration count the pair search gives a loop counter.
 constexpr std::int64_t kMaxCount = 1023;
+// The range the pair search gives a value with no bound of its own that only its difference
+// between the two threads matters for: a block-stride index, a count times a uniform step.
+constexpr std::int64_t kVMax = std::int64_t{1} << 20;
 
 // Ranges of block-uniform values where a branch condition compares them (`i < n` with
 // n = (min(len, 2048) + 63) / 64 is in [0, 32] there), from buffer_offsets.h under an empty
@@ -161,7 +183,7 @@ private:
 struct Access {
   InstId inst = kNoId;
   AddrSpace space = AddrSpace::kNone;
-  bool write = false, strong = false;
+  bool write = false, strong = false, lockstep = false;
   std::uint32_t width = 0;
   AffineForm addr;
   std::vector<std::uint32_t> phase, warp_phase, fwd_phase; // sorted start ids
@@ -184,7 +206,7 @@ std::optional<Range> atom_range(const AffineIndex& ai, std::uint32_t id,
     if (at.hi < 0) return std::nullopt;
     return Range{0, at.hi};
   case AffineAtom::Kind::kCounter:
-    if (at.stride_dim >= 0) return std::nullopt;
+    if (at.stride_dim >= 0 || at.step_atom != kNoId) return std::nullopt;
     return Range{0, kMaxCount};
   case AffineAtom::Kind::kQuotient: {
     const AffineQuotient* q = ai.quotient(id);
@@ -462,7 +484,7 @@ void collect_guard(const FunctionAnalysis& a, AffineIndex& ai, UniformRanges& ur
   // (`for (i = tid; i < n; i += 1024)` left at i >= n).
   for (const AffineTerm& t : acc.addr.terms) {
     const AffineAtom& at = ai.atom(t.atom);
-    if (at.kind != AffineAtom::Kind::kCounter || at.stride_dim >= 0 ||
+    if (at.kind != AffineAtom::Kind::kCounter || at.stride_dim >= 0 || at.step_atom != kNoId ||
         a.loops.contains(at.loop, a.cfg.block_of(acc.inst)))
       continue;
     const Loop& l = a.loops.loop(at.loop);
@@ -945,8 +967,26 @@ void add_uniform_equalities(const AffineIndex& ai, const std::vector<RawConditio
   }
 }
 
+// Which two threads a pair needs: any two, two of different warps (a warp sync lies between the
+// accesses), or two lanes of one warp (a lockstep-volatile pair).
+enum class Pairing : std::uint8_t { kAny, kOtherWarp, kOneWarp };
+
+// The two threads are lanes of one warp: their warp fields (tid.x bits 5 and up, tid.y, tid.z)
+// are equal (warps are runs of tid.x: the caller says when the shape does not say so).
+void same_warp(const AffineIndex& ai, std::uint32_t fields, const std::vector<std::int32_t>& var1,
+               const std::vector<std::int32_t>& var2, std::vector<SearchConstraint>& cons) {
+  for (std::uint32_t id = 0; id < fields; ++id) {
+    const AffineAtom& at = ai.atom(id);
+    if ((at.dim == 0 && at.shift < 5) || var1[id] < 0) continue;
+    SearchConstraint e;
+    e.terms = {{static_cast<std::uint32_t>(var1[id]), 1},
+               {static_cast<std::uint32_t>(var2[id]), -1}};
+    cons.push_back(std::move(e));
+  }
+}
+
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
-               bool same_iteration, bool other_warp, InstId start, FormPairs& forms,
+               bool same_iteration, Pairing pairing, InstId start, FormPairs& forms,
                CollisionSearches& searches) {
   const std::int64_t lo = -(static_cast<std::int64_t>(p.width) - 1);
   const std::int64_t hi = static_cast<std::int64_t>(q.width) - 1;
@@ -976,13 +1016,14 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   // per thread whose two values differ only between different threads or iterations (taken as
   // different threads, possibly of different warps: more collisions, never fewer).
   const std::int64_t stride_c = block_stride_coef(ai, p.addr);
-  const bool strided = stride_c != 0 && stride_c == block_stride_coef(ai, q.addr);
+  const bool other_warp = pairing == Pairing::kOtherWarp;
+  const bool strided =
+      pairing != Pairing::kOneWarp && stride_c != 0 && stride_c == block_stride_coef(ai, q.addr);
   if (strided) {
     diff = without_x(ai, p.addr);
     if (!affine_add(diff, without_x(ai, q.addr), -1))
       return undecided_because("an address offset beyond 2^40", Cause::kAddress);
     // Only v1 - v2 matters: one variable for the difference, its twin the constant 0.
-    constexpr std::int64_t kVMax = std::int64_t{1} << 20;
     vars.push_back({-kVMax, kVMax, stride_c, 1, true});
     vars.push_back({0, 0, 0, 0, true});
   }
@@ -990,7 +1031,9 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   bool uniform_why = false;
   bool counters = false;
   bool relaxed = false; // a clamp is a free variable in its range: a collision is no proof
-  std::vector<std::uint32_t> diff_counters, count_vars;
+  // Loop counts: 0 in the first search (the first iteration), then up to kMaxCount (diff_counters:
+  // k1 - k2 of either sign); a count times a uniform step any integer up to kVMax (signed_counts).
+  std::vector<std::uint32_t> diff_counters, count_vars, signed_counts;
   std::int64_t g = 0; // gcd of everything, for the undecided case
   auto loop_in = [&](LoopId l, InstId i) { return a.loops.contains(l, a.cfg.block_of(i)); };
   // The atoms that matter: the thread fields, those of the two addresses and of their guards,
@@ -1093,17 +1136,19 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
       if (c1 == c2 && !in_guard[id] && at.stride_dim < 0) {
         // Used alike by both and in no condition: only k1 - k2 matters, one variable widened
         // to both signs.
-        diff_counters.push_back(static_cast<std::uint32_t>(vars.size()));
+        (at.step_atom != kNoId ? signed_counts : diff_counters)
+            .push_back(static_cast<std::uint32_t>(vars.size()));
         vars.push_back({0, 0, c1, -1, false});
         continue;
       }
       // The count per thread: 0 for a certain collision; the search widens it below.
       if (at.stride_dim < 0) {
+        auto& widen = at.step_atom != kNoId ? signed_counts : count_vars;
         var1[id] = static_cast<std::int32_t>(vars.size());
-        count_vars.push_back(static_cast<std::uint32_t>(vars.size()));
+        widen.push_back(static_cast<std::uint32_t>(vars.size()));
         vars.push_back({0, 0, c1, -1, false});
         var2[id] = static_cast<std::int32_t>(vars.size());
-        count_vars.push_back(static_cast<std::uint32_t>(vars.size()));
+        widen.push_back(static_cast<std::uint32_t>(vars.size()));
         vars.push_back({0, 0, -c2, -1, false});
       } else {
         if (c1 != 0)
@@ -1162,6 +1207,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
       add(c);
   }
   add_uniform_equalities(ai, p.raw_guard, q.raw_guard, var1, var2, cons);
+  if (pairing == Pairing::kOneWarp) same_warp(ai, fields, var1, var2, cons);
   if (g != 0) {
     // Opaque terms: only a gcd test. The rest of the sum ranges over the thread fields.
     for (const SearchVar& v : vars)
@@ -1219,13 +1265,22 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
     vars[k].hi = kMaxCount;
   for (std::uint32_t k : diff_counters)
     vars[k].lo = -kMaxCount, vars[k].hi = kMaxCount;
+  for (std::uint32_t k : signed_counts)
+    vars[k].lo = -kVMax, vars[k].hi = kVMax;
   r = searches.find(vars, cons, L, H, other_warp);
-  if (r.found || r.exhausted)
-    return undecided_because(why + (r.found ? " (threads " + thread_text(ai, r.values, var1) +
-                                                  " and " + thread_text(ai, r.values, var2) +
-                                                  " at later iterations)"
-                                            : ""),
+  if (r.found) {
+    // Without a launch bound in x the witness may need a larger block than the kernel is ever
+    // launched with: say what would decide it.
+    const std::string bound =
+        ai.bounded(0)
+            ? ""
+            : "; no launch bound (.maxntid, .reqntid or --block-dim) rules that block out";
+    return undecided_because(why + " (threads " + thread_text(ai, r.values, var1) + " and " +
+                                 thread_text(ai, r.values, var2) + " at later iterations" + bound +
+                                 ")",
                              Cause::kLoop);
+  }
+  if (r.exhausted) return undecided_because(why, Cause::kLoop);
   return {};
 }
 
@@ -1556,6 +1611,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       x.space = space;
       x.write = in.op != Opcode::kLd;
       x.strong = strong(in);
+      x.lockstep = lockstep_volatile(in);
       x.width = access_width(in);
       if (x.width == 0) continue;
       acc.push_back(std::move(x));
@@ -1628,14 +1684,22 @@ void SharedRaceRule::check(RuleContext& ctx) const {
   std::uint32_t pairs = 0;
   bool truncated = false;
   auto kind = [](const Access& x) {
-    return std::string(x.strong ? "atomic " : "") + (x.write ? "write" : "read");
+    return std::string(x.lockstep ? "volatile "
+                       : x.strong ? "atomic "
+                                  : "") +
+           (x.write ? "write" : "read");
   };
   for (std::size_t j = 0; j < acc.size() && !truncated; ++j) {
     for (std::size_t i = 0; i <= j; ++i) {
       const Access& p = acc[i];
       const Access& q = acc[j];
-      if (reported[j] || p.space != q.space || (!p.write && !q.write) || (p.strong && q.strong))
-        continue;
+      if (reported[j] || p.space != q.space || (!p.write && !q.write)) continue;
+      const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
+      // Two strong accesses never race, but two lockstep-volatile ones of lanes of one warp that
+      // no warp sync orders are warp-synchronous code (`s[t] += s[t + 16]`): since sm_70 the
+      // lanes run independently and the read may see the write or not.
+      const bool lockstep = p.strong && q.strong && p.lockstep && q.lockstep && !other_warp;
+      if (p.strong && q.strong && !lockstep) continue;
       auto start = common(p.phase, q.phase);
       if (!start) continue;
       if (++pairs > kMaxPairs) {
@@ -1643,12 +1707,14 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         break;
       }
       const bool same_iter = common(p.fwd_phase, q.fwd_phase).has_value();
-      const bool other_warp = !common(p.warp_phase, q.warp_phase).has_value();
-      Verdict v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start], forms, searches);
+      const Pairing pairing = lockstep     ? Pairing::kOneWarp
+                              : other_warp ? Pairing::kOtherWarp
+                                           : Pairing::kAny;
+      Verdict v = decide(a, ai, p, q, same_iter, pairing, cta_starts[*start], forms, searches);
       if (v.kind != Verdict::Kind::kNone && (p.wants_ranges || q.wants_ranges)) {
         with_ranges(i); // p and q refer to acc[i] and acc[j]: now read with ranges
         with_ranges(j);
-        v = decide(a, ai, p, q, same_iter, other_warp, cta_starts[*start], forms, searches);
+        v = decide(a, ai, p, q, same_iter, pairing, cta_starts[*start], forms, searches);
       }
       if (v.kind == Verdict::Kind::kNone) continue;
       // The two threads collide, if they can be at the two accesses in one interval: in one
@@ -1662,7 +1728,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         v.detail = "threads " + v.other + " and " + v.detail +
                    " meet only if a condition changes between iterations";
       }
-      if (v.kind == Verdict::Kind::kShape) {
+      if (v.kind == Verdict::Kind::kShape && !lockstep) {
         v.kind = Verdict::Kind::kUndecided;
         v.cause = Cause::kShape;
         v.detail = "threads " + v.other + " and " + v.detail;
@@ -1674,6 +1740,9 @@ void SharedRaceRule::check(RuleContext& ctx) const {
           (meeting.first_iteration_only(p.inst) || meeting.first_iteration_only(q.inst)) &&
           !meeting.may_meet(cta_starts[*start], p.inst, q.inst, false))
         continue;
+      // An undecided lockstep pair is no data race the rule failed to rule out: left out (one
+      // that needs a block shape the kernel does not declare is kept).
+      if (v.kind == Verdict::Kind::kUndecided && lockstep && v.cause != Cause::kShape) continue;
       if (v.kind == Verdict::Kind::kUndecided) {
         Undecided& u = undecided[static_cast<std::size_t>(v.cause)];
         if (u.pairs++ == 0)
@@ -1683,18 +1752,28 @@ void SharedRaceRule::check(RuleContext& ctx) const {
         if (first_undecided == kNoId) first_undecided = q.inst;
         continue;
       }
+      // A lockstep pair only where both guards are modelled: a thread the guard would exclude
+      // (`if (rank == 0)` over a 3-D rank) is no lane of the pair, and a volatile pair is no data
+      // race to warn about on that doubt.
+      if (lockstep && (!p.guard_known || !q.guard_known)) continue;
       // A per-pair finding, an error when nothing is missing.
       std::string uncertain;
       std::optional<bool> same;
-      if (!p.guard_known)
+      if (v.kind == Verdict::Kind::kShape)
+        uncertain = "the two lanes exist only in a large enough block, and the kernel declares no "
+                    ".reqntid (state the launch's with --block-dim)";
+      else if (!p.guard_known)
         uncertain = p.guard_why;
       else if (!q.guard_known)
         uncertain = q.guard_why;
       else if (ordered_phase[*start])
         uncertain = "a fence, acquire/release or mbarrier operation in the interval may order them";
-      else if (other_warp && !ai.warps_follow_x())
+      else if ((other_warp || lockstep) && !ai.warps_follow_x())
         uncertain = "the lanes of one warp are ordered by a warp sync, and the block shape does "
                     "not say which threads share a warp";
+      else if (lockstep && before_independent_scheduling(ctx.module()))
+        uncertain = "the module targets " + std::string(ctx.module().sm_target()) +
+                    ", whose warps run in lockstep; since sm_70 they do not";
       else if (p.write != q.write && stores_uniform_value(a, p.write ? p : q))
         uncertain = "the write stores a value that is the same in every thread: the read sees "
                     "it once any thread has stored it (benign when the reading thread stored it "
@@ -1718,12 +1797,17 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       const std::string shape =
           v.any_block ? " (in every block of two threads or more: the kernel declares no .reqntid)"
                       : "";
-      if (uncertain.empty())
-        msg = "data race on " + std::string(space) + " memory: " + kind(q) + threads +
-              " touch the same bytes in " + interval + shape;
-      else
-        msg = "possible data race on " + std::string(space) + " memory: " + kind(q) + threads +
-              " touch the same bytes in " + interval + shape + ", not certain: " + uncertain;
+      // .volatile is relaxed in the PTX memory model: no data race, but nothing orders the lanes.
+      const std::string what =
+          lockstep ? "unordered accesses of one warp's lanes (warp-synchronous code) on "
+                   : "data race on ";
+      const std::string why_lockstep =
+          lockstep ? ": no __syncwarp() (bar.warp.sync) lies between them and since sm_70 the "
+                     "lanes of a warp run independently, so the read may see the write or not"
+                   : "";
+      msg = std::string(uncertain.empty() ? "" : "possible ") + what + std::string(space) +
+            " memory: " + kind(q) + threads + " touch the same bytes in " + interval + shape +
+            why_lockstep + (uncertain.empty() ? "" : ", not certain: " + uncertain);
       auto f =
           uncertain.empty() ? ctx.report(q.inst, msg) : ctx.report(q.inst, msg, Severity::kWarning);
       if (i != j) f.relate(p.inst, "the other access (" + kind(p) + " by thread " + v.other + ")");

@@ -73,7 +73,10 @@ __global__ void decode_online_softmax(const float* q, const float* k, const floa
   }
   for (int j = 0; j < 4; ++j) out[head * dim + lane + 32 * j] = acc[j] / l;
 }
-// legacy warp-synchronous reduction with volatile shared memory (last warp unrolled)
+// legacy warp-synchronous reduction with volatile shared memory (last warp unrolled), in the form
+// that is correct under independent thread scheduling: each step reads, syncs the warp, writes and
+// syncs again (`vs[t] += vs[t + 16]; __syncwarp();` alone lets lane 16 write vs[16] before lane 0
+// reads it: shared-race reports that form)
 __global__ void legacy_reduce(const float* in, float* out) {
   __shared__ float s[256];
   unsigned t = threadIdx.x;
@@ -82,8 +85,8 @@ __global__ void legacy_reduce(const float* in, float* out) {
   for (unsigned d = 128; d > 32; d >>= 1) { if (t < d) s[t] += s[t + d]; __syncthreads(); }
   if (t < 32) {
     volatile float* vs = s;
-    vs[t] += vs[t + 32]; __syncwarp(); vs[t] += vs[t + 16]; __syncwarp(); vs[t] += vs[t + 8]; __syncwarp();
-    vs[t] += vs[t + 4]; __syncwarp(); vs[t] += vs[t + 2]; __syncwarp(); vs[t] += vs[t + 1];
+    float v = vs[t];
+    for (unsigned d = 32; d > 0; d >>= 1) { v += vs[t + d]; __syncwarp(); vs[t] = v; __syncwarp(); }
   }
   if (t == 0) out[blockIdx.x] = s[0];
 }

@@ -14,18 +14,25 @@
 //     one-dimensional in x (no %tid.y/%tid.z read and no launch bound saying otherwise).
 //   - loop counters: a header phi `i = phi(init, i + c)` with a constant step c is init + c*k,
 //     k the iteration count of that loop (per thread, k >= 0). A block-stride loop's step
-//     `c * %ntid.d` (computed before the loop; a constant under .reqntid) makes the atom
-//     k * %ntid.d: `for (i = tid.x; i < n; i += ntid.x)` is tid.x + K, and tid.x + K (with
-//     0 <= tid.x < ntid.x) is different for any two threads or iterations.
+//     `c * %ntid.d`, or `c * P` with P a product with the factor %ntid.d (the grid stride
+//     `ntid.x * nctaid.x`), computed before the loop (a constant under .reqntid), makes the atom
+//     w * %ntid.d, w = k (times P's other factor): `for (i = tid.x; i < n; i += ntid.x)` is
+//     tid.x + K, and tid.x + K (with 0 <= tid.x < ntid.x) is different for any two threads or
+//     iterations. Any other block-uniform step `c * S` (`i += 256 * nctaid.x`) makes the atom
+//     k * S, an integer per thread (step_atom).
 //   - symbols: the address of a variable (`mov %r, smem`); different symbols never alias.
-//   - opaque values: anything else (a load, a product of two values, a non-constant shift...),
-//     with the instruction that made it opaque, so a finding can say why.
+//   - opaque values: anything else (a load, a non-constant shift...), with the instruction that
+//     made it opaque, so a finding can say why; block-uniform when the uniformity analysis says
+//     so. A product of two non-constant forms (mul, or mad's product with its addend kept) is an
+//     opaque atom per pair of factor forms (AffineProduct), block-uniform when both factors are:
+//     `ctaid.x * ntid.x + tid.x` is U + tid.x, and U cancels between two threads of a block.
 // Transfer: mov, cvt (integer), cvta (an address keeps its offset in either window), add, sub,
-// neg, mul.lo/mul.wide/mad.lo/mad.wide with one constant factor, shl by a constant, and/or/xor,
-// shr, div.u/rem.u by 2^k when the low part of the operand is provably below 2^k (field splits,
-// `or` of a zero low part), selp of two equal forms (different ones: an opaque atom that keeps
-// both, resolved where a dominating branch decides the selector). A form whose coefficients would
-// exceed 2^40 is opaque.
+// neg, mul.lo/mul.wide/mad.lo/mad.wide (one constant factor: exact; else a product atom), shl by
+// a constant, and by a constant, or/xor of operands whose bits cannot overlap (possible_bits: a
+// multiple of 2^k and a value below 2^k; their sum), shr, div.u/rem.u by 2^k when the low part of
+// the operand is provably below 2^k (field splits), selp of two equal forms (different ones: an
+// opaque atom that keeps both, resolved where a dominating branch decides the selector). A form
+// whose coefficients would exceed 2^40 is opaque.
 //
 // -O0 code keeps every variable in the thread's own stack: a `ld.local` (or a load through the
 // depot) whose slot has exactly one store in the function, dominating the load, reads the stored
@@ -49,16 +56,19 @@ struct AffineAtom {
   std::int64_t hi = 0;         // kTidField: the field's largest value
   LoopId loop = kNoId;         // kCounter
   std::int8_t stride_dim = -1; // kCounter: the atom is k * %ntid.<dim> (a block-stride loop)
-  ValueId value = kNoId;       // kOpaque: the value; kSymbol: none
-  InstId inst = kNoId;         // kOpaque: the instruction that made it opaque (kNoId: phi/param)
-  std::string_view name;       // kSymbol: the variable; kOpaque: a special register's name
-  bool uniform = false;        // kOpaque/kSymbol: the same in every thread of the block
-  bool param_root = false;     // kOpaque: a kernel parameter's value (an .entry pointer argument)
-  std::string why;             // kOpaque: why it is not affine
-  std::int32_t clamp = -1;     // kOpaque: min/max of a thread expression and a constant (clamps)
-  std::int32_t select = -1;    // kOpaque: a selp of two affine operands (selects)
-  std::int32_t quotient = -1;  // kQuotient: its definition (quotients)
-  std::int64_t bound = -1;     // kOpaque uniform: the value lies in [0, bound] (a residue)
+  // kCounter: the atom is k * (atom step_atom), a block-uniform step with no constant value and no
+  // factor %ntid (`i += 256 * nctaid.x`): any integer per thread, of either sign.
+  std::uint32_t step_atom = 0xffffffffu;
+  ValueId value = kNoId;      // kOpaque: the value; kSymbol: none
+  InstId inst = kNoId;        // kOpaque: the instruction that made it opaque (kNoId: phi/param)
+  std::string_view name;      // kSymbol: the variable; kOpaque: a special register's name
+  bool uniform = false;       // kOpaque/kSymbol: the same in every thread of the block
+  bool param_root = false;    // kOpaque: a kernel parameter's value (an .entry pointer argument)
+  std::string why;            // kOpaque: why it is not affine
+  std::int32_t clamp = -1;    // kOpaque: min/max of a thread expression and a constant (clamps)
+  std::int32_t select = -1;   // kOpaque: a selp of two affine operands (selects)
+  std::int32_t quotient = -1; // kQuotient: its definition (quotients)
+  std::int64_t bound = -1;    // kOpaque uniform: the value lies in [0, bound] (a residue)
 };
 
 struct AffineTerm {
@@ -72,6 +82,16 @@ struct AffineForm {
   std::vector<AffineTerm> terms; // sorted by atom, no zero coefficient
   bool operator==(const AffineForm&) const = default;
   std::int64_t coef(std::uint32_t atom) const;
+};
+
+// `mul x, y` (or mad's product) of two non-constant forms: an opaque atom per pair of factor
+// forms (value numbering of the product: `ctaid * ntid` is one atom wherever it is computed),
+// block-uniform when both factors are. `wide`: mul.wide/mad.wide (the product of the extended
+// factors, another value than the low half).
+struct AffineProduct {
+  AffineForm x, y; // ordered
+  bool wide = false;
+  std::uint32_t atom = 0;
 };
 
 // `min(x, c)` (or max): equal to x for the threads where x <= c (x >= c), which a guard of the
@@ -145,6 +165,8 @@ public:
   }
   // The atom is %ntid.<dim> (an opaque block-uniform value: no .reqntid).
   bool is_ntid(std::uint32_t id, int dim) const;
+  // The atom is a product with the factor %ntid.<dim> (times any value): w * %ntid.<dim>.
+  bool is_ntid_multiple(std::uint32_t id, int dim) const;
 
 private:
   AffineForm eval(ValueId v, int depth);
@@ -157,6 +179,10 @@ private:
   // The atom of a variable's address (one per name): a block-uniform symbol.
   std::uint32_t symbol_atom(std::string_view name);
   std::uint32_t tid_field(int dim, int field) const;
+  AffineForm product(const AffineForm& x, const AffineForm& y, InstId d, ValueId v);
+  bool uniform_form(const AffineForm& f) const;
+  std::uint64_t possible_bits(const AffineForm& f) const;
+  std::optional<AffineForm> disjoint_sum(const AffineForm& x, const AffineForm& y) const;
 
   const Module* module_;
   const FunctionAnalysis* a_;
@@ -170,6 +196,7 @@ private:
   std::vector<AffineClamp> clamps_;
   std::vector<AffineSelect> selects_;
   std::vector<AffineQuotient> quotients_;
+  std::vector<AffineProduct> products_;
   std::vector<std::uint32_t> quotient_atom_, uniform_part_atom_; // per quotients_ entry
   // div.u/rem.u of x by a constant that is no power of two (AffineQuotient); nullopt when x is
   // not a uniform part plus non-negative thread fields.
