@@ -41,6 +41,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -50,10 +51,11 @@ namespace ptxkit::verifier::analysis {
 
 struct BufferValue {
   enum class Kind : std::uint8_t { kTop, kInt, kPtr, kMixed };
-  StridedRange range;          // kInt: the value; kPtr: byte offset from the buffer's start
-  std::uint32_t param = kNoId; // kPtr: index into Function::params
-  InstId origin = kNoId;       // kPtr: the ld.param (or pointer-array load) it started at
-  std::int64_t slice_hi = -1;  // kPtr into a pointer array's slices: the largest slice index
+  StridedRange range;           // kInt: the value; kPtr: byte offset from the buffer's start
+  const VarDecl* var = nullptr; // kPtr into a `.shared` variable (param is then kNoId)
+  std::uint32_t param = kNoId;  // kPtr: index into Function::params
+  InstId origin = kNoId;        // kPtr: the ld.param (or pointer-array load) it started at
+  std::int64_t slice_hi = -1;   // kPtr into a pointer array's slices: the largest slice index
   Kind kind = Kind::kTop;
 
   bool operator==(const BufferValue&) const = default;
@@ -63,9 +65,15 @@ struct BufferValue {
 enum class LaunchId : std::uint8_t { kTidX, kTidY, kTidZ, kCtaidX, kCtaidY, kCtaidZ };
 inline constexpr int kLaunchIds = 6;
 
+class AddressProvenance;
+
 class BufferOffsets {
 public:
-  BufferOffsets(const FunctionAnalysis& a, const KernelContract& contract);
+  // With `variables`, the address of a `.shared` variable it resolves (`mov %r, smem`,
+  // `[smem+8]`, through cvta to and from the generic window) is a Ptr into that variable, for
+  // shared-bounds; without, a variable's address is mixed (global-bounds checks parameters only).
+  BufferOffsets(const FunctionAnalysis& a, const KernelContract& contract,
+                const AddressProvenance* variables = nullptr);
 
   // The value of operand `operand` of `inst` (an address operand: its base plus offset),
   // refined at the use.
@@ -73,8 +81,34 @@ public:
   // The same with launch id `id` restricted to [lo, hi].
   BufferValue operand_value_pinned(InstId inst, std::uint32_t operand, LaunchId id, std::int64_t lo,
                                    std::int64_t hi) const;
+  // The same with each launch id k that pins[k] gives restricted to that range.
+  using LaunchPins = std::array<std::optional<StridedRange>, kLaunchIds>;
+  BufferValue operand_value_pinned(InstId inst, std::uint32_t operand,
+                                   const LaunchPins& pins) const;
   // The range of launch id `id` under the contract (unbounded when unknown).
   StridedRange launch_range(LaunchId id) const;
+  // The values of launch id `id` that every launch the kernel admits has: the whole range when
+  // the contract or .reqntid fixes the extent, else only 0 (.maxntid bounds the thread count,
+  // not the shape: a block of 1024 x 1 x 1 has no %tid.y = 1).
+  StridedRange guaranteed_range(LaunchId id) const;
+  // Whether the block shape is fixed (contract or .reqntid).
+  bool block_declared() const { return block_declared_; }
+
+  // A concrete witness of `bad` (a predicate on the operand's value): each launch id the
+  // function reads, in `order`, pinned to the smallest value of space[id] from which `bad`
+  // still holds with the ids after it free, then to that value alone. nullopt when `bad` fails
+  // already with every id free in `space`, or stops holding once the ids are pinned. `value` is
+  // the operand's value with every id pinned: a constant when the offset depends on nothing
+  // else (no loop counter, no loaded value, no hull of a select or phi the pins do not decide).
+  struct Witness {
+    std::array<std::optional<std::int64_t>, kLaunchIds> ids;
+    BufferValue value;
+  };
+  using LaunchOrder = std::array<LaunchId, kLaunchIds>;
+  std::optional<Witness> find_witness(InstId inst, std::uint32_t operand,
+                                      const std::array<StridedRange, kLaunchIds>& space,
+                                      const LaunchOrder& order,
+                                      const std::function<bool(const BufferValue&)>& bad) const;
   // Whether the function reads launch id `id` anywhere.
   bool reads(LaunchId id) const { return reads_[static_cast<int>(id)]; }
 
@@ -148,7 +182,11 @@ private:
   std::array<StridedRange, kLaunchIds> ids_;
   std::array<StridedRange, 3> ntid_, nctaid_;
   std::array<bool, kLaunchIds> reads_{};
-  mutable std::optional<std::pair<LaunchId, StridedRange>> pin_;
+  bool block_declared_ = false;
+  const AddressProvenance* variables_ = nullptr;
+  BufferValue variable_address(const Operand& symbol, InstId at) const;
+  // Launch ids restricted to a narrower range during a witness search.
+  mutable LaunchPins pins_;
 };
 
 } // namespace ptxkit::verifier::analysis
