@@ -738,6 +738,11 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
     if (si.operands[3].kind == OperandKind::kRegister)
       if (auto p = decided(a_->values.value_of(i, 3), at.block))
         return leaf(i, *p != si.operands[3].negated() ? 1 : 2, at);
+    // Or the comparison itself, where its operands' ranges leave one outcome (a witness search
+    // pins the thread index a `tid < 64 ? a : b` compares).
+    if (si.operands[3].kind == OperandKind::kRegister)
+      if (auto p = comparison_outcome(a_->values.value_of(i, 3), at))
+        return leaf(i, *p != si.operands[3].negated() ? 1 : 2, at);
     return join_values(leaf(i, 1, at), leaf(i, 2, at));
   }
   if (op == Opcode::kBfe && n == 4 && isa::kind(t) != isa::TypeKind::kSigned) {
@@ -749,6 +754,47 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
     }
   }
   return int_unknown();
+}
+
+std::optional<bool> BufferOffsets::comparison_outcome(ValueId pred, const At& at) const {
+  const ValueNumbering& vn = a_->values;
+  if (pred == kNoId || at.block == kNoId) return std::nullopt;
+  const ValueId l = vn.leader(pred);
+  if (vn.info(l).kind != ValueKind::kDef) return std::nullopt;
+  const InstId s = vn.info(l).inst;
+  const Instruction& si = a_->ir.inst(s);
+  if (si.op != Opcode::kSetp || si.operands.size() != 3 || si.modifiers.size() != 2)
+    return std::nullopt;
+  bool is_unsigned = false;
+  const Cmp cmp = cmp_of(si.modifiers[0], is_unsigned);
+  const isa::Type type = isa::type_from_spelling(si.modifiers[1]);
+  if (cmp == kNoCmp || !is_int(type)) return std::nullopt;
+  BufferValue x = leaf(s, 1, at), y = leaf(s, 2, at);
+  if (x.kind != Kind::kInt || y.kind != Kind::kInt) return std::nullopt;
+  const unsigned bits = isa::size_bits(type);
+  const bool as_u = is_unsigned || isa::kind(type) != isa::TypeKind::kSigned;
+  const R xr = as_u ? as_unsigned(x.range, bits) : as_signed(x.range, bits);
+  const R yr = as_u ? as_unsigned(y.range, bits) : as_signed(y.range, bits);
+  if (!xr.bounded() || !yr.bounded()) return std::nullopt;
+  const bool lt = xr.hi<yr.lo, ge = xr.lo >= yr.hi, gt = xr.lo> yr.hi, le = xr.hi <= yr.lo;
+  const bool eq = xr.is_constant() && yr.is_constant() && xr.lo == yr.lo;
+  const bool ne = xr.hi < yr.lo || xr.lo > yr.hi;
+  switch (cmp) {
+  case kLt:
+    return lt ? std::optional(true) : ge ? std::optional(false) : std::nullopt;
+  case kLe:
+    return le ? std::optional(true) : gt ? std::optional(false) : std::nullopt;
+  case kGt:
+    return gt ? std::optional(true) : le ? std::optional(false) : std::nullopt;
+  case kGe:
+    return ge ? std::optional(true) : lt ? std::optional(false) : std::nullopt;
+  case kEq:
+    return eq ? std::optional(true) : ne ? std::optional(false) : std::nullopt;
+  case kNe:
+    return ne ? std::optional(true) : eq ? std::optional(false) : std::nullopt;
+  default:
+    return std::nullopt;
+  }
 }
 
 BufferValue BufferOffsets::operand_value(InstId i, std::uint32_t k) const {
@@ -796,7 +842,9 @@ std::optional<BufferOffsets::Witness> BufferOffsets::find_witness(
       pins_[id] = R::interval(r.lo, v);
       return holds();
     };
-    // An id the value does not depend on stays free (and out of the witness).
+    // An id the value does not depend on (over the launch's whole range of it) stays out of
+    // the witness.
+    pins_[id] = ids_[id];
     const BufferValue free = operand_value(i, k);
     pins_[id] = R::constant(r.lo);
     const BufferValue at_lo = operand_value(i, k);

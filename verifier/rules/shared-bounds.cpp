@@ -76,6 +76,67 @@ std::array<StridedRange, kLaunchIds> launch_space(const BufferOffsets& bo, bool 
   return out;
 }
 
+// Every combination of the launch ids the offset depends on, each pinned to one value of
+// `space` (at most kMaxCombinations of them): where the binary search of find_witness misses
+// because the offset is not monotone in the id (the hull of `base + 76*tid - 72*tid` crosses the
+// end at every prefix of the ids), each thread's one offset decides. `inside`: every
+// combination keeps the access inside; `witness`: the first combination with one offset
+// outside.
+constexpr std::int64_t kMaxCombinations = 4096;
+
+struct Enumerated {
+  bool inside = false;
+  std::optional<BufferOffsets::Witness> witness;
+};
+
+Enumerated enumerate_launch_ids(const BufferOffsets& bo, const Site& s,
+                                const std::array<StridedRange, kLaunchIds>& space) {
+  BufferOffsets::LaunchPins pins;
+  for (int k = 0; k < kLaunchIds; ++k)
+    pins[k] = space[k];
+  const BufferValue free = bo.operand_value_pinned(s.inst, s.operand, pins);
+  std::vector<int> varying; // the ids the value depends on
+  std::int64_t combinations = 1;
+  for (int k = 0; k < kLaunchIds; ++k) {
+    if (!bo.reads(static_cast<LaunchId>(k)) || space[k].is_constant()) continue;
+    if (!space[k].bounded()) return {};
+    pins[k] = StridedRange::constant(space[k].lo);
+    bool depends = !(bo.operand_value_pinned(s.inst, s.operand, pins) == free);
+    pins[k] = space[k];
+    if (!depends) continue;
+    combinations *= space[k].hi - space[k].lo + 1;
+    if (combinations > kMaxCombinations) return {};
+    varying.push_back(k);
+  }
+  for (int k : varying)
+    pins[k] = StridedRange::constant(space[k].lo);
+  bool undecided = false;
+  while (true) { // an odometer over the varying ids
+    BufferValue v = bo.operand_value_pinned(s.inst, s.operand, pins);
+    if (s.outside(v)) {
+      if (!v.range.is_constant()) {
+        undecided = true;
+      } else {
+        BufferOffsets::Witness w;
+        for (int k = 0; k < kLaunchIds; ++k)
+          if (bo.reads(static_cast<LaunchId>(k)) && pins[k]->is_constant()) w.ids[k] = pins[k]->lo;
+        w.value = v;
+        return {false, w};
+      }
+    }
+    std::size_t d = 0;
+    for (; d < varying.size(); ++d) {
+      int k = varying[d];
+      if (pins[k]->lo < space[k].hi) {
+        pins[k] = StridedRange::constant(pins[k]->lo + 1);
+        break;
+      }
+      pins[k] = StridedRange::constant(space[k].lo);
+    }
+    if (d == varying.size()) return {!undecided, std::nullopt};
+  }
+}
+
 // The number of threads a block needs to hold the witness's thread.
 std::int64_t block_size_needed(const BufferOffsets::Witness& w) {
   std::int64_t n = 1;
@@ -102,6 +163,7 @@ std::optional<BufferOffsets::Witness> concrete_witness(const BufferOffsets& bo, 
         (!best || block_size_needed(*w) < block_size_needed(*best)))
       best = w;
   } while (std::next_permutation(tids.begin(), tids.end()));
+  if (!best) best = enumerate_launch_ids(bo, s, space).witness;
   return best;
 }
 
@@ -133,48 +195,6 @@ std::string shape_condition(const BufferOffsets& bo, const BufferOffsets::Witnes
   return out;
 }
 
-// Whether every combination of the launch ids the offset depends on, each pinned to one value
-// of `space`, keeps the access inside (at most kMaxCombinations of them; false beyond): the
-// hull of `base + 76*tid - 72*tid` crosses the end, each thread's one offset does not.
-constexpr std::int64_t kMaxCombinations = 4096;
-
-bool inside_for_every_launch_id(const BufferOffsets& bo, const Site& s,
-                                const std::array<StridedRange, kLaunchIds>& space) {
-  BufferOffsets::LaunchPins pins;
-  for (int k = 0; k < kLaunchIds; ++k)
-    pins[k] = space[k];
-  const BufferValue free = bo.operand_value_pinned(s.inst, s.operand, pins);
-  std::vector<int> varying; // the ids the value depends on
-  std::int64_t combinations = 1;
-  for (int k = 0; k < kLaunchIds; ++k) {
-    if (!bo.reads(static_cast<LaunchId>(k)) || space[k].is_constant()) continue;
-    if (!space[k].bounded()) return false;
-    pins[k] = StridedRange::constant(space[k].lo);
-    bool depends = !(bo.operand_value_pinned(s.inst, s.operand, pins) == free);
-    pins[k] = space[k];
-    if (!depends) continue;
-    combinations *= space[k].hi - space[k].lo + 1;
-    if (combinations > kMaxCombinations) return false;
-    varying.push_back(k);
-  }
-  // Odometer over the varying ids.
-  for (int k : varying)
-    pins[k] = StridedRange::constant(space[k].lo);
-  while (true) {
-    if (s.outside(bo.operand_value_pinned(s.inst, s.operand, pins))) return false;
-    std::size_t d = 0;
-    for (; d < varying.size(); ++d) {
-      int k = varying[d];
-      if (pins[k]->lo < space[k].hi) {
-        pins[k] = StridedRange::constant(pins[k]->lo + 1);
-        break;
-      }
-      pins[k] = StridedRange::constant(space[k].lo);
-    }
-    if (d == varying.size()) return true;
-  }
-}
-
 bool pins_something(const BufferOffsets::Witness& w) {
   for (const auto& id : w.ids)
     if (id) return true;
@@ -195,16 +215,18 @@ void report_outside(RuleContext& ctx, const BufferOffsets& bo, const Site& s, co
                     std::string(s.var->name) + " (" + std::to_string(s.size) + " bytes declared) ";
   Severity severity = Severity::kWarning;
   if (auto w = concrete_witness(bo, s, true)) {
-    msg += crossing(s, v, true);
+    // A thread's witness offset, not the hull's end (which no thread may reach).
     if (pins_something(*w))
-      msg += ": " + thread_of(*w) + " touches " + touched(s, w->value.range.lo);
+      msg += "is out of bounds: " + thread_of(*w) + " touches " + touched(s, w->value.range.lo);
+    else
+      msg += crossing(s, v, true);
     severity = Severity::kError;
   } else if (auto w2 = concrete_witness(bo, s, false)) {
     msg += "is out of bounds if " + shape_condition(bo, *w2) + " (" + thread_of(*w2) + " touches " +
            touched(s, w2->value.range.lo) +
            "): the kernel declares no block shape (.maxntid bounds only its thread count); "
            "declare .reqntid or pass --block-dim to decide it";
-  } else if (inside_for_every_launch_id(bo, s, launch_space(bo, false))) {
+  } else if (enumerate_launch_ids(bo, s, launch_space(bo, false)).inside) {
     return; // each thread's offset is inside: only the hull crosses the end
   } else {
     msg += crossing(s, v, false) +

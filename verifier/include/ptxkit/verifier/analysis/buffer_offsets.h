@@ -158,6 +158,8 @@ private:
   // Whether predicate `pred` is known true or false in block `at` (an edge into a dominator of
   // `at` decided it).
   std::optional<bool> decided(ValueId pred, BlockId at) const;
+  // The outcome of `setp.<cmp>.<int> pred, x, y` where the ranges of x and y at `at` leave one.
+  std::optional<bool> comparison_outcome(ValueId pred, const At& at) const;
   void place_conditions();
   // Basic induction variable: phi(init, phi + step) at a loop header.
   struct Induction {
