@@ -17,6 +17,9 @@
 //   Ptr: `ld.param` of a pointer parameter (offset 0), moved, converted (cvta), plus or minus an
 //        Int, or the base of mad.wide; a 64-bit load from a pointer-array parameter gives a Ptr
 //        into slice i of that array's buffer, i the index range of the load.
+//        With an AddressProvenance to resolve symbols (shared-bounds), a `.shared` variable's
+//        address (`mov %r, smem`, `[smem+8]`, through cvta.shared / cvta.to.shared and a 32-bit
+//        cvt) is a Ptr into that variable (var set, param kNoId).
 //   mixed: pointers into different parameters merged, a pointer masked or multiplied.
 // Phis join their incoming values as they hold on each edge: an incoming value is refined by the
 // guards on the way to its predecessor and by the branch condition of the edge itself, so a
@@ -25,8 +28,9 @@
 //
 // Refinement at a use: the operand's expression tree (up to 24 deep) is re-evaluated with the
 // bounds that dominating branch conditions (`setp.<cmp>.<int> p, x, y` then `@p bra`, through
-// not/and/or.pred), the guard of the instruction itself, and the trip count of the loop put on
-// its leaves. Trip counts: at a loop header, a phi h = phi(a, h + c) with a constant step is a
+// not/and/or.pred; `x != c` removes an end of x's range), the guard of the instruction itself,
+// and the trip count of the loop put on its leaves; a selp whose setp the operands' ranges there
+// decide takes one operand (under a witness search's pins: the thread's own choice). Trip counts: at a loop header, a phi h = phi(a, h + c) with a constant step is a
 // basic induction variable; if another basic induction variable g = phi(b, g + d) of the same
 // loop is bounded at the use (g <= G), the iteration number is at most (G - min b) / d, which
 // bounds h to [a, a + c * that]: the counter-and-pointer pairs that compilers make of one loop.
