@@ -551,7 +551,7 @@ BufferValue BufferOffsets::load_slice_pointer(InstId i, const At& at) const {
       inst.operands[1].kind != OperandKind::kAddress)
     return int_unknown();
   BufferValue addr = address(i, 1, at);
-  if (addr.kind != Kind::kPtr || addr.slice_hi >= 0) return int_unknown();
+  if (addr.kind != Kind::kPtr || addr.var || addr.slice_hi >= 0) return int_unknown();
   const PointerArrayContract* pa =
       contract_->pointer_array(a_->ir.function().params[addr.param].name);
   if (!pa || addr.range.lo == R::kNegInf || addr.range.hi == R::kPosInf || addr.range.lo < 0)

@@ -30,8 +30,9 @@
 // bounds that dominating branch conditions (`setp.<cmp>.<int> p, x, y` then `@p bra`, through
 // not/and/or.pred; `x != c` removes an end of x's range), the guard of the instruction itself,
 // and the trip count of the loop put on its leaves; a selp whose setp the operands' ranges there
-// decide takes one operand (under a witness search's pins: the thread's own choice). Trip counts: at a loop header, a phi h = phi(a, h + c) with a constant step is a
-// basic induction variable; if another basic induction variable g = phi(b, g + d) of the same
+// decide takes one operand (under a witness search's pins: the thread's own choice).
+// Trip counts: at a loop header, a phi h = phi(a, h + c) with a constant step is a basic
+// induction variable; if another basic induction variable g = phi(b, g + d) of the same
 // loop is bounded at the use (g <= G), the iteration number is at most (G - min b) / d, which
 // bounds h to [a, a + c * that]: the counter-and-pointer pairs that compilers make of one loop.
 //
