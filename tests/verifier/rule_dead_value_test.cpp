@@ -1,6 +1,7 @@
 // rule_dead_value_test.cpp: rule `dead-value`. Lines ending in `// [[dead-value]]` must be
 // flagged, every other line must stay quiet; each case opens with a comment saying what it
-// tests. Loads are errors, other values warnings (see dead-value.h).
+// tests. A dropped result (overwritten before any read while the register's next value is
+// used) is an error; a value nothing reads is waste, a warning (see dead-value.cpp).
 #include "analysis_test_util.h"
 
 namespace ptxkit::verifier::testing {
@@ -19,7 +20,7 @@ const char* kCases = R"PTX(.version 8.0
 	.reg .f32 %f<20>;
 	.reg .b64 %rd<4>;
 	ld.param.u64 %rd1, [p];
-	// loads a value, then stores a constant instead: a result that ignores its input
+	// loads a value, then stores a constant instead: nothing reads the load (waste, a warning)
 	ld.global.f32 %f1, [%rd1];  // [[dead-value]]
 	mov.f32 %f2, 0f3F800000;
 	st.global.f32 [%rd1], %f2;
@@ -39,7 +40,7 @@ const char* kCases = R"PTX(.version 8.0
 	// a vector load with one element used (near miss)
 	ld.global.v2.f32 {%f7, %f8}, [%rd1+24];
 	st.global.f32 [%rd1+32], %f8;
-	// a load overwritten before any read
+	// a load overwritten before any read, the register's next value stored: a dropped result
 	ld.global.f32 %f9, [%rd1+36];  // [[dead-value]]
 	ld.global.f32 %f9, [%rd1+40];
 	st.global.f32 [%rd1+44], %f9;
@@ -80,17 +81,18 @@ TEST(RuleDeadValue, MarkedLinesAreFlaggedAndOnlyThose) {
   expect_marked_lines_flagged(kCases, kRule);
 }
 
-TEST(RuleDeadValue, LoadsAreErrorsOtherValuesWarnings) {
+TEST(RuleDeadValue, DroppedResultsAreErrorsWasteIsAWarning) {
   FileReport r = verify_one(kCases, kRule);
-  for (const Finding& f : r.findings) {
-    bool load = f.instruction.rfind("ld.", 0) == 0;
-    EXPECT_EQ(f.severity, load ? Severity::kError : Severity::kWarning) << f.instruction;
-  }
   std::uint32_t overwritten = line_of(kCases, "ld.global.f32 %f9, [%rd1+36]");
+  for (const Finding& f : r.findings)
+    EXPECT_EQ(f.severity, f.location.line == overwritten ? Severity::kError : Severity::kWarning)
+        << f.instruction;
   auto it = std::find_if(r.findings.begin(), r.findings.end(),
                          [&](const Finding& f) { return f.location.line == overwritten; });
   ASSERT_NE(it, r.findings.end());
-  EXPECT_EQ(it->message, "the value loaded into %f9 is never used");
+  EXPECT_EQ(it->message, "the value loaded into %f9 is overwritten before any read, and the "
+                         "register's next value is used: a dropped result (the reader meant to "
+                         "get it reads another value)");
   ASSERT_EQ(it->related.size(), 1u);
   EXPECT_EQ(it->related[0].location.line, overwritten + 1);
   EXPECT_EQ(it->related[0].message, "overwrites %f9 before any read");
@@ -106,7 +108,8 @@ TEST(RuleDeadValue, DebugBuildsAndStackReloadsOnlyWarn) {
   ASSERT_EQ(opt.findings.size(), 3u);
   for (const Finding& f : opt.findings)
     EXPECT_EQ(f.severity, Severity::kWarning) << f.instruction;
-  EXPECT_EQ(opt.findings[2].message, "the value loaded into %f1 is never used");
+  EXPECT_EQ(opt.findings[2].message,
+            "the value loaded into %f1 is never used: a wasted load, with no effect on any result");
   EXPECT_EQ(opt.findings[0].message, "the result %rd2 only feeds results that are never used");
   const std::string global = "\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n"
                              "\tld.global.f32 %f1, [%rd1];\n\tret;\n";
@@ -115,12 +118,18 @@ TEST(RuleDeadValue, DebugBuildsAndStackReloadsOnlyWarn) {
   ASSERT_EQ(dbg.findings.size(), 2u);
   for (const Finding& f : dbg.findings)
     EXPECT_EQ(f.severity, Severity::kWarning);
-  // Optimized: the dead global load is an error; the parameter read that feeds only its address
-  // is a warning (parameter reads are free; nvcc leaves unused ones from struct copies).
+  // Optimized: a global load nothing reads is waste (a warning), as is the parameter read that
+  // feeds only its address; the same load overwritten by a value that is stored is an error.
   FileReport rel = verify_one(kernel(".param .u64 p", global), kRule);
   ASSERT_EQ(rel.findings.size(), 2u);
-  EXPECT_EQ(rel.findings[0].severity, Severity::kWarning) << rel.findings[0].instruction;
-  EXPECT_EQ(rel.findings[1].severity, Severity::kError) << rel.findings[1].instruction;
+  for (const Finding& f : rel.findings)
+    EXPECT_EQ(f.severity, Severity::kWarning) << f.instruction;
+  const std::string dropped = "\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n"
+                              "\tld.global.f32 %f1, [%rd1];\n\tmov.f32 %f1, 0f3F800000;\n"
+                              "\tst.global.f32 [%rd1], %f1;\n\tret;\n";
+  FileReport drop = verify_one(kernel(".param .u64 p", dropped), kRule);
+  ASSERT_EQ(drop.findings.size(), 1u);
+  EXPECT_EQ(drop.findings[0].severity, Severity::kError) << drop.findings[0].instruction;
 }
 
 TEST(RuleDeadValue, EmptyKernelIsNotApplicable) {

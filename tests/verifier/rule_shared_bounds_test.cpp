@@ -77,7 +77,8 @@ TEST(RuleSharedBounds, MessageGivesWidthRangeAndSize) {
   EXPECT_EQ(r.findings[0].message,
             "16-byte access at offset 504 of smem (512 bytes declared) ends at byte 520");
   EXPECT_EQ(r.findings[1].message,
-            "4-byte access at offsets 0..1016 of smem (512 bytes declared) ends at byte 1020");
+            "4-byte access at offsets 0..1016 step 8 of smem (512 bytes declared) is out of "
+            "bounds: thread (64, 0, 0) touches bytes 512..515");
   // Sites: the accesses with a known variable and range (not dyn, not the loaded index).
   ASSERT_EQ(r.rules.size(), 1u);
   EXPECT_EQ(r.rules[0].sites, 8u);

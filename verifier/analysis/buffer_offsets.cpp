@@ -58,7 +58,7 @@ BufferValue join_values(const BufferValue& a, const BufferValue& b) {
   if (a.kind == Kind::kTop) return b;
   if (b.kind == Kind::kTop) return a;
   if (a.kind != b.kind || a.kind == Kind::kMixed) return mixed();
-  if (a.kind == Kind::kPtr && a.param != b.param) return mixed();
+  if (a.kind == Kind::kPtr && (a.param != b.param || a.var != b.var)) return mixed();
   BufferValue r = a;
   r.range = join(a.range, b.range);
   r.slice_hi = std::max(a.slice_hi, b.slice_hi);
@@ -95,13 +95,15 @@ int launch_index(std::string_view name, std::string_view prefix) {
 
 } // namespace
 
-BufferOffsets::BufferOffsets(const FunctionAnalysis& a, const KernelContract& contract)
+BufferOffsets::BufferOffsets(const FunctionAnalysis& a, const KernelContract& contract,
+                             const AddressProvenance* variables)
     : a_(&a), contract_(&contract), val_(a.values.size()), header_phis_(a.cfg.size()),
-      induction_(a.values.size()) {
+      induction_(a.values.size()), variables_(variables) {
   const Function& fn = a.ir.function();
   // Launch shape: the contract's, else what the PTX declares about the block.
   std::optional<std::array<std::uint32_t, 3>> block = contract.block;
   if (!block) block = fn.reqntid();
+  block_declared_ = block.has_value();
   std::optional<std::uint32_t> max_threads;
   if (!block)
     if (auto m = fn.maxntid()) max_threads = (*m)[0] * (*m)[1] * (*m)[2];
@@ -305,7 +307,9 @@ StridedRange BufferOffsets::apply_conds(ValueId l, StridedRange r, const At& at)
       y = R::constant(c.c);
     } else {
       const BufferValue& yv = val_[c.y];
-      if (yv.kind != self.kind || (self.kind == Kind::kPtr && yv.param != self.param)) return;
+      if (yv.kind != self.kind ||
+          (self.kind == Kind::kPtr && (yv.param != self.param || yv.var != self.var)))
+        return;
       if (yv.kind != Kind::kInt && yv.kind != Kind::kPtr) return;
       y = yv.range;
     }
@@ -328,6 +332,12 @@ StridedRange BufferOffsets::apply_conds(ValueId l, StridedRange r, const At& at)
       break;
     case kEq:
       lo = y.lo, hi = y.hi;
+      break;
+    case kNe: // x != c removes an end of x's range (`if (t > 0)` of an unsigned t: t != 0)
+      if (!y.is_constant()) return;
+      if (xr.lo == y.lo) lo = y.lo + 1;
+      if (xr.hi == y.lo) hi = y.lo - 1;
+      if (lo == R::kNegInf && hi == R::kPosInf) return;
       break;
     default:
       return;
@@ -436,7 +446,7 @@ BufferValue BufferOffsets::value_at(ValueId v, const At& at) const {
     At deeper = at;
     ++deeper.depth;
     BufferValue e = eval(x.inst, deeper);
-    if (e.kind == r.kind && e.param == r.param) r.range = e.range;
+    if (e.kind == r.kind && e.param == r.param && e.var == r.var) r.range = e.range;
   }
   if (x.kind == ValueKind::kPhi && (r.kind == Kind::kInt || r.kind == Kind::kPtr))
     r.range = trip_bound(l, r.range, at);
@@ -452,7 +462,7 @@ BufferValue BufferOffsets::special(std::string_view name) const {
     int tid = launch_index(name, "%tid."), cta = launch_index(name, "%ctaid.");
     int k = tid == d ? d : cta == d ? 3 + d : -1;
     if (k >= 0) {
-      if (pin_ && static_cast<int>(pin_->first) == k) return int_value(pin_->second);
+      if (pins_[k]) return int_value(*pins_[k]);
       return int_value(ids_[k]);
     }
     if (launch_index(name, "%ntid.") == d) return int_value(ntid_[d]);
@@ -476,16 +486,31 @@ BufferValue BufferOffsets::leaf(InstId i, std::uint32_t k, const At& at) const {
   }
   case OperandKind::kAddress:
     return address(i, k, at);
+  case OperandKind::kSymbol:
+    return variable_address(o, i);
   default:
-    return mixed(); // a variable's or function's address: no parameter's buffer
+    return mixed(); // a function's address
   }
+}
+
+BufferValue BufferOffsets::variable_address(const Operand& symbol, InstId at) const {
+  const VarDecl* var = variables_ ? variables_->find_variable(symbol.text()) : nullptr;
+  if (!var || var->space != StateSpace::kShared || symbol.has_register_index())
+    return mixed(); // another space's variable, or `arr[%r]`: no buffer this tracks
+  BufferValue b;
+  b.kind = Kind::kPtr;
+  b.var = var;
+  b.origin = at;
+  b.range = R::constant(symbol.has_offset() ? symbol.address_offset() : 0);
+  return b;
 }
 
 BufferValue BufferOffsets::address(InstId i, std::uint32_t k, const At& at) const {
   const Operand& o = a_->ir.inst(i).operands[k];
   if (o.address_base_is_immediate()) return int_value(R::constant(o.address_offset()));
+  if (o.has_register_index()) return mixed(); // `arr[%r]`: not a base plus a constant
   ValueId v = a_->values.value_of(i, k, 0);
-  if (v == kNoId) return mixed(); // a variable's address
+  if (v == kNoId) return variable_address(o, i); // `[smem+8]`
   BufferValue b = value_at(v, at);
   if (b.kind == Kind::kInt || b.kind == Kind::kPtr)
     b.range = add(b.range, R::constant(o.address_offset()));
@@ -526,7 +551,7 @@ BufferValue BufferOffsets::load_slice_pointer(InstId i, const At& at) const {
       inst.operands[1].kind != OperandKind::kAddress)
     return int_unknown();
   BufferValue addr = address(i, 1, at);
-  if (addr.kind != Kind::kPtr || addr.slice_hi >= 0) return int_unknown();
+  if (addr.kind != Kind::kPtr || addr.var || addr.slice_hi >= 0) return int_unknown();
   const PointerArrayContract* pa =
       contract_->pointer_array(a_->ir.function().params[addr.param].name);
   if (!pa || addr.range.lo == R::kNegInf || addr.range.hi == R::kPosInf || addr.range.lo < 0)
@@ -592,15 +617,17 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
   if (op == Opcode::kMov && n == 2) return leaf(i, 1, at);
   if (op == Opcode::kCvta && n == 2) {
     BufferValue x = leaf(i, 1, at);
-    if (x.kind == Kind::kPtr && explicit_space(inst) == AddrSpace::kGlobal) return x;
+    AddrSpace s = explicit_space(inst);
+    if (x.kind == Kind::kPtr && s == (x.var ? AddrSpace::kShared : AddrSpace::kGlobal)) return x;
     return x.kind == Kind::kPtr ? mixed() : int_unknown();
   }
   if (op == Opcode::kCvt && n == 2) {
     isa::Type dst = first_type(inst), src = last_type(inst);
     if (!is_int(dst) || !is_int(src)) return int_unknown();
     BufferValue x = leaf(i, 1, at);
+    // A shared-window address fits 32 bits (cvta.to.shared.u64 then cvt.u32.u64).
     if (x.kind == Kind::kPtr)
-      return isa::size_bits(dst) == 64 && isa::size_bits(src) == 64 ? x : mixed();
+      return (isa::size_bits(dst) == 64 && isa::size_bits(src) == 64) || x.var ? x : mixed();
     if (x.kind != Kind::kInt) return x.kind == Kind::kTop ? x : int_unknown();
     R r = read_as(x.range, src);
     if (isa::size_bits(dst) < isa::size_bits(src)) r = fit(r, isa::size_bits(dst));
@@ -711,6 +738,11 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
     if (si.operands[3].kind == OperandKind::kRegister)
       if (auto p = decided(a_->values.value_of(i, 3), at.block))
         return leaf(i, *p != si.operands[3].negated() ? 1 : 2, at);
+    // Or the comparison itself, where its operands' ranges leave one outcome (a witness search
+    // pins the thread index a `tid < 64 ? a : b` compares).
+    if (si.operands[3].kind == OperandKind::kRegister)
+      if (auto p = comparison_outcome(a_->values.value_of(i, 3), at))
+        return leaf(i, *p != si.operands[3].negated() ? 1 : 2, at);
     return join_values(leaf(i, 1, at), leaf(i, 2, at));
   }
   if (op == Opcode::kBfe && n == 4 && isa::kind(t) != isa::TypeKind::kSigned) {
@@ -724,6 +756,47 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
   return int_unknown();
 }
 
+std::optional<bool> BufferOffsets::comparison_outcome(ValueId pred, const At& at) const {
+  const ValueNumbering& vn = a_->values;
+  if (pred == kNoId || at.block == kNoId) return std::nullopt;
+  const ValueId l = vn.leader(pred);
+  if (vn.info(l).kind != ValueKind::kDef) return std::nullopt;
+  const InstId s = vn.info(l).inst;
+  const Instruction& si = a_->ir.inst(s);
+  if (si.op != Opcode::kSetp || si.operands.size() != 3 || si.modifiers.size() != 2)
+    return std::nullopt;
+  bool is_unsigned = false;
+  const Cmp cmp = cmp_of(si.modifiers[0], is_unsigned);
+  const isa::Type type = isa::type_from_spelling(si.modifiers[1]);
+  if (cmp == kNoCmp || !is_int(type)) return std::nullopt;
+  BufferValue x = leaf(s, 1, at), y = leaf(s, 2, at);
+  if (x.kind != Kind::kInt || y.kind != Kind::kInt) return std::nullopt;
+  const unsigned bits = isa::size_bits(type);
+  const bool as_u = is_unsigned || isa::kind(type) != isa::TypeKind::kSigned;
+  const R xr = as_u ? as_unsigned(x.range, bits) : as_signed(x.range, bits);
+  const R yr = as_u ? as_unsigned(y.range, bits) : as_signed(y.range, bits);
+  if (!xr.bounded() || !yr.bounded()) return std::nullopt;
+  const bool lt = xr.hi<yr.lo, ge = xr.lo >= yr.hi, gt = xr.lo> yr.hi, le = xr.hi <= yr.lo;
+  const bool eq = xr.is_constant() && yr.is_constant() && xr.lo == yr.lo;
+  const bool ne = xr.hi < yr.lo || xr.lo > yr.hi;
+  switch (cmp) {
+  case kLt:
+    return lt ? std::optional(true) : ge ? std::optional(false) : std::nullopt;
+  case kLe:
+    return le ? std::optional(true) : gt ? std::optional(false) : std::nullopt;
+  case kGt:
+    return gt ? std::optional(true) : le ? std::optional(false) : std::nullopt;
+  case kGe:
+    return ge ? std::optional(true) : lt ? std::optional(false) : std::nullopt;
+  case kEq:
+    return eq ? std::optional(true) : ne ? std::optional(false) : std::nullopt;
+  case kNe:
+    return ne ? std::optional(true) : eq ? std::optional(false) : std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
 BufferValue BufferOffsets::operand_value(InstId i, std::uint32_t k) const {
   std::vector<Cond> guard;
   const InstInfo& info = a_->ir.info(i);
@@ -735,18 +808,80 @@ BufferValue BufferOffsets::operand_value(InstId i, std::uint32_t k) const {
 
 BufferValue BufferOffsets::operand_value_pinned(InstId i, std::uint32_t k, LaunchId id,
                                                 std::int64_t lo, std::int64_t hi) const {
-  pin_ = std::make_pair(id, R::interval(lo, hi));
+  pins_[static_cast<int>(id)] = R::interval(lo, hi);
   BufferValue v = operand_value(i, k);
-  pin_.reset();
+  pins_[static_cast<int>(id)].reset();
   return v;
+}
+
+BufferValue BufferOffsets::operand_value_pinned(InstId i, std::uint32_t k,
+                                                const LaunchPins& pins) const {
+  pins_ = pins;
+  BufferValue v = operand_value(i, k);
+  for (auto& p : pins_)
+    p.reset();
+  return v;
+}
+
+std::optional<BufferOffsets::Witness> BufferOffsets::find_witness(
+    InstId i, std::uint32_t k, const std::array<StridedRange, kLaunchIds>& space,
+    const LaunchOrder& order, const std::function<bool(const BufferValue&)>& bad) const {
+  for (int id = 0; id < kLaunchIds; ++id)
+    pins_[id] = space[id];
+  auto holds = [&] { return bad(operand_value(i, k)); };
+  Witness w;
+  bool found = holds();
+  // Pinned one id at a time: the smallest value from which `bad` holds (the range [lo, v]
+  // only grows with v, so does the offset range it admits, so `bad` holds from some v on).
+  for (LaunchId lid : order) {
+    if (!found) break;
+    const auto id = static_cast<int>(lid);
+    const StridedRange r = space[id];
+    if (!reads_[id] || !r.bounded()) continue;
+    auto bad_upto = [&](std::int64_t v) {
+      pins_[id] = R::interval(r.lo, v);
+      return holds();
+    };
+    // An id the value does not depend on (over the launch's whole range of it) stays out of
+    // the witness.
+    pins_[id] = ids_[id];
+    const BufferValue free = operand_value(i, k);
+    pins_[id] = R::constant(r.lo);
+    const BufferValue at_lo = operand_value(i, k);
+    pins_[id] = r;
+    if (free == at_lo) continue;
+    std::int64_t lo = r.lo, hi = r.hi; // bad_upto(hi) holds
+    if (bad_upto(lo)) {
+      hi = lo;
+    } else {
+      while (hi - lo > 1) {
+        std::int64_t mid = lo + (hi - lo) / 2;
+        (bad_upto(mid) ? hi : lo) = mid;
+      }
+    }
+    pins_[id] = R::constant(hi);
+    w.ids[id] = hi;
+    found = holds();
+  }
+  if (found) w.value = operand_value(i, k);
+  for (auto& p : pins_)
+    p.reset();
+  if (!found) return std::nullopt;
+  return w;
 }
 
 StridedRange BufferOffsets::launch_range(LaunchId id) const {
   return ids_[static_cast<int>(id)];
 }
 
+StridedRange BufferOffsets::guaranteed_range(LaunchId id) const {
+  const StridedRange& r = ids_[static_cast<int>(id)];
+  return r.exact && r.bounded() ? r : R::constant(0);
+}
+
 std::optional<std::uint64_t> BufferOffsets::buffer_bytes(const BufferValue& v) const {
   if (v.kind != Kind::kPtr) return std::nullopt;
+  if (v.var) return v.var->size_in_bytes();
   std::string_view name = a_->ir.function().params[v.param].name;
   if (const BufferContract* b = contract_->buffer(name)) return b->bytes;
   if (const PointerArrayContract* p = contract_->pointer_array(name)) {

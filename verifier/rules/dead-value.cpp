@@ -8,20 +8,24 @@
 // prior content under a guarded write — or it reports the instruction (aggressive dead-code
 // elimination's notion of live). A result read only by other dead instructions is reported as
 // "only feeds results that are never used", so a loop-carried sum nobody reads after the loop
-// is found, update and initialisation alike. The bug it exists for: a kernel that
-// loads a value and then computes with a constant (or another register) instead, so the load
-// is wasted and the output silently wrong.
+// is found, update and initialisation alike. The bug it exists for: a kernel that loads a value
+// and then computes with something else instead (a copied handle written over the register, a
+// constant), so the output is silently wrong.
 //
-// Severity: error for loads (optimizing compilers delete unused loads, so one left in the PTX
-// means its consumer was lost); warning for other values (Triton and
-// LLVM leave dead zero-initialising movs and setps; worth a look, not a refusal), and warning
-// for parameter reads (`ld.param`: free, and nvcc leaves unused ones behind when it copies a
-// struct parameter field by field, as CUTLASS's kernels show), for every load of a debug build
-// (`.target sm_XX, debug`: nvcc -G keeps unused variables) and for reloads from the thread's local
-// stack (`.local`, or generic addresses from cvta.local /
-// __local_depot), which are spill traffic, not lost data. An instruction with several results (setp
-// p|q, ld.v4) is dead only when none is read. Carry-chain instructions (.cc, addc/subc/madc) are
-// never reported: their CC output is implicit.
+// Severity follows what the dead value means, not where it is. A dropped result is an error: a
+// value that carries the kernel's data (a load of memory, or a computation reading a register)
+// whose register is overwritten in its block before any read by an instruction whose own value
+// is used: the register's reader meant to get a value and gets the later one (`ld %f1; mov %f1,
+// 1.0; st %f1`, the copied-handle bug). No optimizing compiler emits it: SSA-form PTX never
+// writes a register twice in a block without a read. Everything else is waste, a warning: a load
+// or a result nothing reads changes no output (a prefetch-by-load in inline asm, a scoped
+// `{ .reg .u8 d; ld.global.nc.u8 d, [p]; }`, is one; so are the zero-initialising movs and setps
+// Triton and LLVM leave, parameter reads nvcc leaves behind when it copies a struct field by
+// field, every dead value of a debug build (`.target sm_XX, debug`: nvcc -G keeps unused
+// variables), reloads from the thread's local stack (`.local`, or generic addresses from
+// cvta.local / __local_depot) and constant movs overwritten later). An instruction with several
+// results (setp p|q, ld.v4) is dead only when none is read. Carry-chain instructions (.cc,
+// addc/subc/madc) are never reported: their CC output is implicit.
 //
 // How: marks SSA values live from real reads, through phis and guarded writes, then reports pure
 // instructions none of whose results is live.
@@ -66,6 +70,27 @@ bool reads_call_result(const Function& fn, const Instruction& inst) {
 
 bool is_debug_build(const Module& m) {
   return std::find(m.targets.begin(), m.targets.end(), "debug") != m.targets.end();
+}
+
+// The next instruction of i's block that writes register r, or kNoId.
+InstId next_write_in_block(const FunctionAnalysis& a, InstId i, RegId r) {
+  const FunctionIR& ir = a.ir;
+  for (InstId j = i + 1; j < a.cfg.block(a.cfg.block_of(i)).end; ++j)
+    for (const Mention* m = ir.mentions_begin(j); m != ir.mentions_end(j); ++m)
+      if (m->is_def && m->reg == r) return j;
+  return kNoId;
+}
+
+// A result that carries something from the kernel's data: a load of memory (not a parameter,
+// not a spill reload from the thread's own stack) or a computation that reads a register. A
+// constant `mov` carries nothing that a later write could have been meant to keep.
+bool carries_information(const FunctionAnalysis& a, InstId i) {
+  const FunctionIR& ir = a.ir;
+  const Instruction& inst = ir.inst(i);
+  if (is_load(inst)) return !inst.has_modifier("param") && !local_stack_address(a, i, 1);
+  for (const Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m)
+    if (!m->is_def) return true;
+  return false;
 }
 
 class DeadValueRule final : public Rule {
@@ -160,29 +185,23 @@ void DeadValueRule::check(RuleContext& ctx) const {
       for (const ValueUse& u : vn.uses(v))
         read_by_dead = read_by_dead || u.inst != kNoId || vn.is_phi(u.phi);
     }
-    bool load = is_load(inst);
-    // A parameter read is free and nvcc leaves unused ones behind when it copies a struct
-    // parameter field by field: a warning, like other dead values.
-    bool param_read = load && inst.has_modifier("param");
-    Severity severity = load && !param_read && !debug && !local_stack_address(a, i, 1)
-                            ? Severity::kError
-                            : Severity::kWarning;
+    const bool load = is_load(inst);
+    const InstId overwriter = next_write_in_block(a, i, first);
+    const bool dropped = !read_by_dead && overwriter != kNoId && live_inst[overwriter] && !debug &&
+                         carries_information(a, i);
     std::string name = ir.reg_name(first);
     std::string what = load ? "the value loaded into " + name : "the result " + name;
-    std::string msg =
-        read_by_dead ? what + " only feeds results that are never used" : what + " is never used";
-    auto f = ctx.report(i, msg, severity);
-    // The next write of the same register in this block, if any, is where it was discarded.
-    for (InstId j = i + 1; j < a.cfg.block(b).end; ++j) {
-      const InstInfo& nj = ir.info(j);
-      bool redefines = false;
-      for (std::uint32_t m = nj.mention_begin; m < nj.mention_end; ++m)
-        redefines = redefines || (ir.mention(m).is_def && ir.mention(m).reg == first);
-      if (redefines) {
-        f.relate(j, "overwrites " + name + " before any read");
-        break;
-      }
-    }
+    std::string msg;
+    if (dropped)
+      msg = what + " is overwritten before any read, and the register's next value is used: a "
+                   "dropped result (the reader meant to get it reads another value)";
+    else if (read_by_dead)
+      msg = what + " only feeds results that are never used";
+    else
+      msg = what + (load ? " is never used: a wasted load, with no effect on any result"
+                         : " is never used: wasted work, with no effect on any result");
+    auto f = ctx.report(i, msg, dropped ? Severity::kError : Severity::kWarning);
+    if (overwriter != kNoId) f.relate(overwriter, "overwrites " + name + " before any read");
   }
   // Sites: every reachable side-effect-free instruction with a result.
   for (InstId i = 0; i < ir.size(); ++i) {

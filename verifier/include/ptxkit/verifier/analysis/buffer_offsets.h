@@ -17,6 +17,9 @@
 //   Ptr: `ld.param` of a pointer parameter (offset 0), moved, converted (cvta), plus or minus an
 //        Int, or the base of mad.wide; a 64-bit load from a pointer-array parameter gives a Ptr
 //        into slice i of that array's buffer, i the index range of the load.
+//        With an AddressProvenance to resolve symbols (shared-bounds), a `.shared` variable's
+//        address (`mov %r, smem`, `[smem+8]`, through cvta.shared / cvta.to.shared and a 32-bit
+//        cvt) is a Ptr into that variable (var set, param kNoId).
 //   mixed: pointers into different parameters merged, a pointer masked or multiplied.
 // Phis join their incoming values as they hold on each edge: an incoming value is refined by the
 // guards on the way to its predecessor and by the branch condition of the edge itself, so a
@@ -25,9 +28,11 @@
 //
 // Refinement at a use: the operand's expression tree (up to 24 deep) is re-evaluated with the
 // bounds that dominating branch conditions (`setp.<cmp>.<int> p, x, y` then `@p bra`, through
-// not/and/or.pred), the guard of the instruction itself, and the trip count of the loop put on
-// its leaves. Trip counts: at a loop header, a phi h = phi(a, h + c) with a constant step is a
-// basic induction variable; if another basic induction variable g = phi(b, g + d) of the same
+// not/and/or.pred; `x != c` removes an end of x's range), the guard of the instruction itself,
+// and the trip count of the loop put on its leaves; a selp whose setp the operands' ranges there
+// decide takes one operand (under a witness search's pins: the thread's own choice).
+// Trip counts: at a loop header, a phi h = phi(a, h + c) with a constant step is a basic
+// induction variable; if another basic induction variable g = phi(b, g + d) of the same
 // loop is bounded at the use (g <= G), the iteration number is at most (G - min b) / d, which
 // bounds h to [a, a + c * that]: the counter-and-pointer pairs that compilers make of one loop.
 //
@@ -41,6 +46,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -50,10 +56,11 @@ namespace ptxkit::verifier::analysis {
 
 struct BufferValue {
   enum class Kind : std::uint8_t { kTop, kInt, kPtr, kMixed };
-  StridedRange range;          // kInt: the value; kPtr: byte offset from the buffer's start
-  std::uint32_t param = kNoId; // kPtr: index into Function::params
-  InstId origin = kNoId;       // kPtr: the ld.param (or pointer-array load) it started at
-  std::int64_t slice_hi = -1;  // kPtr into a pointer array's slices: the largest slice index
+  StridedRange range;           // kInt: the value; kPtr: byte offset from the buffer's start
+  const VarDecl* var = nullptr; // kPtr into a `.shared` variable (param is then kNoId)
+  std::uint32_t param = kNoId;  // kPtr: index into Function::params
+  InstId origin = kNoId;        // kPtr: the ld.param (or pointer-array load) it started at
+  std::int64_t slice_hi = -1;   // kPtr into a pointer array's slices: the largest slice index
   Kind kind = Kind::kTop;
 
   bool operator==(const BufferValue&) const = default;
@@ -63,9 +70,15 @@ struct BufferValue {
 enum class LaunchId : std::uint8_t { kTidX, kTidY, kTidZ, kCtaidX, kCtaidY, kCtaidZ };
 inline constexpr int kLaunchIds = 6;
 
+class AddressProvenance;
+
 class BufferOffsets {
 public:
-  BufferOffsets(const FunctionAnalysis& a, const KernelContract& contract);
+  // With `variables`, the address of a `.shared` variable it resolves (`mov %r, smem`,
+  // `[smem+8]`, through cvta to and from the generic window) is a Ptr into that variable, for
+  // shared-bounds; without, a variable's address is mixed (global-bounds checks parameters only).
+  BufferOffsets(const FunctionAnalysis& a, const KernelContract& contract,
+                const AddressProvenance* variables = nullptr);
 
   // The value of operand `operand` of `inst` (an address operand: its base plus offset),
   // refined at the use.
@@ -73,8 +86,34 @@ public:
   // The same with launch id `id` restricted to [lo, hi].
   BufferValue operand_value_pinned(InstId inst, std::uint32_t operand, LaunchId id, std::int64_t lo,
                                    std::int64_t hi) const;
+  // The same with each launch id k that pins[k] gives restricted to that range.
+  using LaunchPins = std::array<std::optional<StridedRange>, kLaunchIds>;
+  BufferValue operand_value_pinned(InstId inst, std::uint32_t operand,
+                                   const LaunchPins& pins) const;
   // The range of launch id `id` under the contract (unbounded when unknown).
   StridedRange launch_range(LaunchId id) const;
+  // The values of launch id `id` that every launch the kernel admits has: the whole range when
+  // the contract or .reqntid fixes the extent, else only 0 (.maxntid bounds the thread count,
+  // not the shape: a block of 1024 x 1 x 1 has no %tid.y = 1).
+  StridedRange guaranteed_range(LaunchId id) const;
+  // Whether the block shape is fixed (contract or .reqntid).
+  bool block_declared() const { return block_declared_; }
+
+  // A concrete witness of `bad` (a predicate on the operand's value): each launch id the
+  // function reads, in `order`, pinned to the smallest value of space[id] from which `bad`
+  // still holds with the ids after it free, then to that value alone. nullopt when `bad` fails
+  // already with every id free in `space`, or stops holding once the ids are pinned. `value` is
+  // the operand's value with every id pinned: a constant when the offset depends on nothing
+  // else (no loop counter, no loaded value, no hull of a select or phi the pins do not decide).
+  struct Witness {
+    std::array<std::optional<std::int64_t>, kLaunchIds> ids;
+    BufferValue value;
+  };
+  using LaunchOrder = std::array<LaunchId, kLaunchIds>;
+  std::optional<Witness> find_witness(InstId inst, std::uint32_t operand,
+                                      const std::array<StridedRange, kLaunchIds>& space,
+                                      const LaunchOrder& order,
+                                      const std::function<bool(const BufferValue&)>& bad) const;
   // Whether the function reads launch id `id` anywhere.
   bool reads(LaunchId id) const { return reads_[static_cast<int>(id)]; }
 
@@ -124,6 +163,8 @@ private:
   // Whether predicate `pred` is known true or false in block `at` (an edge into a dominator of
   // `at` decided it).
   std::optional<bool> decided(ValueId pred, BlockId at) const;
+  // The outcome of `setp.<cmp>.<int> pred, x, y` where the ranges of x and y at `at` leave one.
+  std::optional<bool> comparison_outcome(ValueId pred, const At& at) const;
   void place_conditions();
   // Basic induction variable: phi(init, phi + step) at a loop header.
   struct Induction {
@@ -148,7 +189,11 @@ private:
   std::array<StridedRange, kLaunchIds> ids_;
   std::array<StridedRange, 3> ntid_, nctaid_;
   std::array<bool, kLaunchIds> reads_{};
-  mutable std::optional<std::pair<LaunchId, StridedRange>> pin_;
+  bool block_declared_ = false;
+  const AddressProvenance* variables_ = nullptr;
+  BufferValue variable_address(const Operand& symbol, InstId at) const;
+  // Launch ids restricted to a narrower range during a witness search.
+  mutable LaunchPins pins_;
 };
 
 } // namespace ptxkit::verifier::analysis
