@@ -82,8 +82,8 @@ bool may_share_barrier(const FunctionAnalysis& a, InstId i, InstId at) {
 // ends the thread (`exit`, or `ret` of an .entry); and where that is code the threads past the
 // barrier run too, it does nothing but leave (`if (tid < 32) __syncthreads(); work();` lets
 // the threads that skipped run the work the barrier was to order: no exit of that kind). And
-// at the terminator that splits the threads before b, every side either leads to b on all
-// paths (b post-dominates it) or cannot reach b: no thread comes back to b in another pass.
+// the terminator that splits the threads before b sends some of them where b cannot be reached
+// (or is a guarded exit): where every side can reach b, the threads come back to it later.
 bool skippers_only_exit(const FunctionAnalysis& a, const WarpDivergence& div, InstId barrier) {
   const BlockId b = a.cfg.block_of(barrier);
   const Cfg& cfg = a.cfg;
@@ -92,8 +92,14 @@ bool skippers_only_exit(const FunctionAnalysis& a, const WarpDivergence& div, In
   const std::vector<char> after = connected(cfg, b, /*backward=*/false);
   const InstId cause = div.cause(b);
   if (cause == kNoId) return false;
+  // The split is between threads that can still arrive and threads that never can: where every
+  // side can reach b, the threads on the other side come back to it (another pass of a loop).
+  bool a_side_gives_up = false;
   for (BlockId s : cfg.block(cfg.block_of(cause)).succs)
-    if (reach[s] && !a.pdom.dominates(b, s)) return false;
+    a_side_gives_up = a_side_gives_up || !reach[s];
+  if (!a_side_gives_up && a.ir.inst(cause).op != Opcode::kRet &&
+      a.ir.inst(cause).op != Opcode::kExit)
+    return false;
   std::vector<char> seen(cfg.size(), 0);
   std::vector<BlockId> work;
   for (BlockId d = 0; d < cfg.size(); ++d) {

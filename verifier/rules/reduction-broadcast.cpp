@@ -564,14 +564,15 @@ void ReductionBroadcastRule::check(RuleContext& ctx) const {
              std::to_string(*threads) + " threads, more than one " + std::to_string(t.group) +
              "-lane group)";
     else if (group_dependent)
-      msg += "; every lane reads one group's result as if it were the whole warp's: correct only "
-             "if the block has at most " +
-             std::to_string(t.group) + " threads (declare .reqntid to state it)";
+      msg += "; every lane reads one group's result as if it were the whole warp's";
+    auto f = ctx.report(at, msg);
+    if (group_dependent && !threads)
+      f.assuming("the block has more than " + std::to_string(t.group) + " threads",
+                 "declare .reqntid (or pass --block-dim) to state the block's size");
     if (shape_dependent)
-      msg += "; the owner test on %tid.x selects one lane per warp only if ntid.x is a multiple "
-             "of 32, and the kernel reads %tid.y/%tid.z without a .reqntid declaring its shape";
-    const bool warning = shape_dependent || (group_dependent && !threads);
-    auto f = warning ? ctx.report(at, msg, Severity::kWarning) : ctx.report(at, msg);
+      f.assuming("blockDim.x is not a multiple of 32 (then the owner test on %tid.x selects no "
+                 "single lane per warp; the kernel reads %tid.y/%tid.z without a .reqntid)",
+                 "declare .reqntid or pass --block-dim");
     f.relate(t.last_op, "the reduction completes here, in " + owner + " only");
     if (sink != at) f.relate(sink, "and reaches this store in every lane");
   }

@@ -48,6 +48,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -196,6 +197,19 @@ struct Access {
   std::uint32_t form_class = 0; // FormPairs::class_of(addr)
 };
 
+// The values a launch-geometry special register can have on any GPU (the CUDA limits: grids of
+// 2^31-1 x 65535 x 65535 blocks, blocks of 1024 x 1024 x 64 threads): a superset of the real
+// launch, so a pair the search finds apart over it is apart in every launch, and a collision it
+// finds is not certain (the value may not occur).
+std::optional<Range> launch_register_range(std::string_view name) {
+  if (name.size() != 8 && name.size() != 10 && name.size() != 11) return std::nullopt;
+  const char dim = name.back();
+  if (name.starts_with("%ctaid.")) return Range{0, dim == 'x' ? 2147483646 : 65534};
+  if (name.starts_with("%nctaid.")) return Range{1, dim == 'x' ? 2147483647 : 65535};
+  if (name.starts_with("%ntid.")) return Range{1, dim == 'z' ? 64 : 1024};
+  return std::nullopt;
+}
+
 // The values atom `id` can take in the pair search: thread fields, counters (up to kMaxCount
 // iterations), residues, quotients of bounded thread parts, uniform values bounded at a guard.
 std::optional<Range> atom_range(const AffineIndex& ai, std::uint32_t id,
@@ -222,7 +236,7 @@ std::optional<Range> atom_range(const AffineIndex& ai, std::uint32_t id,
     if (at.bound >= 0) return Range{0, at.bound};
     for (const auto& [a, r] : ranges)
       if (a == id) return r;
-    return std::nullopt;
+    return launch_register_range(at.name);
   case AffineAtom::Kind::kSymbol:
     return std::nullopt;
   }
@@ -615,6 +629,28 @@ constexpr const char* kCauseText[] = {
     "a collision needs a later iteration of a loop (the loop may not run that often)",
     "the search for two colliding threads ran out of budget",
 };
+
+// What would decide each cause, for the undecided warning (kCauseText's order).
+constexpr const char* kDecideText[] = {
+    "declare .reqntid or pass --block-dim (or a --contract block)",
+    "index shared memory by values of the thread index and block-uniform values, or check the "
+    "kernel at run time (compute-sanitizer --tool racecheck)",
+    "state the parameters and grid the addresses use with --contract",
+    "state the loop bounds' parameters with --contract",
+    "state the launch (--block-dim) to make the search smaller",
+};
+
+// "(x,y,z)" at the end of a thread_text() string, as a witness thread.
+std::optional<Witness::Thread> witness_thread(const std::string& text, std::string does) {
+  const std::size_t open = text.rfind('(');
+  Witness::Thread t;
+  unsigned x = 0, y = 0, z = 0;
+  if (open == std::string::npos || std::sscanf(text.c_str() + open, "(%u,%u,%u)", &x, &y, &z) != 3)
+    return std::nullopt;
+  t.tid = {x, y, z};
+  t.does = std::move(does);
+  return t;
+}
 
 struct Verdict {
   // kCertain: two threads collide; kShape: they collide in a block shape the kernel does not
@@ -1808,8 +1844,22 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       msg = std::string(uncertain.empty() ? "" : "possible ") + what + std::string(space) +
             " memory: " + kind(q) + threads + " touch the same bytes in " + interval + shape +
             why_lockstep + (uncertain.empty() ? "" : ", not certain: " + uncertain);
-      auto f =
-          uncertain.empty() ? ctx.report(q.inst, msg) : ctx.report(q.inst, msg, Severity::kWarning);
+      auto f = ctx.report(q.inst, msg);
+      if (!uncertain.empty())
+        f.assuming("the accesses meet as the message says (" + uncertain + ")",
+                   "state the launch and parameters with --block-dim or --contract");
+      // The two threads, the same block, and the two accesses as the path.
+      Witness w;
+      w.block_dim = ctx.function().reqntid();
+      auto later = witness_thread(v.detail, kind(q) + " at line " +
+                                                std::to_string(a.ir.inst(q.inst).loc.line));
+      auto earlier = witness_thread(v.other, kind(p) + " at line " +
+                                                 std::to_string(a.ir.inst(p.inst).loc.line));
+      if (later && earlier) {
+        w.threads = {*earlier, *later};
+        w.path = {f.step(p.inst), f.step(q.inst)};
+        f.witness(std::move(w));
+      }
       if (i != j) f.relate(p.inst, "the other access (" + kind(p) + " by thread " + v.other + ")");
       if (cta_starts[*start] != kNoId) f.relate(cta_starts[*start], "the interval starts here");
       // The interval's end: the next CTA barrier after the later access in its block.
@@ -1846,7 +1896,14 @@ void SharedRaceRule::check(RuleContext& ctx) const {
     msg += std::string(msg.empty() ? "" : "; ") + "more than " + std::to_string(kMaxPairs) +
            " pairs of accesses share barrier intervals: the rest are not checked";
   const InstId at = first_undecided != kNoId ? first_undecided : acc.back().inst;
-  auto f = ctx.report(at, msg, Severity::kWarning);
+  auto f = ctx.report(at, msg);
+  std::string decide;
+  for (std::size_t c = 0; c < undecided.size(); ++c)
+    if (undecided[c].pairs != 0) decide += std::string(decide.empty() ? "" : "; ") + kDecideText[c];
+  if (truncated) decide += std::string(decide.empty() ? "" : "; ") + "split the kernel";
+  f.assuming("two of these accesses touch the same bytes in one barrier interval (the rule could "
+             "not decide it)",
+             decide);
   for (std::size_t c = 0; c < undecided.size(); ++c) {
     const Undecided& u = undecided[c];
     if (u.pairs == 0) continue;
