@@ -33,6 +33,40 @@ _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:" + _CHARS + r"*" + _FRAGMENT + r"\
 _RELATIVE_REF = re.compile(r"(?![^/?#]*:)" + _CHARS + r"*" + _FRAGMENT + r"\Z")
 
 
+# A 16x16 tile written [tid.y][tid.x] and read transposed with no barrier between.
+RACE_PTX = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry tile(.param .u64 out)
+{
+	.reg .b32 %r<12>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<4>;
+	.shared .align 4 .b8 s[1024];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %tid.y;
+	shl.b32 %r3, %r2, 4;
+	add.s32 %r4, %r3, %r1;
+	shl.b32 %r5, %r4, 2;
+	mov.u32 %r6, s;
+	add.s32 %r7, %r6, %r5;
+	cvt.rn.f32.u32 %f1, %r4;
+	st.shared.f32 [%r7], %f1;
+	shl.b32 %r8, %r1, 4;
+	add.s32 %r9, %r8, %r2;
+	shl.b32 %r10, %r9, 2;
+	add.s32 %r11, %r6, %r10;
+	ld.shared.f32 %f2, [%r11];
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mul.wide.u32 %rd3, %r4, 4;
+	add.s64 %rd2, %rd2, %rd3;
+	st.global.f32 [%rd2], %f2;
+	ret;
+}
+"""
+
+
 def make_validator(schema_path):
     with open(schema_path, encoding="utf-8") as f:
         schema = json.load(f)
@@ -106,6 +140,21 @@ def main():
         levels = {r["level"] for r in results_of(doc)}
         if "error" not in levels or not any(r["relatedLocations"] for r in results_of(doc)):
             sys.exit("FAIL: planted defect: no error result with related locations: %s" % doc)
+
+        # (b2) a race with its witness (codeFlows, one threadFlow per thread) under a stated block
+        # shape, and the same kernel without it: a warning whose assumption is in properties.
+        race = os.path.join(tmp, "race.ptx")
+        with open(race, "w") as f:
+            f.write(RACE_PTX)
+        doc = run_sarif(ptxkit, ["--rules", "shared-race", "--block-dim", "16,16", race], 1)
+        expect_valid(validator, "race with a witness", doc)
+        flows = [r["codeFlows"] for r in results_of(doc) if "codeFlows" in r]
+        if not flows or len(flows[0][0]["threadFlows"]) != 2:
+            sys.exit("FAIL: race: no codeFlows with two threadFlows: %s" % doc)
+        doc = run_sarif(ptxkit, ["--rules", "shared-race", race], 0)
+        expect_valid(validator, "race resting on the block shape", doc)
+        if not any(r.get("properties", {}).get("assumptions") for r in results_of(doc)):
+            sys.exit("FAIL: race without a block shape: no assumptions in properties: %s" % doc)
 
         # (c) a directory tree; one subdirectory name has a space and a '#', which a URI must
         # percent-encode.
