@@ -27,6 +27,7 @@
 #include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace ptxkit::verifier {
 
@@ -124,6 +125,124 @@ bool skippers_only_exit(const FunctionAnalysis& a, const WarpDivergence& div, In
   return true;
 }
 
+// The CTA-wide barrier at `i` (bar.sync/barrier.sync without a thread count) and its constant
+// barrier id, or nullopt.
+std::optional<std::int64_t> cta_barrier_id(const FunctionAnalysis& a, InstId i) {
+  const Instruction& inst = a.ir.inst(i);
+  if (inst.op != Opcode::kBar && inst.op != Opcode::kBarrier) return std::nullopt;
+  if (inst.has_modifier("warp") || inst.has_modifier("arrive")) return std::nullopt;
+  const bool red = inst.has_modifier("red");
+  if (inst.operands.size() >= (red ? 4u : 2u)) return std::nullopt; // a thread count
+  return constant_operand(a, i, red ? 1 : 0);
+}
+
+// Warps that go different ways at the thread-divergent terminator of block d still meet at every
+// CTA barrier when each way arrives at the same barriers equally often before the ways meet
+// again (nvcc duplicates `if (threadIdx.y == 0) {...} __syncthreads();` into both sides): every
+// path from d to its reconvergence point P = ipdom(d) passes the same number of CTA barriers,
+// all with one constant id, with no loop in between. Other barriers (a thread count, a
+// non-constant id), calls and exits in the region: not matched.
+class MatchedBarrierRegions {
+public:
+  explicit MatchedBarrierRegions(const FunctionAnalysis& a) : a_(&a), memo_(a.cfg.size(), 0) {}
+  bool matched(BlockId d) {
+    if (memo_[d] == 0) memo_[d] = compute(d) ? 1 : 2;
+    return memo_[d] == 1;
+  }
+  // b lies between d and its reconvergence point.
+  bool in_region(BlockId d, BlockId b) const {
+    const std::uint32_t stop = a_->pdom.idom(d);
+    std::vector<char> seen(a_->cfg.size(), 0);
+    std::vector<BlockId> work(a_->cfg.block(d).succs.begin(), a_->cfg.block(d).succs.end());
+    while (!work.empty()) {
+      BlockId x = work.back();
+      work.pop_back();
+      if (x == stop || seen[x]) continue;
+      if (x == b) return true;
+      seen[x] = 1;
+      for (BlockId s : a_->cfg.block(x).succs)
+        work.push_back(s);
+    }
+    return false;
+  }
+
+private:
+  static constexpr std::int64_t kNone = -1;
+  bool compute(BlockId d) {
+    const Cfg& cfg = a_->cfg;
+    const std::uint32_t stop = a_->pdom.idom(d);
+    if (stop == kNoId || stop >= cfg.size()) return false; // the ways never meet again
+    // counts[x]: the number of barriers every path from x to `stop` passes (kNone: unknown yet);
+    // depth-first with an on-stack mark, so a loop in the region fails.
+    std::vector<std::int64_t> count(cfg.size(), kNone);
+    std::vector<char> state(cfg.size(), 0); // 1 on the stack, 2 done
+    id_.reset();
+    bool ok = true;
+    auto visit = [&](auto&& self, BlockId x) -> std::int64_t {
+      if (x == stop) return 0;
+      if (state[x] == 1) return ok = false, 0; // a cycle
+      if (state[x] == 2) return count[x];
+      state[x] = 1;
+      std::int64_t here = 0;
+      for (InstId i = cfg.block(x).begin; i < cfg.block(x).end && ok; ++i) {
+        const Instruction& inst = a_->ir.inst(i);
+        if (inst.op == Opcode::kCall || inst.op == Opcode::kRet || inst.op == Opcode::kExit) {
+          ok = false;
+          break;
+        }
+        if (inst.op != Opcode::kBar && inst.op != Opcode::kBarrier) continue;
+        if (inst.has_modifier("warp")) continue;
+        auto id = cta_barrier_id(*a_, i);
+        if (!id || !inst.guard.empty() || (id_ && *id_ != *id)) {
+          ok = false;
+          break;
+        }
+        id_ = id;
+        ++here;
+      }
+      std::int64_t after = kNone;
+      if (cfg.block(x).succs.empty()) ok = false;
+      for (BlockId s : cfg.block(x).succs) {
+        if (!ok) break;
+        const std::int64_t c = self(self, s);
+        if (after == kNone)
+          after = c;
+        else if (c != after)
+          ok = false;
+      }
+      state[x] = 2;
+      count[x] = here + (after == kNone ? 0 : after);
+      return count[x];
+    };
+    std::int64_t first = kNone;
+    for (BlockId s : cfg.block(d).succs) {
+      const std::int64_t c = visit(visit, s);
+      if (!ok) return false;
+      if (first == kNone)
+        first = c;
+      else if (c != first)
+        return false;
+    }
+    return ok;
+  }
+  const FunctionAnalysis* a_;
+  std::vector<std::uint8_t> memo_;
+  std::optional<std::int64_t> id_;
+};
+
+// The CTA barrier at `i` in block b is reached in step by every warp although threads diverge
+// before it: every thread-divergent terminator whose region holds b is matched.
+bool warps_meet_at(MatchedBarrierRegions& m, const FunctionAnalysis& a, const WarpDivergence& div,
+                   BlockId b) {
+  bool any = false;
+  for (BlockId d = 0; d < a.cfg.size(); ++d) {
+    if (!a.cfg.reachable(d) || !div.divergent(d) || !m.in_region(d, b)) continue;
+    if (!m.matched(d)) return false;
+    any = true;
+  }
+  return any;
+}
+
 class BarrierDivergenceRule final : public Rule {
 public:
   std::string_view summary() const override {
@@ -138,6 +257,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
   const WarpDivergence *threads = nullptr, *warps = nullptr, *groups = nullptr;
   WholeWarpsShape shape; // warp-level collectives under an undeclared launch shape
   UniformArguments args; // in a .func: divergence that depends on the callers' arguments
+  std::optional<MatchedBarrierRegions> matched; // per function, on first need
   for (InstId i = 0; i < a.ir.size(); ++i) {
     BlockId b = a.cfg.block_of(i);
     if (!a.cfg.reachable(b)) continue;
@@ -211,6 +331,23 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
       continue;
     }
     if (!after_exit && !(partial && c == Collective::kAligned)) continue;
+    // Threads of the block part, but whole warps do, and each way arrives at barrier `id` as
+    // often as the other: every warp reaches a barrier of the same count. What decides it is
+    // then whether warps stay whole (the warp-level facts, under the launch shape if undeclared).
+    if (cta_wide && partial && !after_exit && !guarded && cta_barrier_id(a, i)) {
+      if (!matched) matched.emplace(a);
+      if (warps_meet_at(*matched, a, *div, b)) {
+        if (!warps) warps = &a.divergence(ctx.module(), false);
+        if (!warps->partial(b) && !warps->after_exit(b) && warps->guard_uniform(i)) continue;
+        if (shape.fine_with_whole_warps(ctx, i, b)) {
+          auto f = WholeWarpsShape::report(ctx, i, what, false);
+          const DivergenceCause cause = divergence_cause(a, *div, b);
+          if (cause.inst != kNoId)
+            f.relate(cause.inst, "the branch that depends on the launch shape");
+          continue;
+        }
+      }
+    }
     const DivergenceCause cause = divergence_cause(a, *div, b);
     // A non-aligned barrier may be reached from different places: only exited threads matter.
     const bool exit_case = after_exit && (cause.is_exit || !partial || c == Collective::kUnaligned);
