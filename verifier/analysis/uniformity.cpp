@@ -304,14 +304,31 @@ struct UniformityBuilder {
   // The instruction computes something of %tid.x that is the same in every lane of a warp:
   // tid.x >> k (k >= 5), tid.x / (32m), tid.x & mask with mask's low 5 bits clear, or a
   // comparison of tid.x with a constant on a 32-lane boundary (tid.x < 32m, tid.x > 32m - 1).
+  // Operand `op` of instruction i is an integer constant: an immediate, or a register set by
+  // `mov` of one (nvcc's `mov.u32 %r2, WARP_SZ; div.s32 %r3, %r1, %r2`).
+  std::optional<std::int64_t> constant_source(InstId i, std::uint32_t op) const {
+    const Operand& c = ir.inst(i).operands[op];
+    if (c.kind == OperandKind::kImmInt) return c.int_value();
+    if (c.kind != OperandKind::kRegister && c.kind != OperandKind::kSymbol) return std::nullopt;
+    const ValueId v = vn.value_of(i, op);
+    if (v == kNoId) return std::nullopt;
+    const InstId d = vn.defining_instruction(v);
+    if (d == kNoId) return std::nullopt;
+    const Instruction& m = ir.inst(d);
+    if (m.op != Opcode::kMov || m.operands.size() != 2 || !m.guard.empty() ||
+        m.operands[1].kind != OperandKind::kImmInt)
+      return std::nullopt;
+    return m.operands[1].int_value();
+  }
+
   bool warp_id_of_tid(InstId i) const {
     const Instruction& in = ir.inst(i);
     if (in.operands.size() != 3) return false;
-    const Operand& c = in.operands[2];
-    if (c.kind != OperandKind::kImmInt) return false;
+    const std::optional<std::int64_t> divisor = constant_source(i, 2);
+    if (!divisor) return false;
     ValueId x = vn.value_of(i, 1);
     if (!(warps_are_tid_x_aligned() && is_tid_x(x)) && !is_linear_tid(ir, vn, x)) return false;
-    std::int64_t k = c.int_value();
+    std::int64_t k = *divisor;
     const Opcode op = in.op;
     if (op == Opcode::kShr) return k >= 5;
     if (op == Opcode::kDiv) return k > 0 && k % 32 == 0;
