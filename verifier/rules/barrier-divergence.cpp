@@ -103,8 +103,14 @@ bool skippers_only_exit(const FunctionAnalysis& a, const WarpDivergence& div, In
     return false;
   std::vector<char> seen(cfg.size(), 0);
   std::vector<BlockId> work;
+  // A terminator in b's own block comes after the barrier: it splits threads that skip b only
+  // when b is in a loop (they leave before its next pass).
+  bool b_in_loop = false;
+  for (BlockId s : cfg.block(b).succs)
+    b_in_loop = b_in_loop || reach[s];
   for (BlockId d = 0; d < cfg.size(); ++d) {
     if (!cfg.reachable(d) || !reach[d] || !div.divergent(d)) continue;
+    if (d == b && !b_in_loop) continue;
     for (BlockId s : cfg.block(d).succs)
       if (!reach[s] && !seen[s]) seen[s] = 1, work.push_back(s);
   }
