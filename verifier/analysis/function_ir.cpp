@@ -21,26 +21,6 @@ std::uint32_t register_elements(const VarDecl& d) {
   return d.vector_width == 2 || d.vector_width == 4 ? d.vector_width : 1;
 }
 
-// 0..3 for a name ending in a vector element selector (.x .y .z .w, or .r .g .b .a), else -1.
-int vector_element_index(std::string_view name) {
-  if (name.size() < 3 || name[name.size() - 2] != '.') return -1;
-  switch (name.back()) {
-  case 'x':
-  case 'r':
-    return 0;
-  case 'y':
-  case 'g':
-    return 1;
-  case 'z':
-  case 'b':
-    return 2;
-  case 'w':
-  case 'a':
-    return 3;
-  default:
-    return -1;
-  }
-}
 } // namespace
 
 bool writes_first_operand(const Instruction& inst) {
@@ -69,6 +49,7 @@ struct FunctionIRBuilder {
   std::uint64_t index_bound = 0;
 
   void note_index(std::string_view name) {
+    if (vector_element_index(name) >= 0) name.remove_suffix(2); // `%acc3.y` is index 3 of %acc
     auto split = FunctionIR::split_register_name(name);
     if (split.prefix.size() == name.size()) return; // no digits
     index_bound = std::max(index_bound,

@@ -29,6 +29,26 @@ std::optional<std::uint32_t> dim1(const Function& f, std::string_view name) {
 
 } // namespace
 
+int vector_element_index(std::string_view name) {
+  if (name.size() < 3 || name[name.size() - 2] != '.') return -1;
+  switch (name.back()) {
+  case 'x':
+  case 'r':
+    return 0;
+  case 'y':
+  case 'g':
+    return 1;
+  case 'z':
+  case 'b':
+    return 2;
+  case 'w':
+  case 'a':
+    return 3;
+  default:
+    return -1;
+  }
+}
+
 std::string_view state_space_name(StateSpace s) {
   switch (s) {
   case StateSpace::kNone:

@@ -103,6 +103,41 @@ void set_text(Operand& op, const char* b, const char* e) {
 
 } // namespace
 
+char Parser::accept_vector_element() {
+  const char* q = p_;
+  while (q < end_ && (*q == ' ' || *q == '\t'))
+    ++q;
+  if (end_ - q < 2 || q[0] != '.' || std::strchr("xyzwrgba", q[1]) == nullptr || q[1] == 0 ||
+      (q + 2 < end_ && is_ident_char(q[2])))
+    return 0;
+  p_ = q + 2;
+  return q[1];
+}
+
+bool Parser::declared_vector_register(std::string_view name) const {
+  if (vector_regs_.count(name) != 0) return true;
+  std::size_t digits = name.size();
+  while (digits > 0 && is_digit(name[digits - 1]))
+    --digits;
+  return digits < name.size() && vector_reg_ranges_.count(name.substr(0, digits)) != 0;
+}
+
+void Parser::set_element_text(Operand& op, std::string_view name, char element, const char* start) {
+  std::string spelled(name);
+  spelled += '.';
+  spelled += element;
+  const std::string_view t = intern(spelled, start, p_); // the source's bytes when unspaced
+  set_text(op, t.data(), t.data() + t.size());
+}
+
+void Parser::refuse_vector_element(const Operand& op, const Mark& at, std::string_view where) {
+  if (op.vector_element() < 0) return;
+  reset(at);
+  skip_ws();
+  fail_here("a vector element ('" + std::string(op.text()) + "') cannot be " + std::string(where) +
+            ": ptxas takes only a scalar register there");
+}
+
 std::string_view Parser::intern(std::string_view s, const char* begin, const char* end) {
   if (static_cast<std::size_t>(end - begin) == s.size() &&
       std::memcmp(begin, s.data(), s.size()) == 0)
@@ -111,11 +146,15 @@ std::string_view Parser::intern(std::string_view s, const char* begin, const cha
 }
 
 Operand Parser::parse_operand(std::uint32_t level) {
+  const Mark at_first = mark();
   Operand op = parse_simple_operand(level);
   skip_ws();
   if (p_ < end_ && *p_ == '|') {
+    refuse_vector_element(op, at_first, "half of a predicate pair 'p|q'");
     ++p_;
+    const Mark at_second = mark();
     Operand two[2] = {op, parse_simple_operand(level + 1)};
+    refuse_vector_element(two[1], at_second, "half of a predicate pair 'p|q'");
     Span<Operand> span = arena_.copy(two, 2);
     Operand pair;
     pair.loc = op.loc;
@@ -141,7 +180,10 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
     el.clear();
     if (!(allow_empty && accept(close))) {
       do {
+        const Mark at_element = mark();
         el.push_back(parse_operand(level + 1));
+        if (kind == OperandKind::kParenList)
+          refuse_vector_element(el.back(), at_element, "a call's argument or result");
         if (el.size() > 0xffff) fail_here("too many elements in one operand");
       } while (accept(','));
       char what[4] = {'\'', close, '\'', 0};
@@ -194,11 +236,14 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
     return parse_expression_operand();
   if (c == '!') {
     ++p_;
+    const Mark at_negated = mark();
     Operand inner = parse_simple_operand(level + 1); // level + 1: `!!!!...` stays bounded
     if (inner.kind != OperandKind::kRegister && inner.kind != OperandKind::kSymbol) {
       p_ = start;
       fail_here("'!' applies only to a predicate register");
     }
+    // .pred has no vectors (ptxas: "Predicate type can only be used to define scalar ...").
+    refuse_vector_element(inner, at_negated, "negated ('!' applies to a predicate register)");
     inner.loc = op.loc;
     inner.flags |= Operand::kNegated;
     return inner;
@@ -217,15 +262,20 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
     std::string_view name;
     if (!lex_identifier(p_, end_, name)) fail_expected("an operand");
     if (c == '%') {
-      // `%tid.x`-style component.
-      if (p_ + 1 < end_ && *p_ == '.' && std::strchr("xyzw", p_[1]) != nullptr && p_[1] != 0 &&
-          (p_ + 2 >= end_ || !is_ident_char(p_[2]))) {
-        p_ += 2;
-      }
       op.kind = is_special_register(name) ? OperandKind::kSpecialReg : OperandKind::kRegister;
       set_text(op, start, p_);
-      if (op.kind == OperandKind::kRegister && p_ + 2 < end_ && *p_ == '.' &&
-          (p_[1] == 'b' || p_[1] == 'h') && is_digit(p_[2])) {
+      // `%tid.x`'s component or `%acc.y`'s element. A special register's is spelled .x-.w, as
+      // its analyses know it (ptxas reads `%tid.r` as %tid.x).
+      if (const char element = accept_vector_element()) {
+        const bool special = op.kind == OperandKind::kSpecialReg;
+        const char letter =
+            special ? "xyzw"[std::string_view("xyzwrgba").find(element) % 4] : element;
+        set_element_text(op, name, letter, start);
+        if (!special && p_ + 1 < end_ && *p_ == '.' && (p_[1] == 'b' || p_[1] == 'h'))
+          fail_here("a vector element takes no video selector ('" + std::string(op.text()) +
+                    "' is one element of a vector register)");
+      } else if (op.kind == OperandKind::kRegister && p_ + 2 < end_ && *p_ == '.' &&
+                 (p_[1] == 'b' || p_[1] == 'h') && is_digit(p_[2])) {
         const char* sel = p_ + 1;
         const char* e = sel + 1;
         while (e < end_ && is_ident_char(*e))
@@ -248,6 +298,15 @@ Operand Parser::parse_simple_operand(std::uint32_t level) {
       op.kind = OperandKind::kImmInt;
       op.bits = 32;
       set_text(op, start, p_);
+    } else if (const char element = accept_vector_element()) {
+      // `mx.x`: an element of a vector register named without '%' (CUTLASS's inline asm).
+      if (!declared_vector_register(name)) {
+        p_ = start;
+        fail_here("'" + std::string(name) + "." + element + "' selects an element of '" +
+                  std::string(name) + "', which is not a vector register declared before it");
+      }
+      op.kind = OperandKind::kRegister;
+      set_element_text(op, name, element, start);
     } else {
       op.kind = OperandKind::kSymbol;
       set_text(op, start, p_);
@@ -293,10 +352,16 @@ void Parser::parse_address(Operand& op, std::uint32_t level) {
   skip_ws();
   op.kind = OperandKind::kAddress;
   const char* start = p_;
+  const Mark at_base = mark();
   if (p_ < end_ && is_ident_start(*p_)) {
     std::string_view name;
     if (!lex_identifier(p_, end_, name)) fail_expected("an address");
     set_text(op, start, p_);
+    if (accept_vector_element()) {
+      reset(at_base);
+      fail_here("a vector element cannot be an address base: ptxas takes only a scalar register "
+                "or a variable there");
+    }
   } else if (p_ < end_ && (is_digit(*p_) || *p_ == '-')) {
     NumberLit lit;
     bool bad = false;
@@ -353,6 +418,7 @@ void Parser::parse_array_element(Operand& op, std::uint32_t level) {
     // register and K as elements. ptxas refuses `arr[K+%r1]`, `arr[%r1-K]`, `arr[%tid.x]`.
     const Mark at_index = mark();
     const Operand index = parse_simple_operand(level + 1);
+    refuse_vector_element(index, at_index, "an array-element index");
     if (index.kind != OperandKind::kRegister || index.flags != 0) {
       reset(at_index);
       fail_here("an array-element index must be a register or a constant expression");

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace ptxkit::verifier::detail {
@@ -100,6 +101,16 @@ private:
   void parse_address(Operand& op, std::uint32_t level);
   // `sym[index]` after the symbol (6.4.2): the address sym + index x its element size.
   void parse_array_element(Operand& op, std::uint32_t level);
+  // A vector element selector after a register name (5.4.2): `.x .y .z .w` or `.r .g .b .a`,
+  // one letter, blanks allowed before the dot (ptxas takes `mx .x`). Consumes it and returns the
+  // letter, or returns 0 and consumes nothing.
+  char accept_vector_element();
+  // `name` (or, for `mx3`, a ranged `mx<N>`) was declared `.reg .v2`/`.v4` earlier in the module.
+  bool declared_vector_register(std::string_view name) const;
+  // op's text(): `name.element` without blanks (the source's bytes when it has none).
+  void set_element_text(Operand& op, std::string_view name, char element, const char* start);
+  // The operand just parsed names a vector element where ptxas takes only a scalar register.
+  void refuse_vector_element(const Operand& op, const Mark& at, std::string_view where);
   // `opaque`: the declaration is a .texref/.samplerref/.surfref (its braces hold `field = value`).
   const InitValue* parse_init(std::uint32_t depth, bool opaque);
   InitValue parse_init_value(std::uint32_t depth, bool opaque);
@@ -139,6 +150,12 @@ private:
   // Element size (type x vector width) of each variable declared so far, for `arr[2]` operands;
   // the latest declaration of a name wins (PTX names a variable only after declaring it).
   std::unordered_map<std::string_view, std::uint32_t> element_size_;
+  // Names declared `.reg .v2`/`.v4` so far (plain, and ranged `mx<N>` by prefix), for `mx.x`
+  // operands: a name without '%' has elements only when it is a vector register. Never removed
+  // when a scope closes: the set only decides what parses, and a name PTX declares before use
+  // stays declared somewhere (ptxas refuses `mx.x` before `.reg .v2 .f32 mx;`).
+  std::unordered_set<std::string_view> vector_regs_;
+  std::unordered_set<std::string_view> vector_reg_ranges_;
   Opcode op_ = Opcode::kUnknown; // the instruction whose operands are being parsed
 };
 

@@ -173,6 +173,8 @@ void Parser::parse_decl(std::vector<VarDecl>& out, Linkage linkage, SourceLoc lo
     }
     if (v.space != StateSpace::kReg)
       element_size_[v.name] = isa::size_bytes(v.type); // `arr[i]` steps by the scalar size
+    else if (v.vector_width > 1)
+      (v.has_range ? vector_reg_ranges_ : vector_regs_).insert(v.name);
     out.push_back(v);
     if (single || !accept(',')) break;
   }
@@ -219,6 +221,13 @@ Instruction Parser::parse_instruction(SourceLoc loc) {
     inst.guard_negated = accept('!');
     skip_ws();
     inst.guard = expect_identifier("a predicate register");
+    const Mark at_selector = mark();
+    if (accept_vector_element()) {
+      reset(at_selector);
+      skip_ws();
+      fail_here("a guard predicate is a scalar register: .pred has no vectors, so '" +
+                std::string(inst.guard) + "' has no elements");
+    }
   }
   skip_ws();
   const char* op_start = p_;

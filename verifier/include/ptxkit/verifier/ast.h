@@ -12,6 +12,8 @@
 // ("$L__BB0_1", "_Z3fooPf"), modifiers without their leading dot ("global", "shared::cta").
 // Identifiers without '%' are OperandKind::kSymbol even when they name a register declared in a
 // `.reg` (inline-asm blocks often do `.reg .pred p;`): resolve them against the declarations.
+// The exception is an element of a vector register (`mx.x` of `.reg .v2 .f32 mx;`): only a
+// register has elements, so it is a kRegister however it is named.
 #pragma once
 
 #include "ptxkit/isa/isa.h"
@@ -86,8 +88,13 @@ enum class Linkage : std::uint8_t { kNone, kVisible, kExtern, kWeak, kCommon };
 // Operands
 // ---------------------------------------------------------------------------------------------
 
+// 0..3 for a register name that ends in a vector element selector (`%acc.y`, `mx.x`, `%v.a`:
+// .x .y .z .w or .r .g .b .a, PTX ISA 5.4.2), else -1.
+int vector_element_index(std::string_view register_name);
+
 enum class OperandKind : std::uint8_t {
-  kRegister,   // %r1, %rd2, %p3, %f4 (any '%' name that is not a special register)
+  kRegister,   // %r1, %rd2, %p3, %f4 (any '%' name that is not a special register), and an
+               // element of a vector register however named: %acc.y, mx.x (ast.h opening)
   kSpecialReg, // %tid.x, %laneid, %clock64, %ctaid.y, %envreg3 ...
   kSymbol,     // a label, variable, function or a register named without '%'
   kImmInt,     // 42, -1, 0xFF, 017, 0b101, 7U
@@ -105,6 +112,10 @@ enum class OperandKind : std::uint8_t {
 //              with a byte/half-word selector or SIMD mask (`%r2.b0`, `%r1.h10`, `%r3.b3210`,
 //              PTX ISA 9.7.20) keeps the bare name in text() (the register the analyses see) and
 //              has_selector(), selector() "b0" / "h10" / "b3210" (its characters in `bits`).
+//              An element of a vector register (`%acc.y`, `mx.x`, `%v.a`, 5.4.2) is a kRegister
+//              whose text() is the element's name as written (no blanks: `mx .x` is "mx.x");
+//              vector_element() says which; FunctionIR resolves it to that element's register.
+//              A special register's component is spelled .x/.y/.z/.w (`%tid.r` is "%tid.x").
 //              An array element without brackets (`arr[2]`, 6.4.2) is the address arr + 2 x the
 //              element size: a kSymbol with that offset (`mov`), a kAddress in a memory access.
 //              An element indexed by a register (`arr[%r1]`, `arr[%r1+K]`) has no such address
@@ -154,6 +165,10 @@ struct Operand {
   bool has_selector() const { return (flags & kSelector) != 0; }
   bool minus() const { return (flags & kMinus) != 0; }
   bool has_register_index() const { return (flags & kRegisterIndex) != 0; }
+  // 0..3 for a kRegister that names one element of a vector register (`%acc.y` is 1), else -1.
+  int vector_element() const {
+    return kind == OperandKind::kRegister ? vector_element_index(text()) : -1;
+  }
   // `arr[%r1+K]`'s index register (elements()[0]) and constant term K (0 when not written).
   const Operand* index_register() const { return has_register_index() ? &elements()[0] : nullptr; }
   std::int64_t index_constant() const {
