@@ -324,10 +324,12 @@ private:
 
   RunResult& finish(RunResult& r, Stop s) {
     r.stop = s;
+    r.registers = regs_;
     return r;
   }
   RunResult& inconclusive(RunResult& r, InstId at, InstId from) {
     r.stop = Stop::kInconclusive;
+    r.registers = regs_;
     r.unknown_at = at;
     r.unknown_from = from;
     return r;

@@ -108,6 +108,7 @@ struct RunResult {
   InstId unknown_at = kNoId;   // kInconclusive: the instruction that needed the unknown value
   InstId unknown_from = kNoId; // ...and where that value became unknown (kNoId: never set)
   std::vector<InstId> steered; // the undecided branches that were steered
+  std::vector<Value> registers; // by RegId, where the thread stopped (before the target runs)
 };
 
 class Interpreter {
