@@ -465,8 +465,17 @@ private:
         {"%nctaid", &launch_.nctaid}};
     for (const auto& [base, values] : ids)
       for (int k = 0; k < 3; ++k)
-        if (name.size() == base.size() + 2 && name.starts_with(base) && name.ends_with(kDims[k]))
+        if (name.size() == base.size() + 2 && name.starts_with(base) && name.ends_with(kDims[k])) {
+          const bool shape = values == &launch_.ntid || values == &launch_.nctaid;
+          const bool known = values == &launch_.ntid     ? launch_.block_known
+                             : values == &launch_.nctaid ? launch_.grid_known
+                                                         : true;
+          if (shape && !known) return Value::unknown(i);
           return Value::of((*values)[k]);
+        }
+    const bool lin_known = launch_.block_known || (launch_.tid[1] == 0 && launch_.tid[2] == 0);
+    if (!lin_known && (name == "%warpid" || name == "%laneid" || name.starts_with("%lanemask")))
+      return Value::unknown(i);
     const std::uint64_t lane = lin() & 31;
     if (name == "%laneid") return Value::of(lane);
     if (name == "%warpid") return Value::of(lin() / 32);

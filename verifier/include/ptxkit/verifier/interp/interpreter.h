@@ -60,6 +60,10 @@ struct ThreadLaunch {
   std::array<std::uint32_t, 3> ntid{1, 1, 1};
   std::array<std::uint32_t, 3> ctaid{};
   std::array<std::uint32_t, 3> nctaid{1, 1, 1};
+  // Whether %ntid / %nctaid are the launch's (false: the kernel states no shape; reading one,
+  // or %laneid/%warpid of a thread whose linear id needs it, gives unknown).
+  bool block_known = true;
+  bool grid_known = true;
   // `.param` values by name (pointers as integers); a parameter not here reads as unknown.
   std::map<std::string, std::int64_t, std::less<>> params;
 };
@@ -105,9 +109,9 @@ struct RunResult {
   Stop stop = Stop::kExited;
   std::vector<InstId> path; // every instruction executed, in order (guarded-off ones included)
   std::optional<EffectiveAddress> access; // at the target, when it is a memory access
-  InstId unknown_at = kNoId;   // kInconclusive: the instruction that needed the unknown value
-  InstId unknown_from = kNoId; // ...and where that value became unknown (kNoId: never set)
-  std::vector<InstId> steered; // the undecided branches that were steered
+  InstId unknown_at = kNoId;    // kInconclusive: the instruction that needed the unknown value
+  InstId unknown_from = kNoId;  // ...and where that value became unknown (kNoId: never set)
+  std::vector<InstId> steered;  // the undecided branches that were steered
   std::vector<Value> registers; // by RegId, where the thread stopped (before the target runs)
 };
 
