@@ -32,7 +32,8 @@ struct Fixture {
     for (const Statement& s : t->an.a->ir.function().body.statements)
       if (const auto* v = std::get_if<VarDecl>(&s.node); v && v->name == "b") return *v;
     ADD_FAILURE() << "no b";
-    return *static_cast<const VarDecl*>(nullptr);
+    static const VarDecl none;
+    return none;
   }
   interp::Replay replay(std::uint32_t tid, const std::string& needle) const {
     interp::ThreadLaunch l;
