@@ -23,15 +23,26 @@
 // choice the pins do not decide, a hull of arithmetic the intervals over-approximate) is a
 // warning that says it is an over-approximation.
 //
+// Replay: before an error is reported, its witness thread is replayed by the interpreter
+// (interp/replay.h), which shares nothing with the offset analysis: it must execute the access
+// with the bytes outside the variable. The error then carries the witness (block shape, thread,
+// offset, the path the replay took). A replay that contradicts it (the thread does not get
+// there, or its bytes are inside) makes the finding a warning that says so; one that needs a
+// value the interpreter does not know for the address (a loaded value, a parameter not stated)
+// makes it a warning that names that value. Branches the replay cannot decide and that do not
+// feed the address are steered toward the access (interpreter.h), as the analysis' guards are.
+//
 // How: each shared access with a known variable is checked against the variable's declared
 // size; out-of-range ones are searched for a witness first among the launch ids every launch
 // has, then among those the declared bounds admit.
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/buffer_offsets.h"
 #include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/interp/replay.h"
 #include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace ptxkit::verifier {
@@ -208,19 +219,67 @@ std::string crossing(const Site& s, const BufferValue& v, bool certain) {
   return may + "end" + (certain ? "s" : "") + " at byte " + std::to_string(v.range.hi + s.width);
 }
 
+// The error's witness thread, replayed by the interpreter (interp/replay.h) along its path.
+struct Replayed {
+  interp::Replay replay;
+  interp::ThreadLaunch launch;
+  std::unique_ptr<interp::Interpreter> in;
+};
+
+Replayed replay_witness(const RuleContext& ctx, const Site& s, const BufferOffsets::Witness& w) {
+  auto id = [&](int k) { return static_cast<std::uint32_t>(w.ids[k].value_or(0)); };
+  Replayed r;
+  r.launch = interp::stated_launch(ctx.function(), ctx.contract(), {id(0), id(1), id(2)},
+                                   {id(3), id(4), id(5)});
+  r.in = std::make_unique<interp::Interpreter>(ctx.module(), ctx.analysis());
+  r.replay = interp::replay_shared_out_of_bounds(*r.in, r.launch, s.inst, *s.var);
+  return r;
+}
+
+// The replayed witness as the Finding's: the launch, the thread and its bytes, the path.
+void attach_witness(RuleContext::Reported& f, const Site& s, const Replayed& r) {
+  const std::int64_t off = interp::offset_into(*r.in, *r.replay.run.access, *s.var);
+  Witness w;
+  if (r.launch.block_known) w.block_dim = r.launch.ntid;
+  const std::string bytes =
+      "bytes " + std::to_string(off) + ".." + std::to_string(off + s.width - 1);
+  w.threads.push_back({r.launch.tid, r.launch.ctaid,
+                       "touches " + bytes + " of " + std::string(s.var->name) +
+                           (off < 0 ? " (before its start)" : "") +
+                           (r.replay.run.steered.empty()
+                                ? ""
+                                : " (" + interp::steered_text(*r.in, r.replay.run) + ")")});
+  w.values.emplace_back("offset", off);
+  for (InstId i : interp::witness_path(r.replay.run))
+    w.path.push_back(f.step(i));
+  f.witness(std::move(w));
+}
+
 void report_outside(RuleContext& ctx, const BufferOffsets& bo, const Site& s, const BufferValue& v,
                     InstId origin) {
   std::string msg = std::to_string(s.width) + "-byte access at " +
                     (v.range.is_constant() ? "offset " : "offsets ") + v.range.str() + " of " +
                     std::string(s.var->name) + " (" + std::to_string(s.size) + " bytes declared) ";
   Severity severity = Severity::kWarning;
+  std::optional<Replayed> replayed; // an error's witness, confirmed by the interpreter
+  std::string unknown;              // an inconclusive replay: what it did not know
   if (auto w = concrete_witness(bo, s, true)) {
     // A thread's witness offset, not the hull's end (which no thread may reach).
     if (pins_something(*w))
       msg += "is out of bounds: " + thread_of(*w) + " touches " + touched(s, w->value.range.lo);
     else
       msg += crossing(s, v, true);
-    severity = Severity::kError;
+    Replayed r = replay_witness(ctx, s, *w);
+    if (r.replay.verdict == interp::Verdict::kConfirmed) {
+      severity = Severity::kError;
+      replayed = std::move(r);
+    } else if (r.replay.verdict == interp::Verdict::kContradicted) {
+      msg += "; but the witness did not replay: " + r.replay.why +
+             " (the offset analysis over-approximated)";
+    } else {
+      msg += "; the witness did not replay: " + r.replay.why;
+      unknown = r.replay.why;
+    }
   } else if (auto w2 = concrete_witness(bo, s, false)) {
     msg += "is out of bounds if " + shape_condition(bo, *w2) + " (" + thread_of(*w2) + " touches " +
            touched(s, w2->value.range.lo) +
@@ -236,6 +295,10 @@ void report_outside(RuleContext& ctx, const BufferOffsets& bo, const Site& s, co
     if (!bo.block_declared()) msg += "; declaring .reqntid or passing --block-dim may decide it";
   }
   auto f = ctx.report(s.inst, msg, severity);
+  if (replayed) attach_witness(f, s, *replayed);
+  if (!unknown.empty())
+    f.assuming("the value the replay did not know puts the access outside (" + unknown + ")",
+               "state the parameters and the launch with --contract or --block-dim");
   if (origin != kNoId && origin != s.inst)
     f.relate(origin, "the address of " + std::string(s.var->name) + " is taken here");
 }
