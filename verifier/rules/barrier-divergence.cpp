@@ -64,15 +64,19 @@ std::vector<char> connected(const Cfg& cfg, BlockId b, bool backward) {
   return seen;
 }
 
+// The constant barrier id of bar/barrier instruction i (operand 1 of `.red`, else operand 0), or
+// nullopt when it is not a constant.
+std::optional<std::int64_t> barrier_id(const FunctionAnalysis& a, InstId i) {
+  return constant_operand(a, i, a.ir.inst(i).has_modifier("red") ? 1 : 0);
+}
+
 // Instruction `i` may arrive at the barrier resource that `at` uses (both bar/barrier; the same
 // barrier id, or an id that is not a constant).
 bool may_share_barrier(const FunctionAnalysis& a, InstId i, InstId at) {
   const Instruction& inst = a.ir.inst(i);
   if (inst.op != Opcode::kBar && inst.op != Opcode::kBarrier) return false;
   if (inst.has_modifier("warp")) return false; // bar.warp.sync: a member mask, no resource
-  const std::uint32_t id_op = inst.has_modifier("red") ? 1 : 0;
-  const std::uint32_t at_op = a.ir.inst(at).has_modifier("red") ? 1 : 0;
-  auto id = constant_operand(a, i, id_op), at_id = constant_operand(a, at, at_op);
+  auto id = barrier_id(a, i), at_id = barrier_id(a, at);
   return !id || !at_id || *id == *at_id;
 }
 
@@ -137,9 +141,8 @@ std::optional<std::int64_t> cta_barrier_id(const FunctionAnalysis& a, InstId i) 
   const Instruction& inst = a.ir.inst(i);
   if (inst.op != Opcode::kBar && inst.op != Opcode::kBarrier) return std::nullopt;
   if (inst.has_modifier("warp") || inst.has_modifier("arrive")) return std::nullopt;
-  const bool red = inst.has_modifier("red");
-  if (inst.operands.size() >= (red ? 4u : 2u)) return std::nullopt; // a thread count
-  return constant_operand(a, i, red ? 1 : 0);
+  if (inst.operands.size() >= (inst.has_modifier("red") ? 4u : 2u)) return std::nullopt; // count
+  return barrier_id(a, i);
 }
 
 // Warps that go different ways at the thread-divergent terminator of block d still meet at every
