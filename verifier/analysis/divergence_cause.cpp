@@ -5,6 +5,7 @@
 
 #include "ptxkit/verifier/analysis/solver.h"
 #include "ptxkit/verifier/analysis/thread_index.h"
+#include "ptxkit/verifier/analysis/thread_terms.h"
 
 #include <algorithm>
 #include <functional>
@@ -216,6 +217,9 @@ void WarpDivergence::compute_tid_dependent() {
       return false;
     // A comparison of %tid.x that the declared launch bound decides: the same in every thread.
     if (info.kind == ValueKind::kDef && tid_x_compare_is_constant(ir, vn, info.inst)) return false;
+    // A comparison whose thread-dependent terms cancel (thread_terms.h).
+    if (info.kind == ValueKind::kDef && thread_terms_cancel(ir, vn, a_->loops, info.inst))
+      return false;
     for (std::uint32_t k = writes_first_operand(di) ? 1 : 0; k < di.operands.size(); ++k) {
       const Operand& o = di.operands[k];
       if (o.kind == OperandKind::kSpecialReg && is_thread_index(o.text())) return true;

@@ -7,6 +7,7 @@
 #include "ptxkit/verifier/analysis/solver.h"
 #include "ptxkit/verifier/analysis/split_edges.h"
 #include "ptxkit/verifier/analysis/thread_index.h"
+#include "ptxkit/verifier/analysis/thread_terms.h"
 
 #include <algorithm>
 #include <array>
@@ -384,6 +385,7 @@ struct UniformityBuilder {
     if (op == Opcode::kLd || op == Opcode::kLdu) return load_varying(i);
     // The same outcome in every thread of the block, so at every scope.
     if (tid_x_compare_is_constant(ir, vn, i)) return false;
+    if (thread_terms_cancel(ir, vn, loops, i)) return false;
     if (u.scope_ == UniformityScope::kBlock) {
       // Warp-level results differ between warps; same-everywhere inputs give same results.
       if (op == Opcode::kActivemask || op == Opcode::kElect) return true;
