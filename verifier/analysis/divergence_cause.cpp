@@ -456,6 +456,10 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
     ValueId x = a.values.value_of(d, 1);
     if (warp_index && warp_index_source(x)) return true;
   }
+  // tid.x (+ k) compared with a constant on warp boundaries (thread_index.h).
+  if (!thread_level_ && !warpgroup() && warp_index_ok_ && op == Opcode::kSetp &&
+      tid_x_compare_is_warp_uniform(a.ir, a.values, d))
+    return true;
   // tid.x < 32m (and the other comparisons on a warp boundary): whole warps on each side.
   if (op == Opcode::kSetp && n == 3 && di.modifiers.size() == 2) {
     std::string_view cmp = di.modifiers[0];

@@ -325,6 +325,7 @@ struct UniformityBuilder {
   bool warp_id_of_tid(InstId i) const {
     const Instruction& in = ir.inst(i);
     if (in.operands.size() != 3) return false;
+    if (warps_are_tid_x_aligned() && tid_x_compare_is_warp_uniform(ir, vn, i)) return true;
     const std::optional<std::int64_t> divisor = constant_source(i, 2);
     if (!divisor) return false;
     ValueId x = vn.value_of(i, 1);
