@@ -4,6 +4,7 @@
 #include "interp_conformance.h"
 #include "ptxkit/verifier/verified_ptx.h"
 
+#include <fstream>
 #include <gtest/gtest.h>
 #include <set>
 
@@ -47,6 +48,22 @@ TEST(InterpConformance, ExactCasesAreKnown) {
   }
   std::printf("the interpreter gives %zu of %zu rows a value; inexact cases with values:%s\n",
               known, rows, partial.empty() ? " none" : partial.c_str());
+}
+
+// A row written by the recording (format_row) reads back as the same key and value, comments
+// and blank lines skipped.
+TEST(InterpConformance, RecordRoundTrips) {
+  const Case& c = cases().front();
+  const Input in = {0xffffffffffffffffu, 0x8000000000000000u, 0};
+  const std::string path = ::testing::TempDir() + "interp_conformance_roundtrip.tsv";
+  std::ofstream(path) << "# comment\n\n" << format_row(c, in, 0x7fc00000u) << "\n";
+  const auto e = read_expected(path);
+  ASSERT_TRUE(e.has_value());
+  ASSERT_EQ(e->size(), 1u);
+  const auto it = e->find({c.name, in[0], in[1], in[2]});
+  ASSERT_NE(it, e->end());
+  EXPECT_EQ(it->second, 0x7fc00000u);
+  EXPECT_FALSE(read_expected(path + ".missing").has_value());
 }
 
 // The interpreter's value equals the GPU's wherever it gives one, and exists for exact cases.
