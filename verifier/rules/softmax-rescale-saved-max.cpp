@@ -451,17 +451,28 @@ public:
 private:
   std::vector<ValueId> maxima_reached(ValueId root) {
     const ValueNumbering& vn = a_.values;
-    std::set<ValueId> maxima, seen{root};
+    // `seen` as a stamp per value (this walk's epoch), not a tree: the walk runs once per value
+    // a state's scale inference asks about, up to 1024 values each, on functions of 10^5 values.
+    if (seen_.empty()) seen_.assign(vn.size(), 0);
+    const std::uint32_t epoch = ++epoch_;
+    std::size_t seen = 1;
+    seen_[root] = epoch;
+    std::vector<ValueId> maxima; // sorted, at most three
     std::vector<ValueId> work{root};
     auto push = [&](ValueId v) {
-      if (v != kNoId && seen.size() < 1024 && seen.insert(vn.leader(v)).second)
-        work.push_back(vn.leader(v));
+      if (v == kNoId || seen >= 1024) return;
+      const ValueId l = vn.leader(v);
+      if (seen_[l] == epoch) return;
+      seen_[l] = epoch;
+      ++seen;
+      work.push_back(l);
     };
     while (!work.empty() && maxima.size() < 3) {
       const ValueId v = work.back();
       work.pop_back();
       if (rm_.member(v)) {
-        maxima.insert(v);
+        auto at = std::lower_bound(maxima.begin(), maxima.end(), v);
+        if (at == maxima.end() || *at != v) maxima.insert(at, v);
         continue;
       }
       const ValueInfo& x = vn.info(v);
@@ -478,7 +489,7 @@ private:
         for_each_input(x.inst, push);
       }
     }
-    return {maxima.begin(), maxima.end()};
+    return maxima;
   }
 
   // The values instruction i computes its result from.
@@ -499,6 +510,8 @@ private:
   LoopId loop_;
   RunningMax& rm_;
   std::unordered_map<ValueId, std::vector<ValueId>> memo_;
+  std::vector<std::uint32_t> seen_; // per value: the epoch of the last walk that reached it
+  std::uint32_t epoch_ = 0;
 };
 
 // Whether one loop-carried state (a header phi: the running sum, an output accumulator) is
