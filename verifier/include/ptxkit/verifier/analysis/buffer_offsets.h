@@ -166,6 +166,7 @@ private:
   // The outcome of `setp.<cmp>.<int> pred, x, y` where the ranges of x and y at `at` leave one.
   std::optional<bool> comparison_outcome(ValueId pred, const At& at) const;
   void place_conditions();
+  void evaluate(ValueId v, const ValueInfo& x, std::vector<Cond>& edge, BufferValue& nv) const;
   // Basic induction variable: phi(init, phi + step) at a loop header.
   struct Induction {
     bool valid = false;
@@ -174,9 +175,17 @@ private:
   };
   const Induction& induction(ValueId phi) const;
 
+  // The fact of value `l` (a leader), noted in read_log_ while the constructor's fixpoint
+  // evaluates a value (what its result depends on).
+  const BufferValue& read(ValueId l) const {
+    if (read_log_) read_log_->push_back(l);
+    return val_[l];
+  }
+
   const FunctionAnalysis* a_;
   const KernelContract* contract_;
   std::vector<BufferValue> val_;
+  mutable std::vector<ValueId>* read_log_ = nullptr;
   std::vector<Placed> placed_; // sorted by leader
   struct Decided {
     ValueId leader = kNoId; // a predicate's value
