@@ -217,8 +217,8 @@ void BufferOffsets::evaluate(ValueId v, const ValueInfo& x, std::vector<Cond>& e
       if (in.value == kNoId) continue;
       edge.clear();
       edge_conds(in.pred, x.block, edge);
-      std::unordered_map<ValueId, BufferValue> memo;
-      nv = join_values(nv, value_at(in.value, At{in.pred, &edge, 0, &memo}));
+      memo_.start(vn.size());
+      nv = join_values(nv, value_at(in.value, At{in.pred, &edge, 0, &memo_}));
     }
     break;
   }
@@ -469,7 +469,7 @@ BufferValue BufferOffsets::value_at(ValueId v, const At& at) const {
   BufferValue r = read(l);
   if (at.block == kNoId) return r;
   if (at.memo)
-    if (auto it = at.memo->find(l); it != at.memo->end()) return it->second;
+    if (const BufferValue* m = at.memo->find(l)) return *m;
   const ValueInfo& x = vn.info(l);
   if (at.depth < kMaxDepth && x.kind == ValueKind::kDef && r.kind != Kind::kMixed &&
       x.mention == vn.mention_index(x.inst, 0, 0, true)) {
@@ -482,7 +482,7 @@ BufferValue BufferOffsets::value_at(ValueId v, const At& at) const {
     r.range = trip_bound(l, r.range, at);
   if (r.kind == Kind::kInt || r.kind == Kind::kPtr) r.range = apply_conds(l, r.range, at);
   if (r.range.empty()) r = BufferValue{}; // infeasible here: top, which every join ignores
-  if (at.memo) at.memo->emplace(l, r);
+  if (at.memo) at.memo->put(l, r);
   return r;
 }
 
@@ -831,8 +831,8 @@ BufferValue BufferOffsets::operand_value(InstId i, std::uint32_t k) const {
   std::vector<Cond> guard;
   const InstInfo& info = a_->ir.info(i);
   if (info.guard != kNoId) conds_of(a_->values.guard_value(i), !info.guard_negated, 0, guard);
-  std::unordered_map<ValueId, BufferValue> memo;
-  At at{a_->cfg.block_of(i), &guard, 0, &memo};
+  memo_.start(a_->values.size());
+  At at{a_->cfg.block_of(i), &guard, 0, &memo_};
   return leaf(i, k, at);
 }
 
