@@ -451,20 +451,24 @@ public:
 private:
   std::vector<ValueId> maxima_reached(ValueId root) {
     const ValueNumbering& vn = a_.values;
-    // `seen` as a stamp per value (this walk's epoch), not a tree: the walk runs once per value
-    // a state's scale inference asks about, up to 1024 values each, on functions of 10^5 values.
-    if (seen_.empty()) seen_.assign(vn.size(), 0);
-    const std::uint32_t epoch = ++epoch_;
-    std::size_t seen = 1;
-    seen_[root] = epoch;
+    // `seen` as one bit per value, not a tree: the walk runs once per value a state's scale
+    // inference asks about, up to 1024 values each, on functions of 10^5 values. The bits this
+    // walk set (the values in `visited`) are cleared at its end.
+    if (seen_.empty()) seen_.assign(vn.size() / 64 + 1, 0);
+    auto seen_bit = [&](ValueId l) -> bool { return (seen_[l / 64] >> (l % 64)) & 1; };
+    auto mark = [&](ValueId l) {
+      seen_[l / 64] |= std::uint64_t{1} << (l % 64);
+      visited_.push_back(l);
+    };
+    visited_.clear();
+    mark(root);
     std::vector<ValueId> maxima; // sorted, at most three
     std::vector<ValueId> work{root};
     auto push = [&](ValueId v) {
-      if (v == kNoId || seen >= 1024) return;
+      if (v == kNoId || visited_.size() >= 1024) return;
       const ValueId l = vn.leader(v);
-      if (seen_[l] == epoch) return;
-      seen_[l] = epoch;
-      ++seen;
+      if (seen_bit(l)) return;
+      mark(l);
       work.push_back(l);
     };
     while (!work.empty() && maxima.size() < 3) {
@@ -489,6 +493,8 @@ private:
         for_each_input(x.inst, push);
       }
     }
+    for (ValueId l : visited_)
+      seen_[l / 64] &= ~(std::uint64_t{1} << (l % 64));
     return maxima;
   }
 
@@ -510,8 +516,8 @@ private:
   LoopId loop_;
   RunningMax& rm_;
   std::unordered_map<ValueId, std::vector<ValueId>> memo_;
-  std::vector<std::uint32_t> seen_; // per value: the epoch of the last walk that reached it
-  std::uint32_t epoch_ = 0;
+  std::vector<std::uint64_t> seen_; // one bit per value: reached by the current walk
+  std::vector<ValueId> visited_;    // the values the current walk reached
 };
 
 // Whether one loop-carried state (a header phi: the running sum, an output accumulator) is
