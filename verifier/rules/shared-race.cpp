@@ -652,6 +652,22 @@ std::optional<Witness::Thread> witness_thread(const std::string& text, std::stri
   return t;
 }
 
+// The block shape in which a witness pair exists: "blockDim.x > 8 and blockDim.y > 1" for
+// threads (8,0,0) and (0,1,0); every block that large has both threads, so the condition is
+// sufficient for the collision (the search's witness need not be the smallest one).
+std::string shape_condition(const std::string& t1, const std::string& t2) {
+  const auto a = witness_thread(t1, ""), b = witness_thread(t2, "");
+  if (!a || !b) return "";
+  std::string out;
+  for (int d = 0; d < 3; ++d) {
+    const std::uint32_t m = std::max(a->tid[d], b->tid[d]);
+    if (m == 0) continue;
+    out += std::string(out.empty() ? "" : " and ") + "blockDim." + "xyz"[d] + " > " +
+           std::to_string(m);
+  }
+  return out;
+}
+
 struct Verdict {
   // kCertain: two threads collide; kShape: they collide in a block shape the kernel does not
   // declare it has (no .reqntid); kUndecided: a missing fact (cause, detail says which).
@@ -1767,7 +1783,10 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       if (v.kind == Verdict::Kind::kShape && !lockstep) {
         v.kind = Verdict::Kind::kUndecided;
         v.cause = Cause::kShape;
-        v.detail = "threads " + v.other + " and " + v.detail;
+        const std::string cond =
+            v.other.starts_with("(index") ? "" : shape_condition(v.other, v.detail);
+        v.detail = "threads " + v.other + " and " + v.detail +
+                   (cond.empty() ? "" : ": they collide if " + cond);
       }
       // An undecided pair no barrier-free path joins (a block that runs only in a loop's first
       // iteration, before its barrier) needs no decision.
