@@ -1037,6 +1037,21 @@ void same_warp(const AffineIndex& ai, std::uint32_t fields, const std::vector<st
   }
 }
 
+// Whether two accesses at c * rank + U + k1 and c * rank + U + k2 (the same block-uniform U, rank
+// the thread's linear rank: AffineIndex::rank_scale) never meet between distinct threads: their
+// address difference is c * d + k1 - k2 with d != 0, and no such value lies in [lo, hi].
+bool rank_apart(const AffineIndex& ai, const AffineForm& p, const AffineForm& q, std::int64_t lo,
+                std::int64_t hi) {
+  const std::int64_t c = ai.rank_scale(p);
+  AffineForm d = p;
+  if (c == 0 || !affine_add(d, q, -1) || !d.terms.empty()) return false;
+  const std::int64_t m = std::abs(c), l = lo - d.constant, h = hi - d.constant;
+  // The largest positive multiple of m up to h, and the negative one nearest zero from l.
+  const bool positive = h >= m && h / m * m >= l;
+  const bool negative = l <= -m && -((-l) / m * m) <= h;
+  return !positive && !negative;
+}
+
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
                bool same_iteration, Pairing pairing, InstId start, FormPairs& forms,
                CollisionSearches& searches) {
@@ -1048,6 +1063,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   if (fp.same_uniform_terms &&
       (p.addr.constant - q.addr.constant < lo || p.addr.constant - q.addr.constant > hi))
     return {};
+  if (rank_apart(ai, p.addr, q.addr, lo, hi)) return {};
   constexpr std::int64_t kSmall = std::int64_t{1} << 39;
   if (fp.opaque.first != kNoId && std::abs(p.addr.constant) < kSmall &&
       std::abs(q.addr.constant) < kSmall)

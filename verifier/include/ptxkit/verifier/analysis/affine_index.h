@@ -167,6 +167,11 @@ public:
   bool is_ntid(std::uint32_t id, int dim) const;
   // The atom is a product with the factor %ntid.<dim> (times any value): w * %ntid.<dim>.
   bool is_ntid_multiple(std::uint32_t id, int dim) const;
+  // c != 0 when the thread-dependent part of f is c * r, r the thread's linear rank in its block
+  // (tid.x + ntid.x * (tid.y + ntid.y * tid.z), or tid.x + ntid.x * tid.y, or tid.x, where the
+  // dimensions left out have extent 1), its other terms block-uniform: two distinct threads of a
+  // block give f values a non-zero multiple of c apart. 0 otherwise (affine_rank.cpp).
+  std::int64_t rank_scale(const AffineForm& f) const;
 
 private:
   AffineForm eval(ValueId v, int depth);
@@ -183,6 +188,7 @@ private:
   bool uniform_form(const AffineForm& f) const;
   std::uint64_t possible_bits(const AffineForm& f) const;
   std::optional<AffineForm> disjoint_sum(const AffineForm& x, const AffineForm& y) const;
+  bool rank_from(const AffineForm& f, int dim, std::int64_t c) const;
 
   const Module* module_;
   const FunctionAnalysis* a_;
