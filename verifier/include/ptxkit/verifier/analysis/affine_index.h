@@ -30,10 +30,10 @@
 // neg, mul.lo/mul.wide/mad.lo/mad.wide (one constant factor: exact; else a product atom), shl by
 // a constant, and by a constant, or/xor of operands whose bits cannot overlap (possible_bits: a
 // multiple of 2^k and a value below 2^k; their sum), xor with a constant m where the operand's
-// low bits are thread fields (x + sum over m's bits b of 2^b * (1 - 2 * bit_b(x))), shr, div.u/rem.u by 2^k when the low part of
-// the operand is provably below 2^k (field splits), selp of two equal forms (different ones: an
-// opaque atom that keeps both, resolved where a dominating branch decides the selector). A form
-// whose coefficients would exceed 2^40 is opaque.
+// low bits are thread fields (x + sum over m's bits b of 2^b * (1 - 2 * bit_b(x))), shr,
+// div.u/rem.u by 2^k when the low part of the operand is provably below 2^k (field splits), selp of
+// two equal forms (different ones: an opaque atom that keeps both, resolved where a dominating
+// branch decides the selector). A form whose coefficients would exceed 2^40 is opaque.
 //
 // -O0 code keeps every variable in the thread's own stack: a `ld.local` (or a load through the
 // depot) whose slot has exactly one store in the function, dominating the load, reads the stored
