@@ -22,6 +22,7 @@
 //
 // How: classifies aligned collectives and checks their blocks against the uniformity analysis'
 // partial-warp and after-divergent-exit facts, naming the divergent terminator responsible.
+#include "divergence_replay_p.h"
 #include "divergence_report_p.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 #include "ptxkit/verifier/rule.h"
@@ -337,6 +338,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
           ctx.module(), ctx.report(i, what + " under a lane-varying guard predicate: the "
                                              "threads whose predicate fails never arrive"));
       relate_varying_guard(ctx, f, i);
+      replay_divergence(ctx, f, i, cta_wide);
       continue;
     }
     if (!after_exit && !(partial && c == Collective::kAligned)) continue;
@@ -384,6 +386,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
                                          "reaches it";
     auto f = unless_debug_build(ctx.module(), ctx.report(i, msg));
     relate_cause(ctx, f, cause, *div);
+    replay_divergence(ctx, f, i, cta_wide);
   }
 }
 

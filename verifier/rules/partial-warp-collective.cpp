@@ -16,6 +16,7 @@
 //
 // How: full-mask warp collectives checked against the uniformity analysis' partial-warp and
 // after-divergent-exit facts.
+#include "divergence_replay_p.h"
 #include "divergence_report_p.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 #include "ptxkit/verifier/rule.h"
@@ -108,6 +109,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                                                        "the lanes whose predicate fails never "
                                                        "take part"));
       relate_varying_guard(ctx, f, i);
+      replay_divergence(ctx, f, i, false);
       continue;
     }
     std::string msg = cause.is_exit || (after_exit && !partial)
@@ -116,6 +118,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                                    "reaches it";
     auto f = unless_debug_build(ctx.module(), ctx.report(i, msg));
     relate_cause(ctx, f, cause, *div);
+    replay_divergence(ctx, f, i, false);
   }
 }
 

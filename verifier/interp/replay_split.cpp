@@ -1,0 +1,285 @@
+// replay_split.cpp: replaying two threads that disagree on reaching a collective
+// (replay_split.h).
+#include "ptxkit/verifier/interp/replay_split.h"
+
+#include <algorithm>
+
+namespace ptxkit::verifier::interp {
+
+namespace {
+
+std::uint64_t block_threads(const ThreadLaunch& l) {
+  return std::uint64_t{l.ntid[0]} * l.ntid[1] * l.ntid[2];
+}
+
+// The launch of the thread with linear id `lin` (x fastest; a 1-D block when the shape is
+// unknown).
+ThreadLaunch thread_at(const ThreadLaunch& base, std::uint64_t lin) {
+  ThreadLaunch l = base;
+  if (!base.block_known) {
+    l.tid = {static_cast<std::uint32_t>(lin), 0, 0};
+    return l;
+  }
+  const std::uint64_t nx = base.ntid[0], ny = base.ntid[1];
+  l.tid = {static_cast<std::uint32_t>(lin % nx), static_cast<std::uint32_t>(lin / nx % ny),
+           static_cast<std::uint32_t>(lin / (nx * ny))};
+  return l;
+}
+
+std::string line_of(const Interpreter& in, InstId i) {
+  return std::to_string(in.analysis().ir.inst(i).loc.line);
+}
+
+std::string ordinal(std::uint32_t k) {
+  const char* suffix = k % 10 == 1 && k % 100 != 11   ? "st"
+                       : k % 10 == 2 && k % 100 != 12 ? "nd"
+                       : k % 10 == 3 && k % 100 != 13 ? "rd"
+                                                      : "th";
+  return std::to_string(k) + suffix;
+}
+
+// The executions of `inst` a run saw, and whether that is all of them (the thread stopped
+// short of another: it exited or can no longer reach it).
+struct Count {
+  std::uint32_t n = 0;
+  bool exact = false;
+};
+
+Count count_of(const RunResult& r, InstId inst) {
+  Count c;
+  c.n = static_cast<std::uint32_t>(std::count(r.events.begin(), r.events.end(), inst));
+  if (r.stop == Stop::kReached) ++c.n; // the target's last execution stops the run first
+  c.exact = r.stop == Stop::kExited || r.stop == Stop::kMissed;
+  return c;
+}
+
+// The unstated scalar parameter whose load made a run undecided, or "".
+std::string unstated_parameter(const Interpreter& in, const ThreadLaunch& l, InstId from) {
+  if (from == kNoId || from >= in.analysis().ir.size()) return "";
+  const Instruction& inst = in.analysis().ir.inst(from);
+  if (inst.op != isa::Opcode::kLd || !inst.has_modifier("param") || inst.operands.size() != 2)
+    return "";
+  const Operand& dst = inst.operands[0];
+  const Operand& src = inst.operands[1];
+  if (dst.kind == OperandKind::kVector || src.kind != OperandKind::kAddress ||
+      src.address_offset() != 0)
+    return "";
+  const std::string name(src.text());
+  // Only the function's own parameters (not a callee's `retval0` read back after a call).
+  bool own = false;
+  for (const VarDecl& p : in.analysis().ir.function().params)
+    own = own || p.name == name;
+  return !own || l.params.contains(name) ? "" : name;
+}
+
+// The barrier id a watched bar/barrier instruction arrives at (operand 1 of `.red`, else 0),
+// nullopt when it is not an immediate (it then matches any id).
+std::optional<std::uint64_t> barrier_id(const Interpreter& in, InstId i) {
+  const Instruction& inst = in.analysis().ir.inst(i);
+  const std::size_t k = inst.has_modifier("red") ? 1 : 0;
+  if (k >= inst.operands.size() || inst.operands[k].kind != OperandKind::kImmInt)
+    return std::nullopt;
+  return inst.operands[k].bits;
+}
+
+struct Search {
+  const Interpreter& in;
+  bool cta_wide;
+  InstId inst;
+  const SplitOptions& opt;
+  std::uint32_t runs_left;
+
+  // A run to the `occurrence`-th execution of the collective (stopping where it can no longer
+  // reach it), or to the thread's exit (`to_exit`).
+  RunResult run(const ThreadLaunch& l, std::uint32_t occurrence, bool to_exit) {
+    if (runs_left > 0) --runs_left;
+    RunOptions o;
+    o.target = to_exit ? kNoId : inst;
+    o.occurrence = occurrence;
+    o.max_steps = opt.max_steps;
+    o.stop_when_missed = !to_exit;
+    o.watch = opt.watch;
+    if (std::find(o.watch.begin(), o.watch.end(), inst) == o.watch.end()) o.watch.push_back(inst);
+    return in.run(l, o);
+  }
+
+  // Why run `r` of thread `l` decided nothing, for a message.
+  std::string undecided(const ThreadLaunch& l, const RunResult& r) const {
+    if (r.stop == Stop::kStepLimit)
+      return thread_name(l) + " did not get there within " + std::to_string(opt.max_steps) +
+             " instructions";
+    return "the way of " + thread_name(l) + " at line " + line_of(in, r.unknown_at) +
+           " depends on " + in.describe_unknown(r.unknown_from);
+  }
+
+  // Threads of different warps: the barrier ids they arrive at disagree (a position where both
+  // arrive at provably different ids, or one exited with fewer arrivals than the other made).
+  bool ids_disagree(const RunResult& a, const RunResult& b) const {
+    const std::size_t n = std::min(a.events.size(), b.events.size());
+    for (std::size_t p = 0; p < n; ++p) {
+      auto x = barrier_id(in, a.events[p]), y = barrier_id(in, b.events[p]);
+      if (x && y && *x != *y) return true;
+    }
+    return (b.stop == Stop::kExited && a.events.size() > n) ||
+           (a.stop == Stop::kExited && b.events.size() > n);
+  }
+
+  struct Seen {
+    const ThreadLaunch* l;
+    RunResult r;
+    Count c;
+  };
+
+  // The pair of `seen` that disagrees soonest: lanes of one warp by the executions of the
+  // collective, threads of different warps by their barrier ids; (arrives, skips).
+  std::optional<std::pair<const Seen*, const Seen*>> pair_of(const std::vector<Seen>& seen,
+                                                             bool across) const {
+    std::optional<std::pair<const Seen*, const Seen*>> best;
+    for (const Seen& b : seen) {
+      if (!b.c.exact || (best && b.c.n >= best->second->c.n)) continue;
+      for (const Seen& a : seen)
+        if (a.c.n > b.c.n && (!across || ids_disagree(a.r, b.r))) {
+          best.emplace(&a, &b);
+          break;
+        }
+    }
+    return best;
+  }
+
+  SplitReplay search(const ThreadLaunch& launch, int depth) {
+    SplitReplay out;
+    out.launch = launch;
+    std::string param; // the first unstated parameter that left a thread undecided
+    for (const SplitGroup& group : split_candidates(launch, cta_wide)) {
+      std::vector<Seen> seen;
+      for (const ThreadLaunch& l : group.threads) {
+        if (runs_left == 0) {
+          if (out.why.empty()) out.why = "the replay ran out of its budget of thread runs";
+          return out;
+        }
+        RunResult r = run(l, opt.max_occurrence, group.across_warps);
+        Count c = count_of(r, inst);
+        if (group.across_warps) c.exact = r.stop == Stop::kExited;
+        if (!c.exact && r.stop != Stop::kReached) {
+          if (out.why.empty()) out.why = undecided(l, r);
+          if (param.empty() && r.stop == Stop::kInconclusive)
+            param = unstated_parameter(in, l, r.unknown_from);
+        }
+        seen.push_back({&l, std::move(r), c});
+      }
+      auto p = pair_of(seen, group.across_warps);
+      if (!p) continue;
+      out.verdict = Verdict::kConfirmed;
+      out.across_warps = group.across_warps;
+      out.occurrence = p->second->c.n + 1;
+      // The arriving thread's path up to that execution; the other's as it ran.
+      out.arrives = ThreadRun{*p->first->l, Arrival::kArrives, run(*p->first->l, out.occurrence, false)};
+      out.skips = ThreadRun{*p->second->l, Arrival::kSkips, p->second->r};
+      out.why.clear();
+      return out;
+    }
+    if (!param.empty() && depth < 2) {
+      std::string first_why; // with the first value tried: what stopped the replay further on
+      for (std::int64_t v : {1, 32, 0, 1000}) {
+        ThreadLaunch l = launch;
+        l.params[param] = v;
+        SplitReplay r = search(l, depth + 1);
+        if (r.verdict == Verdict::kConfirmed) {
+          r.chosen.insert(r.chosen.begin(), {param, v});
+          return r;
+        }
+        if (first_why.empty())
+          first_why = r.why + " (with parameter " + param + " = " + std::to_string(v) + ")";
+        if (runs_left == 0) break;
+      }
+      out.why = first_why;
+    }
+    if (out.why.empty()) out.why = "no two of the threads replayed disagree on reaching it";
+    return out;
+  }
+};
+
+} // namespace
+
+std::vector<SplitGroup> split_candidates(const ThreadLaunch& base, bool cta_wide) {
+  std::vector<SplitGroup> groups;
+  const std::uint64_t n = base.block_known ? block_threads(base) : 1024;
+  auto lanes = [&](std::uint64_t first) {
+    SplitGroup g;
+    for (std::uint64_t l = first; l < std::min(first + 32, n); ++l)
+      g.threads.push_back(thread_at(base, l));
+    return g;
+  };
+  groups.push_back(lanes(0));
+  const std::uint64_t last_warp = (n - 1) / 32 * 32;
+  if (base.block_known && last_warp > 0) groups.push_back(lanes(last_warp));
+  if (cta_wide && n > 32) {
+    // The first and last lane of each warp (at most 32 warps), and the block's last thread.
+    SplitGroup g;
+    g.across_warps = true;
+    for (std::uint64_t w = 0; w * 32 < n && w < 32; ++w) {
+      g.threads.push_back(thread_at(base, w * 32));
+      if (w * 32 + 31 < n) g.threads.push_back(thread_at(base, w * 32 + 31));
+    }
+    if (base.block_known && n > 32 * 32) g.threads.push_back(thread_at(base, n - 1));
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+SplitReplay replay_split(const Interpreter& in, const ThreadLaunch& base, bool cta_wide,
+                         InstId inst, const SplitOptions& opt) {
+  Search s{in, cta_wide, inst, opt, opt.max_runs};
+  SplitReplay r = s.search(base, 0);
+  if (r.verdict == Verdict::kConfirmed || (base.block_known && base.grid_known)) return r;
+  // The launch shape undeclared: a 1-D block of whole warps (within .maxntid) and one block.
+  ThreadLaunch shaped = base;
+  if (!base.block_known) {
+    std::uint64_t threads = 128;
+    if (auto m = in.analysis().ir.function().maxntid())
+      threads = std::min<std::uint64_t>(threads, std::uint64_t{(*m)[0]} * (*m)[1] * (*m)[2]);
+    if (threads > 32) threads = threads / 32 * 32;
+    shaped.ntid = {static_cast<std::uint32_t>(std::max<std::uint64_t>(threads, 1)), 1, 1};
+    shaped.block_known = true;
+  }
+  if (!base.grid_known) {
+    shaped.nctaid = {1, 1, 1};
+    shaped.grid_known = true;
+  }
+  SplitReplay r2 = s.search(shaped, 0);
+  if (r2.verdict != Verdict::kConfirmed) return r2.why.empty() ? r : r2;
+  r2.shape_chosen = true;
+  return r2;
+}
+
+std::string thread_name(const ThreadLaunch& l) {
+  return "thread (" + std::to_string(l.tid[0]) + "," + std::to_string(l.tid[1]) + "," +
+         std::to_string(l.tid[2]) + ")";
+}
+
+std::string arrival_text(const Interpreter& in, const ThreadRun& t, InstId inst,
+                         std::uint32_t occurrence) {
+  const auto& ir = in.analysis().ir;
+  std::string out;
+  const RunResult& r = t.run;
+  const std::uint32_t before = occurrence - 1; // executions both threads share
+  if (t.arrival == Arrival::kArrives) {
+    out = "executes " + ir.inst(inst).full_opcode() + " at line " + line_of(in, inst);
+    if (occurrence > 1) out += " for the " + ordinal(occurrence) + " time";
+  } else {
+    const InstId last = r.path.empty() ? inst : r.path.back();
+    out = r.stop == Stop::kExited
+              ? "exits at line " + line_of(in, last)
+              : "leaves at line " + line_of(in, last) + " for code that cannot reach it";
+    out += before == 0 ? " without executing it"
+                       : " after executing it " + std::to_string(before) +
+                             (before == 1 ? " time" : " times");
+  }
+  std::string lines;
+  for (InstId e : r.events)
+    if (e != inst) lines += (lines.empty() ? "" : ", ") + line_of(in, e);
+  if (!lines.empty()) out += " (other barriers passed: line " + lines + ")";
+  return out;
+}
+
+} // namespace ptxkit::verifier::interp
