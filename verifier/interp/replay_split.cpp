@@ -88,6 +88,7 @@ struct Search {
   InstId inst;
   const SplitOptions& opt;
   std::uint32_t runs_left;
+  bool steer = false; // the last resort: undecided branches taken toward the collective
 
   // A run to the `occurrence`-th execution of the collective (stopping where it can no longer
   // reach it), or to the thread's exit (`to_exit`).
@@ -98,6 +99,7 @@ struct Search {
     o.occurrence = occurrence;
     o.max_steps = opt.max_steps;
     o.stop_when_missed = !to_exit;
+    o.steer = steer && !to_exit;
     o.watch = opt.watch;
     if (std::find(o.watch.begin(), o.watch.end(), inst) == o.watch.end()) o.watch.push_back(inst);
     return in.run(l, o);
@@ -146,6 +148,63 @@ struct Search {
     return best;
   }
 
+  // Lanes of one warp that reach the same dynamic instance of a branch (its k-th execution in
+  // both) and decide it differently (neither steered there), after which `a` executes the
+  // collective by branches it decides, before the branch's reconvergence point (its immediate
+  // post-dominator), and `b` reaches that point without executing it: at that branch one lane
+  // arrives and the other does not (what the counts miss when `b` keeps looping round a barrier
+  // it always skips). The branch is the last one `a` decides on its way. On success `b_at` /
+  // `b_join`: the branch and the position in b's path of its first instruction at the join.
+  bool splits_at_branch(const RunResult& a, const RunResult& b, InstId& b_at,
+                        std::size_t& b_join) const {
+    if (a.stop != Stop::kReached || a.path.size() < 2 || a.path.back() != inst) return false;
+    const auto& fa = in.analysis();
+    auto control = [&](InstId i) { return fa.ir.info(i).control != analysis::ControlKind::kNone; };
+    auto steered = [](const RunResult& r, InstId i) {
+      return std::find(r.steered.begin(), r.steered.end(), i) != r.steered.end();
+    };
+    // The last control instruction on a's way, and a's way after it free of steered ones.
+    std::size_t q = a.path.size() - 1;
+    while (q > 0 && !control(a.path[q - 1]))
+      --q;
+    if (q == 0) return false;
+    const InstId d = a.path[q - 1];
+    if (steered(a, d) || steered(b, d)) return false;
+    const auto nth = std::count(a.path.begin(), a.path.begin() + static_cast<std::ptrdiff_t>(q), d);
+    const auto kind = fa.ir.info(d).control;
+    if (kind == analysis::ControlKind::kReturn || kind == analysis::ControlKind::kExit) {
+      // A guarded exit: `a` went on past it, `b` left the function there (its last step).
+      if (b.stop != Stop::kExited || b.path.empty() || b.path.back() != d ||
+          std::count(b.path.begin(), b.path.end(), d) != nth)
+        return false;
+      b_at = d;
+      b_join = b.path.size() - 1;
+      return true;
+    }
+    const analysis::BlockId from = fa.cfg.block_of(d);
+    if (!fa.pdom.in_tree(from)) return false;
+    const std::uint32_t join = fa.pdom.idom(from);
+    auto at_join = [&](InstId i) { return join < fa.cfg.size() && fa.cfg.block_of(i) == join; };
+    for (std::size_t k = q; k < a.path.size(); ++k)
+      if (at_join(a.path[k])) return false;
+    // b at the same execution of d.
+    std::ptrdiff_t seen = 0;
+    std::size_t qb = 0;
+    for (; qb < b.path.size(); ++qb)
+      if (b.path[qb] == d && ++seen == nth) break;
+    if (qb >= b.path.size()) return false;
+    b_at = d;
+    if (qb + 1 == b.path.size() && b.stop == Stop::kMissed) // it left for code that cannot reach it
+      return b_join = qb, true;
+    if (qb + 1 >= b.path.size() || b.path[qb + 1] == a.path[q]) return false;
+    for (std::size_t k = qb + 1; k < b.path.size(); ++k) {
+      if (b.path[k] == inst) return false;
+      if (at_join(b.path[k])) return b_join = k, true;
+    }
+    b_join = b.path.size() - 1;
+    return join >= fa.cfg.size() && b.stop == Stop::kExited; // the join is the function's exit
+  }
+
   SplitReplay search(const ThreadLaunch& launch, int depth) {
     SplitReplay out;
     out.launch = launch;
@@ -167,13 +226,39 @@ struct Search {
         }
         seen.push_back({&l, std::move(r), c});
       }
-      auto p = pair_of(seen, group.across_warps);
+      // Steered runs are compared only where they split: by counts, the arriving thread's way
+      // could be the steered one.
+      auto p = steer ? std::nullopt : pair_of(seen, group.across_warps);
+      if (!p && !group.across_warps) {
+        // The first execution of each lane that reached it, against the others' runs.
+        InstId at = kNoId;
+        std::size_t join = 0;
+        for (const Seen& a : seen) {
+          if (a.c.n == 0) continue;
+          RunResult first = run(*a.l, 1, false);
+          for (const Seen& b : seen)
+            if (&b != &a && b.c.n < opt.max_occurrence && splits_at_branch(first, b.r, at, join)) {
+              out.verdict = Verdict::kConfirmed;
+              out.occurrence = 1;
+              out.arrives = ThreadRun{*a.l, Arrival::kArrives, std::move(first)};
+              ThreadRun skip{*b.l, Arrival::kSkips, b.r};
+              skip.run.path.resize(join + 1); // up to the join
+              skip.split_at = at;
+              skip.rejoins = skip.run.path.back();
+              out.skips = std::move(skip);
+              out.why.clear();
+              return out;
+            }
+          break; // one arriving lane is enough to compare with
+        }
+      }
       if (!p) continue;
       out.verdict = Verdict::kConfirmed;
       out.across_warps = group.across_warps;
       out.occurrence = p->second->c.n + 1;
       // The arriving thread's path up to that execution; the other's as it ran.
-      out.arrives = ThreadRun{*p->first->l, Arrival::kArrives, run(*p->first->l, out.occurrence, false)};
+      out.arrives =
+          ThreadRun{*p->first->l, Arrival::kArrives, run(*p->first->l, out.occurrence, false)};
       out.skips = ThreadRun{*p->second->l, Arrival::kSkips, p->second->r};
       out.why.clear();
       return out;
@@ -227,12 +312,10 @@ std::vector<SplitGroup> split_candidates(const ThreadLaunch& base, bool cta_wide
   return groups;
 }
 
-SplitReplay replay_split(const Interpreter& in, const ThreadLaunch& base, bool cta_wide,
-                         InstId inst, const SplitOptions& opt) {
-  Search s{in, cta_wide, inst, opt, opt.max_runs};
-  SplitReplay r = s.search(base, 0);
-  if (r.verdict == Verdict::kConfirmed || (base.block_known && base.grid_known)) return r;
-  // The launch shape undeclared: a 1-D block of whole warps (within .maxntid) and one block.
+namespace {
+
+// The launch shape undeclared: a 1-D block of whole warps (within .maxntid) and one block.
+ThreadLaunch shaped_launch(const Interpreter& in, const ThreadLaunch& base) {
   ThreadLaunch shaped = base;
   if (!base.block_known) {
     std::uint64_t threads = 128;
@@ -246,10 +329,53 @@ SplitReplay replay_split(const Interpreter& in, const ThreadLaunch& base, bool c
     shaped.nctaid = {1, 1, 1};
     shaped.grid_known = true;
   }
+  return shaped;
+}
+
+SplitReplay replay_split_stated(const Interpreter& in, const ThreadLaunch& base, bool cta_wide,
+                                InstId inst, const SplitOptions& opt) {
+  Search s{in, cta_wide, inst, opt, opt.max_runs};
+  SplitReplay r = s.search(base, 0);
+  if (r.verdict == Verdict::kConfirmed || (base.block_known && base.grid_known)) return r;
+  const ThreadLaunch shaped = shaped_launch(in, base);
   SplitReplay r2 = s.search(shaped, 0);
-  if (r2.verdict != Verdict::kConfirmed) return r2.why.empty() ? r : r2;
-  r2.shape_chosen = true;
-  return r2;
+  if (r2.verdict == Verdict::kConfirmed) r2.shape_chosen = true;
+  return r2.verdict == Verdict::kConfirmed || r2.why.empty() ? r2 : r;
+}
+
+// The launch as stated (a chosen shape where it is not), then with the undecided branches
+// steered toward the collective (interpreter.h): the threads' way to it may cross branches on
+// loaded values (a sequence length read from memory); the thread that skips it leaves by a
+// branch the replay decides, since steering never takes a thread away from a target it can
+// still reach.
+SplitReplay replay_split_steered(const Interpreter& in, const ThreadLaunch& base, bool cta_wide,
+                                 InstId inst, const SplitOptions& opt) {
+  SplitReplay r = replay_split_stated(in, base, cta_wide, inst, opt);
+  if (r.verdict == Verdict::kConfirmed) return r;
+  std::string steered_why;
+  for (bool shape : {false, true}) {
+    if (shape && base.block_known && base.grid_known) break;
+    ThreadLaunch l = shape ? shaped_launch(in, base) : base;
+    Search s{in, cta_wide, inst, opt, opt.max_runs, /*steer=*/true};
+    SplitReplay st = s.search(l, 0);
+    if (st.verdict != Verdict::kConfirmed) {
+      steered_why = st.why;
+      continue;
+    }
+    st.shape_chosen = shape;
+    st.steered = true;
+    return st;
+  }
+  if (!steered_why.empty() && steered_why != r.why)
+    r.why += "; with the undecided branches steered toward it, " + steered_why;
+  return r;
+}
+
+} // namespace
+
+SplitReplay replay_split(const Interpreter& in, const ThreadLaunch& base, bool cta_wide,
+                         InstId inst, const SplitOptions& opt) {
+  return replay_split_steered(in, base, cta_wide, inst, opt);
 }
 
 std::string thread_name(const ThreadLaunch& l) {
@@ -266,6 +392,14 @@ std::string arrival_text(const Interpreter& in, const ThreadRun& t, InstId inst,
   if (t.arrival == Arrival::kArrives) {
     out = "executes " + ir.inst(inst).full_opcode() + " at line " + line_of(in, inst);
     if (occurrence > 1) out += " for the " + ordinal(occurrence) + " time";
+  } else if (t.rejoins != kNoId && t.rejoins == t.split_at) {
+    out =
+        t.run.stop == Stop::kExited
+            ? "exits at line " + line_of(in, t.split_at) + " without executing it"
+            : "branches away at line " + line_of(in, t.split_at) + " for code that cannot reach it";
+  } else if (t.rejoins != kNoId) {
+    out = "branches away at line " + line_of(in, t.split_at) + " and reaches line " +
+          line_of(in, t.rejoins) + ", where the ways meet again, without executing it";
   } else {
     const InstId last = r.path.empty() ? inst : r.path.back();
     out = r.stop == Stop::kExited
@@ -275,9 +409,21 @@ std::string arrival_text(const Interpreter& in, const ThreadRun& t, InstId inst,
                        : " after executing it " + std::to_string(before) +
                              (before == 1 ? " time" : " times");
   }
+  // The steered branches on the path shown (once each).
+  std::string steered;
+  std::vector<InstId> named;
+  for (InstId b : r.steered) {
+    if (std::find(named.begin(), named.end(), b) != named.end()) continue;
+    if (std::find(r.path.begin(), r.path.end(), b) == r.path.end()) continue;
+    named.push_back(b);
+    steered += (steered.empty() ? "" : ", ") + line_of(in, b);
+  }
+  if (!steered.empty()) out += " (undecided branches at line " + steered + " taken toward it)";
   std::string lines;
   for (InstId e : r.events)
-    if (e != inst) lines += (lines.empty() ? "" : ", ") + line_of(in, e);
+    if (e != inst &&
+        (t.rejoins == kNoId || std::find(r.path.begin(), r.path.end(), e) != r.path.end()))
+      lines += (lines.empty() ? "" : ", ") + line_of(in, e);
   if (!lines.empty()) out += " (other barriers passed: line " + lines + ")";
   return out;
 }

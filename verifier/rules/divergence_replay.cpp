@@ -1,6 +1,5 @@
 // divergence_replay.cpp: replaying a divergence error's witness (divergence_replay_p.h).
 #include "divergence_replay_p.h"
-
 #include "ptxkit/verifier/interp/replay_split.h"
 
 namespace ptxkit::verifier {

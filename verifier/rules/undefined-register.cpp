@@ -298,8 +298,8 @@ void replay_read(RuleContext& ctx, RuleContext::Reported& f, InstId i, RegId reg
     if (l.block_known) w.block_dim = l.ntid;
     const std::string steered = interp::steered_text(in, r.run);
     w.threads.push_back({l.tid, l.ctaid,
-                         "reads " + ctx.analysis().ir.reg_name(reg) +
-                             " at line " + std::to_string(ctx.analysis().ir.inst(i).loc.line) +
+                         "reads " + ctx.analysis().ir.reg_name(reg) + " at line " +
+                             std::to_string(ctx.analysis().ir.inst(i).loc.line) +
                              ", which nothing on its path wrote" +
                              (steered.empty() ? "" : " (" + steered + ")")});
     for (InstId s : interp::witness_path(r.run))

@@ -17,7 +17,12 @@
 // 1000): the witness then names the values it chose. A launch shape the kernel does not declare
 // is first left unknown (a witness that holds in every block big enough for its threads); where
 // the threads' way needs it, the replay tries a 1-D block of whole warps and one block, and the
-// witness names the shape.
+// witness names the shape. Last, the branches neither thread can decide (a length loaded from
+// memory before the barrier) are steered toward the collective, as shared-bounds' replay does
+// (interpreter.h), and a pair counts only where the two lanes ran the same instructions (the
+// same steered ways) up to a branch they decide differently, after which one executes the
+// collective by branches it decides and the other reaches the branch's reconvergence point
+// without it; the witness names the steered branches.
 #pragma once
 
 #include "ptxkit/verifier/interp/interpreter.h"
@@ -41,6 +46,10 @@ struct ThreadRun {
   ThreadLaunch launch;
   Arrival arrival = Arrival::kUnknown;
   RunResult run;
+  // A skipping lane that split from the arriving one at a branch and reached its reconvergence
+  // point without the collective: that branch, and the first instruction it reached there (its
+  // run's path ends there).
+  InstId split_at = kNoId, rejoins = kNoId;
 };
 
 struct SplitOptions {
@@ -58,6 +67,7 @@ struct SplitReplay {
   bool across_warps = false;                // the two are of different warps (SplitGroup)
   std::vector<std::pair<std::string, std::int64_t>> chosen; // parameters the replay chose
   bool shape_chosen = false; // the block shape (and grid) are the replay's, not the kernel's
+  bool steered = false;      // undecided branches were taken toward the collective
   std::string why;           // kInconclusive: what the replay could not decide, for a message
 };
 
