@@ -183,6 +183,36 @@ $L_skip:
   EXPECT_NE(r.why.find("the value loaded at line"), std::string::npos) << r.why;
 }
 
+// A loop whose bound is loaded (the replay steers it) around a barrier that lane 0 alone executes:
+// lane 1 keeps looping, so the counts decide nothing; the lanes split at the same execution of
+// the branch on %tid.x, which both decide.
+TEST(InterpSplit, LanesSplittingAtOneExecutionOfADecidedBranchAreConfirmed) {
+  const char* body = R"(
+	ld.param.u64 %rd1, [p];
+	ld.global.u32 %r2, [%rd1];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r3, 0;
+$L_head:
+	setp.ge.u32 %p1, %r3, %r2;
+	@%p1 bra $L_out;
+	setp.ne.u32 %p2, %r1, 0;
+	@%p2 bra $L_latch;
+	bar.sync 0;
+$L_latch:
+	add.s32 %r3, %r3, 1;
+	bra $L_head;
+$L_out:
+)";
+  auto t = run_thread(body);
+  const interp::SplitReplay r =
+      interp::replay_split(*t->in, any_block(), false, t->at("bar.sync 0"));
+  ASSERT_EQ(r.verdict, Verdict::kConfirmed) << r.why;
+  EXPECT_TRUE(r.steered);
+  EXPECT_EQ(r.arrives->launch.tid[0], 0u);
+  EXPECT_EQ(r.skips->launch.tid[0], 1u);
+  EXPECT_NE(r.skips->split_at, analysis::kNoId);
+}
+
 // Warps split on the warp index: both sides arrive at barrier 0 once (nvcc's duplicated
 // __syncthreads()): no pair, even across warps. With a second barrier on one side only
 // (kExtra), warps 0 and 1 disagree by their barrier ids.

@@ -20,6 +20,11 @@
 // analysed as if entered by a full warp. Severity: error; warning in debug builds (`.target
 // sm_XX, debug`), whose .local round trips make every value lane-varying.
 //
+// Replay: an error carries two threads the interpreter replayed (divergence_replay_p.h,
+// interp/replay_split.h), one executing the barrier and one exiting or leaving for code that
+// cannot reach it first; where the replay cannot show such a pair (a loaded or float value, a
+// call) the finding is a warning naming what it could not decide.
+//
 // How: classifies aligned collectives and checks their blocks against the uniformity analysis'
 // partial-warp and after-divergent-exit facts, naming the divergent terminator responsible.
 #include "divergence_replay_p.h"

@@ -13,6 +13,9 @@
 // whose every side executes the same collective is still reported (each side's instance sees a
 // partial warp). `.func` bodies are analysed as if entered by a full warp. Severity: error; warning
 // in debug builds (`.target sm_XX, debug`), whose .local round trips make every value lane-varying.
+// An error carries two lanes of one warp the interpreter replayed, one executing the collective
+// and one leaving without it (divergence_replay_p.h); where the replay cannot show them, the
+// finding is a warning naming what it could not decide.
 //
 // How: full-mask warp collectives checked against the uniformity analysis' partial-warp and
 // after-divergent-exit facts.

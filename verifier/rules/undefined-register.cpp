@@ -25,6 +25,10 @@
 // (`.target sm_XX, debug`), where nvcc -G stores uninitialized locals (empty structs, padding)
 // to the stack.
 //
+// Replay: an error's witness is a thread the interpreter runs to the read (steering the branches
+// it cannot decide toward it) with nothing on its path writing the register; where no thread
+// tried gets there so, the finding is a warning naming why.
+//
 // How: a cheap may-be-undefined fixed point over SSA values first, then a predicate-aware backward
 // walk for the few reads it leaves, so that the common guarded-definition shapes stay quiet.
 #include "ptxkit/verifier/analysis/memory_access.h"
