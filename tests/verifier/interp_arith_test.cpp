@@ -317,5 +317,30 @@ TEST(InterpArith, MovPackUnpackAndUnmodelled) {
   EXPECT_FALSE(t->known("%r5")); // unknown propagates
 }
 
+// prmt's named modes: only c's low two bits select the pattern (the bytes of {b, a} are
+// 00 11 22 33 | 44 55 66 77); an unknown mode is never guessed.
+TEST(InterpArith, PermuteModes) {
+  auto t = run_thread(R"(
+	mov.b32 %r1, 0x33221100;
+	mov.b32 %r2, 0x77665544;
+	prmt.b32.f4e %r3, %r1, %r2, 1;
+	prmt.b32.b4e %r4, %r1, %r2, 0;
+	prmt.b32.rc8 %r5, %r1, %r2, 2;
+	prmt.b32.ecl %r6, %r1, %r2, 1;
+	prmt.b32.ecr %r7, %r1, %r2, 2;
+	prmt.b32.rc16 %r8, %r1, %r2, 1;
+	prmt.b32.f4e %r9, %r1, %r2, 7;
+	prmt.b32.b4e %r10, %r1, %r2, 3;
+)");
+  EXPECT_EQ(t->u("%r3"), 0x44332211u);
+  EXPECT_EQ(t->u("%r4"), 0x55667700u);
+  EXPECT_EQ(t->u("%r5"), 0x22222222u);
+  EXPECT_EQ(t->u("%r6"), 0x33221111u);
+  EXPECT_EQ(t->u("%r7"), 0x22221100u);
+  EXPECT_EQ(t->u("%r8"), 0x33223322u);
+  EXPECT_EQ(t->u("%r9"), 0x66554433u);
+  EXPECT_EQ(t->u("%r10"), 0x00112233u);
+}
+
 } // namespace
 } // namespace ptxkit::verifier::testing

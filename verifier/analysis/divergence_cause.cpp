@@ -5,6 +5,7 @@
 
 #include "ptxkit/verifier/analysis/solver.h"
 #include "ptxkit/verifier/analysis/thread_index.h"
+#include "ptxkit/verifier/analysis/thread_terms.h"
 
 #include <algorithm>
 #include <functional>
@@ -216,6 +217,9 @@ void WarpDivergence::compute_tid_dependent() {
       return false;
     // A comparison of %tid.x that the declared launch bound decides: the same in every thread.
     if (info.kind == ValueKind::kDef && tid_x_compare_is_constant(ir, vn, info.inst)) return false;
+    // A comparison whose thread-dependent terms cancel (thread_terms.h).
+    if (info.kind == ValueKind::kDef && thread_terms_cancel(ir, vn, a_->loops, info.inst))
+      return false;
     for (std::uint32_t k = writes_first_operand(di) ? 1 : 0; k < di.operands.size(); ++k) {
       const Operand& o = di.operands[k];
       if (o.kind == OperandKind::kSpecialReg && is_thread_index(o.text())) return true;
@@ -452,6 +456,10 @@ bool WarpDivergence::compute_warp_uniform(ValueId v) const {
     ValueId x = a.values.value_of(d, 1);
     if (warp_index && warp_index_source(x)) return true;
   }
+  // tid.x (+ k) compared with a constant on warp boundaries (thread_index.h).
+  if (!thread_level_ && !warpgroup() && warp_index_ok_ && op == Opcode::kSetp &&
+      tid_x_compare_is_warp_uniform(a.ir, a.values, d))
+    return true;
   // tid.x < 32m (and the other comparisons on a warp boundary): whole warps on each side.
   if (op == Opcode::kSetp && n == 3 && di.modifiers.size() == 2) {
     std::string_view cmp = di.modifiers[0];

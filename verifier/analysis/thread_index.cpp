@@ -148,3 +148,76 @@ bool tid_x_compare_is_constant(const FunctionIR& ir, const ValueNumbering& vn, I
 }
 
 } // namespace ptxkit::verifier::analysis
+
+namespace ptxkit::verifier::analysis {
+
+namespace {
+
+// The outcome of comparison `cmp` (eq, ne, lt, le, gt, ge, lo, ls, hi, hs) of two 32-bit words,
+// signed or not; nullopt for a comparison this does not model (floats, the unordered forms).
+std::optional<bool> compare_words(std::string_view cmp, bool is_signed, std::uint32_t x,
+                                  std::uint32_t y) {
+  const auto sx = static_cast<std::int32_t>(x), sy = static_cast<std::int32_t>(y);
+  if (cmp == "eq") return x == y;
+  if (cmp == "ne") return x != y;
+  if (cmp == "lo") return x < y;
+  if (cmp == "ls") return x <= y;
+  if (cmp == "hi") return x > y;
+  if (cmp == "hs") return x >= y;
+  if (cmp == "lt") return is_signed ? sx < sy : x < y;
+  if (cmp == "le") return is_signed ? sx <= sy : x <= y;
+  if (cmp == "gt") return is_signed ? sx > sy : x > y;
+  if (cmp == "ge") return is_signed ? sx >= sy : x >= y;
+  return std::nullopt;
+}
+
+} // namespace
+
+bool tid_x_compare_is_warp_uniform(const FunctionIR& ir, const ValueNumbering& vn, InstId i) {
+  const Instruction& in = ir.inst(i);
+  if ((in.op != Opcode::kSetp && in.op != Opcode::kSet) || in.operands.size() != 3 ||
+      in.modifiers.empty() || in.operands[2].kind != OperandKind::kImmInt ||
+      in.operands[1].kind != OperandKind::kRegister)
+    return false;
+  isa::Type type = isa::Type::kUnknown;
+  for (std::string_view m : in.modifiers)
+    if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown) type = t;
+  const isa::TypeKind kind = isa::kind(type);
+  if (isa::size_bits(type) != 32 ||
+      (kind != isa::TypeKind::kSigned && kind != isa::TypeKind::kUnsigned &&
+       kind != isa::TypeKind::kBits))
+    return false;
+  // The compared value: tid.x, or tid.x + k (nvcc's range check `(unsigned)(t - lo) < n`).
+  ValueId x = vn.value_of(i, 1);
+  std::uint32_t offset = 0;
+  if (!is_tid_x(ir, vn, x)) {
+    const InstId d = x == kNoId ? kNoId : vn.defining_instruction(x);
+    if (d == kNoId || vn.info(x).kind != ValueKind::kDef || ir.info(d).guard != kNoId) return false;
+    const Instruction& add = ir.inst(d);
+    if ((add.op != Opcode::kAdd && add.op != Opcode::kSub) || add.operands.size() != 3 ||
+        add.operands[2].kind != OperandKind::kImmInt || add.has_modifier("sat") ||
+        add.has_modifier("cc") || !is_tid_x(ir, vn, vn.value_of(d, 1)))
+      return false;
+    bool word = false;
+    for (std::string_view m : add.modifiers)
+      if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown)
+        word = isa::size_bits(t) == 32;
+    if (!word) return false;
+    const auto k = static_cast<std::uint32_t>(add.operands[2].int_value());
+    offset = add.op == Opcode::kAdd ? k : 0u - k;
+  }
+  const auto c = static_cast<std::uint32_t>(in.operands[2].int_value());
+  const bool is_signed = kind == isa::TypeKind::kSigned;
+  // %tid.x < 1024 on every GPU: each run of 32 consecutive values must agree.
+  for (std::uint32_t warp = 0; warp < 32; ++warp) {
+    const std::optional<bool> first =
+        compare_words(in.modifiers[0], is_signed, warp * 32 + offset, c);
+    if (!first) return false;
+    for (std::uint32_t lane = 1; lane < 32; ++lane)
+      if (compare_words(in.modifiers[0], is_signed, warp * 32 + lane + offset, c) != first)
+        return false;
+  }
+  return true;
+}
+
+} // namespace ptxkit::verifier::analysis

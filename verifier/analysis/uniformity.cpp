@@ -7,6 +7,7 @@
 #include "ptxkit/verifier/analysis/solver.h"
 #include "ptxkit/verifier/analysis/split_edges.h"
 #include "ptxkit/verifier/analysis/thread_index.h"
+#include "ptxkit/verifier/analysis/thread_terms.h"
 
 #include <algorithm>
 #include <array>
@@ -324,6 +325,7 @@ struct UniformityBuilder {
   bool warp_id_of_tid(InstId i) const {
     const Instruction& in = ir.inst(i);
     if (in.operands.size() != 3) return false;
+    if (warps_are_tid_x_aligned() && tid_x_compare_is_warp_uniform(ir, vn, i)) return true;
     const std::optional<std::int64_t> divisor = constant_source(i, 2);
     if (!divisor) return false;
     ValueId x = vn.value_of(i, 1);
@@ -384,6 +386,7 @@ struct UniformityBuilder {
     if (op == Opcode::kLd || op == Opcode::kLdu) return load_varying(i);
     // The same outcome in every thread of the block, so at every scope.
     if (tid_x_compare_is_constant(ir, vn, i)) return false;
+    if (thread_terms_cancel(ir, vn, loops, i)) return false;
     if (u.scope_ == UniformityScope::kBlock) {
       // Warp-level results differ between warps; same-everywhere inputs give same results.
       if (op == Opcode::kActivemask || op == Opcode::kElect) return true;

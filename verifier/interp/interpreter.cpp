@@ -162,6 +162,49 @@ std::uint64_t permute_bytes(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
   return d;
 }
 
+// prmt's named modes (9.7.8.7): the low two bits of c choose one of four fixed patterns.
+enum class PrmtMode : std::uint8_t { kF4e, kB4e, kRc8, kEcl, kEcr, kRc16 };
+
+std::optional<PrmtMode> prmt_mode(const Instruction& inst) {
+  static constexpr std::pair<const char*, PrmtMode> kModes[] = {
+      {"f4e", PrmtMode::kF4e}, {"b4e", PrmtMode::kB4e}, {"rc8", PrmtMode::kRc8},
+      {"ecl", PrmtMode::kEcl}, {"ecr", PrmtMode::kEcr}, {"rc16", PrmtMode::kRc16}};
+  for (const auto& [name, mode] : kModes)
+    if (inst.has_modifier(name)) return mode;
+  return std::nullopt;
+}
+
+std::uint64_t permute_bytes_mode(std::uint64_t a, std::uint64_t b, std::uint64_t c, PrmtMode mode) {
+  const std::uint64_t bytes = ((b & 0xffffffff) << 32) | (a & 0xffffffff);
+  const unsigned s = c & 3;
+  std::uint64_t d = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    unsigned sel = 0;
+    switch (mode) {
+    case PrmtMode::kF4e:
+      sel = (s + i) & 7;
+      break; // forward 4 extract
+    case PrmtMode::kB4e:
+      sel = (s + 8 - i) & 7;
+      break; // backward 4 extract
+    case PrmtMode::kRc8:
+      sel = s;
+      break; // replicate byte s
+    case PrmtMode::kEcl:
+      sel = std::max(i, s);
+      break; // edge clamp left
+    case PrmtMode::kEcr:
+      sel = std::min(i, s);
+      break; // edge clamp right
+    case PrmtMode::kRc16:
+      sel = (i & 1) + 2 * (s & 1);
+      break; // replicate half s & 1
+    }
+    d |= ((bytes >> (8 * sel)) & 0xff) << (8 * i);
+  }
+  return d;
+}
+
 // lop3 (9.7.8.6): bit i of the result is bit (a_i b_i c_i) of the look-up table.
 std::uint64_t lookup3(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t lut) {
   std::uint64_t d = 0;
@@ -726,9 +769,14 @@ private:
     case Opcode::kBfi:
       return arity(4) ? std::optional<std::uint64_t>(bit_field_insert(x[0], x[1], x[2], x[3], n))
                       : std::nullopt;
-    case Opcode::kPrmt:
-      if (!arity(3) || n != 32 || inst.modifiers.size() != 1) return std::nullopt; // modes
-      return permute_bytes(x[0], x[1], x[2]);
+    case Opcode::kPrmt: {
+      if (!arity(3) || n != 32) return std::nullopt;
+      if (inst.modifiers.size() == 1) return permute_bytes(x[0], x[1], x[2]);
+      const std::optional<PrmtMode> mode =
+          inst.modifiers.size() == 2 ? prmt_mode(inst) : std::nullopt;
+      return mode ? std::optional<std::uint64_t>(permute_bytes_mode(x[0], x[1], x[2], *mode))
+                  : std::nullopt;
+    }
     default:
       return std::nullopt;
     }

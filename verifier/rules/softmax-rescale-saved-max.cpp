@@ -421,6 +421,33 @@ public:
   // exp(m' - m') and exp(old - s) are not.
   bool is_factor(ValueId v) { return maxima(v).size() == 2; }
 
+  // The running-maximum value (leader) an exponent `ex2` is taken against: its argument is a
+  // difference x - m (through scalings by constants, negations, conversions: at most six steps)
+  // with m a running-maximum value. exp(x - m) is on m's scale whatever x is, even when x is
+  // selected from registers that held earlier exponents (nvcc's if-converted register arrays):
+  // a difference in the log domain is a new value, not a product. kNoId: no such difference.
+  ValueId exponent_scale(InstId ex2) {
+    const ValueNumbering& vn = a_.values;
+    std::vector<std::pair<ValueId, int>> work;
+    vn.for_each_operand_value(ex2, [&](ValueId u) { work.push_back({u, 0}); });
+    while (!work.empty()) {
+      const auto [v, depth] = work.back();
+      work.pop_back();
+      const InstId d = v == kNoId ? kNoId : vn.defining_instruction(v);
+      if (d == kNoId || depth > 6) continue;
+      for (Difference diff : differences(a_, d)) {
+        const ValueId m = strip_safe_select(a_, diff.b);
+        if (rm_.member(m)) return vn.leader(m);
+      }
+      const Opcode op = a_.ir.inst(d).op;
+      if (op != Opcode::kMul && op != Opcode::kNeg && op != Opcode::kMov && op != Opcode::kCvt &&
+          op != Opcode::kFma)
+        continue;
+      vn.for_each_operand_value(d, [&](ValueId u) { work.push_back({u, depth + 1}); });
+    }
+    return kNoId;
+  }
+
 private:
   std::vector<ValueId> maxima_reached(ValueId root) {
     const ValueNumbering& vn = a_.values;
@@ -605,6 +632,8 @@ private:
     if (x.kind != ValueKind::kDef) return kUnknown;
     const Instruction& in = a_.ir.inst(x.inst);
     const auto n = in.operands.size();
+    if (in.op == Opcode::kEx2)
+      if (const ValueId m = maxima_.exponent_scale(x.inst); m != kNoId) return m;
     if (in.op == Opcode::kMul && n == 3) return product(x.inst, 1, 2);
     if (in.op == Opcode::kDiv && n == 3) return product(x.inst, 1, 2);
     if ((in.op == Opcode::kFma || in.op == Opcode::kMad) && n == 4)

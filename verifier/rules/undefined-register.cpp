@@ -15,7 +15,10 @@
 // Severity: error when no write of the register reaches the read on any path (the value is
 // always unspecified: a lost definition) and the undefined value is observed: it reaches a
 // computation, comparison, branch, address or a store outside the thread's local stack,
-// following it through pure data moves (mov, shfl, prmt, selp, spills to the local stack).
+// following it through pure data moves (mov, shfl, prmt, selp, spills to the local stack) bit by
+// bit: nvcc packs a never-written word beside a written one (`mov.b64 %rd, {%r_undef, %r}`) and
+// shifts or truncates it out again, so bits a shift, truncation or constant mask drops are
+// never observed.
 // nvcc shuffles and spills never-initialised words of partly-initialised structs (CUB's
 // ShuffleUp/ShuffleDown of padding words in thrust algorithms): those reads are warnings. Warning
 // when the register is written on some paths only: optimizing compilers legitimately emit such
@@ -199,55 +202,153 @@ private:
   std::unordered_set<std::uint64_t> seen_;
 };
 
-// Instructions that only move bits (no arithmetic, no comparison, no effect but the copy):
-// an undefined word passing through them is not yet observed.
-bool moves_data(const FunctionAnalysis& a, InstId i) {
-  const Instruction& inst = a.ir.inst(i);
-  const Opcode op = inst.op;
-  if (op == Opcode::kMov || op == Opcode::kShfl || op == Opcode::kPrmt || op == Opcode::kSelp)
-    return true;
-  if (op == Opcode::kSt) {
-    // A spill of the word to the thread's own stack (its value operand, not its address).
-    return local_stack_address(a, i, 0);
-  }
-  return false;
+// The types an instruction's modifiers name, in order (cvt: destination, then source).
+std::vector<isa::Type> instruction_types(const Instruction& inst) {
+  std::vector<isa::Type> out;
+  for (std::string_view m : inst.modifiers)
+    if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown) out.push_back(t);
+  return out;
 }
 
-// Whether the value read at instruction i (undefined on some path) reaches a computation, a
-// branch, an address or a store outside the local stack, following it through data moves.
+constexpr std::uint64_t low_bits(unsigned n) {
+  return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+}
+
+// Bits of a register that may hold an undefined value (bit i: bit i of the register).
+using UndefBits = std::uint64_t;
+
+// Where the undefined bits `m` of an operand go when instruction x reads them as operand
+// `operand` (element `element` of a brace list): the undefined bits of each destination, or
+// nullopt when the instruction observes them (computes, compares, branches or addresses with
+// them). Only data moves and the bit selections compilers build around them (nvcc packs a
+// never-written half into a 64-bit word and shifts it out again) pass bits on unobserved.
+struct DestBits {
+  std::uint16_t element = 0; // destination element (brace-list destinations), else 0
+  UndefBits bits = 0;
+};
+std::optional<std::vector<DestBits>> undefined_bits_through(const FunctionAnalysis& a, InstId x,
+                                                            std::uint32_t operand,
+                                                            std::uint32_t element, UndefBits m) {
+  const Instruction& inst = a.ir.inst(x);
+  const std::vector<isa::Type> types = instruction_types(inst);
+  const unsigned width = types.empty() ? 64 : isa::size_bits(types.front());
+  const auto one = [](UndefBits b) { return std::optional<std::vector<DestBits>>{{{0, b}}}; };
+  const auto immediate = [&](std::uint32_t k) -> std::optional<std::uint64_t> {
+    if (k >= inst.operands.size() || inst.operands[k].kind != OperandKind::kImmInt)
+      return std::nullopt;
+    return static_cast<std::uint64_t>(inst.operands[k].int_value());
+  };
+  switch (inst.op) {
+  case Opcode::kMov: {
+    if (operand != 1) return std::nullopt;
+    const Operand& dst = inst.operands[0];
+    const Operand& src = inst.operands[1];
+    if (src.kind == OperandKind::kVector) { // pack: element e fills bits [e*w, (e+1)*w)
+      const unsigned w = width / std::max<unsigned>(1, src.elements().size());
+      return one((m & low_bits(w)) << (element * w));
+    }
+    if (dst.kind == OperandKind::kVector) { // unpack: element e takes bits [e*w, (e+1)*w)
+      const unsigned w = width / std::max<unsigned>(1, dst.elements().size());
+      std::vector<DestBits> out;
+      for (std::uint16_t e = 0; e < dst.elements().size(); ++e)
+        out.push_back({e, w >= 64 ? m : (m >> (e * w)) & low_bits(w)});
+      return out;
+    }
+    return one(m);
+  }
+  case Opcode::kShr:
+  case Opcode::kShl: {
+    const auto c = immediate(2);
+    if (operand != 1 || !c || *c >= width) return std::nullopt;
+    if (inst.op == Opcode::kShl) return one((m << *c) & low_bits(width));
+    UndefBits out = (m & low_bits(width)) >> *c;
+    const bool arithmetic = !types.empty() && isa::kind(types.front()) == isa::TypeKind::kSigned;
+    if (arithmetic && (m >> (width - 1)) & 1) out |= low_bits(width) & ~low_bits(width - *c);
+    return one(out);
+  }
+  case Opcode::kAnd:
+  case Opcode::kOr: {
+    // A constant mask keeps (and) or overwrites (or) bits: the others pass on unobserved.
+    const auto c = immediate(operand == 1 ? 2 : 1);
+    if (!c) return std::nullopt;
+    return one(inst.op == Opcode::kAnd ? m & *c : m & ~*c);
+  }
+  case Opcode::kCvt: {
+    // Integer narrowing drops the high bits; widening copies (and, signed, replicates the top).
+    if (operand != 1 || types.size() != 2) return std::nullopt;
+    const auto is_int = [](isa::Type t) {
+      const isa::TypeKind k = isa::kind(t);
+      return k == isa::TypeKind::kUnsigned || k == isa::TypeKind::kSigned ||
+             k == isa::TypeKind::kBits;
+    };
+    if (!is_int(types[0]) || !is_int(types[1]) || inst.has_modifier("sat")) return std::nullopt;
+    const unsigned to = isa::size_bits(types[0]), from = isa::size_bits(types[1]);
+    UndefBits out = m & low_bits(std::min(to, from));
+    if (to > from && isa::kind(types[1]) == isa::TypeKind::kSigned && (m >> (from - 1)) & 1)
+      out |= low_bits(to) & ~low_bits(from);
+    return one(out);
+  }
+  case Opcode::kSelp:
+    if (operand == 3) return std::nullopt; // the selecting predicate is observed
+    return one(m);
+  case Opcode::kShfl:
+    if (operand != 1) return std::nullopt; // lane, clamp and mask operands are observed
+    return one(low_bits(width));
+  case Opcode::kPrmt:
+    if (operand == 3) return std::nullopt;
+    return one(low_bits(width));
+  case Opcode::kSt:
+    // A spill of the word to the thread's own stack (its value operand, not its address).
+    if (operand != 0 && local_stack_address(a, x, 0)) return std::vector<DestBits>{};
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+// Whether undefined bits of the value read at instruction i (undefined on some path) reach a
+// computation, a branch, an address or a store outside the local stack, following them through
+// data moves and constant bit selections.
 bool undefined_value_observed(const FunctionAnalysis& a, InstId i, ValueId read) {
   const ValueNumbering& vn = a.values;
-  std::vector<InstId> insts{i};
-  std::vector<char> seen_inst(a.ir.size(), 0), seen_val(vn.size(), 0);
-  seen_inst[i] = 1;
+  struct Item {
+    InstId inst;
+    ValueId value;
+    UndefBits bits;
+  };
+  std::vector<Item> work{{i, read, ~UndefBits{0}}};
+  // The undefined bits already followed into each value (a value is revisited only with new bits).
+  std::vector<UndefBits> followed(vn.size(), 0);
   std::uint32_t budget = 20000;
-  while (!insts.empty()) {
+  while (!work.empty()) {
     if (--budget == 0) return true;
-    InstId x = insts.back();
-    insts.pop_back();
-    if (!moves_data(a, x)) return true;
-    // A store to the local stack of the undefined word: is the word the stored value, not the
-    // address? (Its address operand reading it would be observation.)
-    const InstInfo& info = a.ir.info(x);
-    if (vn.ssa_guard(x) == read) return true;
+    const Item item = work.back();
+    work.pop_back();
+    if (vn.ssa_guard(item.inst) == item.value) return true;
+    const InstInfo& info = a.ir.info(item.inst);
     for (std::uint32_t m = info.mention_begin; m < info.mention_end; ++m) {
-      const Mention& mm = a.ir.mention(m);
-      if (!mm.is_def) {
-        if (a.ir.inst(x).op == Opcode::kSt && mm.operand == 0 && vn.ssa_use(m) == read) return true;
-        continue;
-      }
-      std::vector<ValueId> vals{vn.ssa_def(m)};
-      while (!vals.empty()) {
-        ValueId v = vals.back();
-        vals.pop_back();
-        if (v == kNoId || seen_val[v]) continue;
-        seen_val[v] = 1;
-        for (const ValueUse& u : vn.uses(v)) {
-          if (u.inst == kNoId) {
-            vals.push_back(u.phi);
-          } else if (!seen_inst[u.inst]) {
-            seen_inst[u.inst] = 1;
-            insts.push_back(u.inst);
+      const Mention& use = a.ir.mention(m);
+      if (use.is_def || vn.ssa_use(m) != item.value) continue;
+      const auto dests = undefined_bits_through(a, item.inst, use.operand, use.element, item.bits);
+      if (!dests) return true;
+      for (const DestBits& d : *dests) {
+        if (d.bits == 0) continue;
+        for (std::uint32_t n = info.mention_begin; n < info.mention_end; ++n) {
+          const Mention& def = a.ir.mention(n);
+          if (!def.is_def || def.element != d.element) continue;
+          // Follow the destination value, through phis, to every instruction that reads it.
+          std::vector<ValueId> vals{vn.ssa_def(n)};
+          while (!vals.empty()) {
+            const ValueId v = vals.back();
+            vals.pop_back();
+            if (v == kNoId || (followed[v] | d.bits) == followed[v]) continue;
+            followed[v] |= d.bits;
+            for (const ValueUse& u : vn.uses(v)) {
+              if (u.inst == kNoId)
+                vals.push_back(u.phi);
+              else
+                work.push_back({u.inst, v, d.bits});
+            }
           }
         }
       }

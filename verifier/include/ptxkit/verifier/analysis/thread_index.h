@@ -47,4 +47,11 @@ std::optional<std::int64_t> max_tid_x(const Function& fn);
 // `setp.gt.u32 %p, %tid, 255`: always false): its result is the same in every thread of the block.
 bool tid_x_compare_is_constant(const FunctionIR& ir, const ValueNumbering& vn, InstId i);
 
+// Instruction i is a 32-bit integer setp/set comparing %tid.x, or %tid.x plus or minus an
+// immediate (nvcc's range check `(unsigned)(tid - lo) < n`, and `tid < 32` compiled as
+// `tid + 31 <= 62`), with an immediate, and its outcome is the same for every run of 32
+// consecutive %tid.x values below 1024: uniform in each warp wherever warps are tid.x runs
+// (warps_are_tid_x_runs). Decided by evaluating all 1024 values.
+bool tid_x_compare_is_warp_uniform(const FunctionIR& ir, const ValueNumbering& vn, InstId i);
+
 } // namespace ptxkit::verifier::analysis

@@ -11,14 +11,14 @@
 //
 // What it models: the integer instructions exactly (b/u/s 8..64 with wrap-around; add/sub with
 // .sat and .cc/addc/subc, mul/mad .lo/.hi/.wide, mul24/mad24, div/rem truncating, shl/shr/shf,
-// and/or/xor/not/cnot/lop3, min/max, abs/neg, popc/clz/brev/bfe/bfi/prmt, selp/slct/set/setp
-// with every integer comparison and .and/.or/.xor, predicate logic), mov (registers, immediates,
-// special registers, vector pack/unpack, a `.shared` variable's address), cvt between integer
-// types (extension, truncation, .sat), cvta to and from shared, ld.param (parameters given by
-// name), guards, bra/brx.idx/ret/exit/trap. Memory is not modelled: a load from memory, a float
-// operation, a warp collective, an atomic, a call, an unknown parameter give "unknown" values.
-// Unknown values propagate through arithmetic (the taint is the dependency: a value computed
-// without one does not depend on it).
+// and/or/xor/not/cnot/lop3, min/max, abs/neg, popc/clz/brev/bfe/bfi, prmt (every mode),
+// selp/slct/set/setp with every integer comparison and .and/.or/.xor, predicate logic), mov
+// (registers, immediates, special registers, vector pack/unpack, a `.shared` variable's
+// address), cvt between integer types (extension, truncation, .sat), cvta to and from shared,
+// ld.param (parameters given by name), guards, bra/brx.idx/ret/exit/trap. Memory is not
+// modelled: a load from memory, a float operation, a warp collective, an atomic, a call, an unknown
+// parameter give "unknown" values. Unknown values propagate through arithmetic (the taint is the
+// dependency: a value computed without one does not depend on it).
 //
 // Shared memory: each `.shared` variable of known size (module level and the function's own)
 // gets an offset in a per-function layout (declaration order, each aligned to its alignment),
