@@ -263,7 +263,7 @@ struct Search {
       out.why.clear();
       return out;
     }
-    if (!param.empty() && depth < 2) {
+    if (!param.empty() && depth < 3) {
       std::string first_why; // with the first value tried: what stopped the replay further on
       for (std::int64_t v : {1, 32, 0, 1000}) {
         ThreadLaunch l = launch;
@@ -295,9 +295,11 @@ std::vector<SplitGroup> split_candidates(const ThreadLaunch& base, bool cta_wide
       g.threads.push_back(thread_at(base, l));
     return g;
   };
-  groups.push_back(lanes(0));
+  // The first 8 warps (a split on a warp boundary other than 32: `tid < 48`) and the last.
   const std::uint64_t last_warp = (n - 1) / 32 * 32;
-  if (base.block_known && last_warp > 0) groups.push_back(lanes(last_warp));
+  for (std::uint64_t w = 0; w < 8 && w * 32 <= last_warp; ++w)
+    groups.push_back(lanes(w * 32));
+  if (base.block_known && last_warp >= 8 * 32) groups.push_back(lanes(last_warp));
   if (cta_wide && n > 32) {
     // The first and last lane of each warp (at most 32 warps), and the block's last thread.
     SplitGroup g;

@@ -83,10 +83,10 @@ struct SplitGroup {
   bool across_warps = false;
 };
 
-// The candidate groups of one launch: the first warp's lanes, the last warp's (when the block
-// is known), and for a CTA barrier (`cta_wide`) the first and last lane of each warp. `base`
-// gives the block shape (when known), grid and parameters; each candidate's thread ids are
-// filled in (a 1-D block when the shape is unknown).
+// The candidate groups of one launch: the lanes of each of the first 8 warps, the last warp's
+// (when the block is known), and for a CTA barrier (`cta_wide`) the first and last lane of each
+// warp. `base` gives the block shape (when known), grid and parameters; each candidate's thread ids
+// are filled in (a 1-D block when the shape is unknown).
 std::vector<SplitGroup> split_candidates(const ThreadLaunch& base, bool cta_wide);
 
 // Searches `base`'s candidate groups for two threads of one group that disagree on reaching
