@@ -31,6 +31,8 @@ endif()
 target_compile_definitions(verifier_foreign_corpus_tests PRIVATE
   PTXKIT_FOREIGN_DIR="${PROJECT_BINARY_DIR}/tests/corpus/foreign-ptx"
   PTXKIT_GPUVERIFY_DIR="${PROJECT_BINARY_DIR}/tests/corpus/gpuverify-ptx"
+  PTXKIT_UNSEEN_DIR="${PROJECT_BINARY_DIR}/tests/corpus/unseen-ptx"
+  PTXKIT_TRUE_DEFECTS="${PROJECT_SOURCE_DIR}/tests/corpus/true-defects.tsv"
   PTXKIT_KNOWN_FALSE_ALARMS="${PROJECT_SOURCE_DIR}/tests/corpus/known-false-alarms.tsv")
 # The speed bar (verifying at least 10x faster than ptxas assembles) is measured by
 # bench/verify_speed.cpp (ptxkit-verify-bench), not by a test: tests do not time.

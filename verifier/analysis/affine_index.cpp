@@ -109,7 +109,7 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
     // at bits 2 and 4). A cut nothing needs only adds a field.
     if (in.operands.size() != 3 || in.operands[2].kind != OperandKind::kImmInt) continue;
     if (in.op != Opcode::kShr && in.op != Opcode::kAnd && in.op != Opcode::kRem &&
-        in.op != Opcode::kDiv)
+        in.op != Opcode::kDiv && in.op != Opcode::kXor)
       continue;
     if (in.operands[1].kind != OperandKind::kRegister) continue;
     std::uint64_t c = static_cast<std::uint64_t>(in.operands[2].int_value());
@@ -119,6 +119,9 @@ AffineIndex::AffineIndex(const Module& m, const FunctionAnalysis& a) : module_(&
     else if (in.op == Opcode::kAnd)
       for (int b = 1; b < 64; ++b)
         if (((c >> b) & 1) != ((c >> (b - 1)) & 1)) cuts.push_back(b);
+    if (in.op == Opcode::kXor) // each flipped bit is a field of its own
+      for (int b = 0; b < 63; ++b)
+        if ((c >> b) & 1) cuts.push_back(b), cuts.push_back(b + 1);
     if (in.op != Opcode::kAnd && in.op != Opcode::kShr && c != 0 && (c & (c - 1)) == 0)
       cuts.push_back(std::countr_zero(c));
     // The operand's bit b is tid.x's bit b + s where the operand is tid.x shifted right by s
@@ -496,7 +499,8 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
   case Opcode::kXor:
     if (n == 3 && integer_op(in))
       if (auto f = disjoint_sum(op(1), op(2))) return *f;
-    break;
+    if (in.op == Opcode::kOr) break;
+    [[fallthrough]];
   case Opcode::kShr:
   case Opcode::kDiv:
   case Opcode::kRem:
@@ -544,6 +548,21 @@ AffineForm AffineIndex::eval_inst(InstId d, ValueId v, int depth) {
     } else if ((in.op == Opcode::kDiv || in.op == Opcode::kRem) && !pow2 && *c > 1 &&
                !in.has_modifier("s16") && !in.has_modifier("s32") && !in.has_modifier("s64")) {
       if (auto f = divide(x, *c, in.op == Opcode::kRem, d, v)) return *f;
+    } else if (in.op == Opcode::kXor) {
+      // `xor x, m` flips m's bits: x + sum over m's set bits b of 2^b * (1 - 2 * bit_b(x)), with
+      // 2^b * bit_b(x) = (x mod 2^(b+1)) - (x mod 2^b), affine where x's low bits are thread
+      // fields cut at b and b + 1 (a butterfly partner `tid ^ 16` is tid + 16 - 32 * bit_4).
+      const int width = in.has_modifier("b64") ? 64 : (in.has_modifier("b16") ? 16 : 32);
+      const std::uint64_t m = width == 64 ? uc : uc & ((std::uint64_t{1} << width) - 1);
+      AffineForm out = x, bit;
+      bool ok = m != 0;
+      for (int b = 0; b < width && ok; ++b) {
+        if (!((m >> b) & 1)) continue;
+        ok = split(b + 1, hi_part, bit) && split(b, hi_part, lo_part) &&
+             affine_add(bit, lo_part, -1) &&
+             affine_add(out, AffineForm{std::int64_t{1} << b, {}}) && affine_add(out, bit, -2);
+      }
+      if (ok) return out;
     } else if (in.op == Opcode::kAnd) {
       // `and x, m` is the sum over m's runs of set bits [lo, hi) of (x mod 2^hi) - (x mod 2^lo);
       // a run reaching the operand's top bit keeps every higher bit (x - x mod 2^lo).

@@ -144,7 +144,16 @@ BufferOffsets::BufferOffsets(const FunctionAnalysis& a, const KernelContract& co
 
   // Round-robin to a fixpoint; values only move up (each new value is joined with the old), a
   // range that keeps moving is widened at the end that moves.
+  // A value's evaluation reads only the facts of other values (read()): when none of those it
+  // read last time has changed since, it would compute the same again, so its last result is
+  // reused (then widened and joined as a fresh one would be). Most values settle in the first
+  // rounds; the phis re-evaluated with their refinements at every edge are what costs.
   std::vector<std::uint8_t> changes(vn.size(), 0);
+  std::vector<std::vector<ValueId>> reads(vn.size()); // what each value's last evaluation read
+  std::vector<BufferValue> last(vn.size());           // its result (before widening and join)
+  std::vector<std::uint32_t> changed_at(vn.size(), 0), evaluated_at(vn.size(), 0);
+  std::vector<std::uint8_t> evaluated(vn.size(), 0);
+  std::uint32_t clock = 0; // counts changes of any fact
   std::vector<Cond> edge;
   for (int round = 0; round < 64; ++round) {
     bool changed = false;
@@ -153,29 +162,19 @@ BufferOffsets::BufferOffsets(const FunctionAnalysis& a, const KernelContract& co
       const ValueInfo& x = vn.info(v);
       if (x.block != kNoId && !a.cfg.reachable(x.block)) continue;
       BufferValue nv;
-      switch (x.kind) {
-      case ValueKind::kUndef:
-      case ValueKind::kParam:
-        nv = int_unknown();
-        break;
-      case ValueKind::kDef:
-      case ValueKind::kGuarded:
-        if (x.mention != vn.mention_index(x.inst, 0, 0, true))
-          nv = int_unknown(); // a second destination (vector load, setp pair): no integer
-        else
-          nv = eval(x.inst, At{});
-        if (x.kind == ValueKind::kGuarded)
-          nv = join_values(nv, x.prior == kNoId ? int_unknown() : val_[vn.leader(x.prior)]);
-        break;
-      case ValueKind::kPhi:
-        for (const PhiIncoming& in : vn.raw_phi_incoming(v)) {
-          if (in.value == kNoId) continue;
-          edge.clear();
-          edge_conds(in.pred, x.block, edge);
-          std::unordered_map<ValueId, BufferValue> memo;
-          nv = join_values(nv, value_at(in.value, At{in.pred, &edge, 0, &memo}));
-        }
-        break;
+      bool stale = !evaluated[v];
+      for (std::size_t k = 0; !stale && k < reads[v].size(); ++k)
+        stale = changed_at[reads[v][k]] > evaluated_at[v];
+      if (!stale) {
+        nv = last[v];
+      } else {
+        reads[v].clear();
+        read_log_ = &reads[v];
+        evaluate(v, x, edge, nv);
+        read_log_ = nullptr;
+        last[v] = nv;
+        evaluated[v] = 1;
+        evaluated_at[v] = clock;
       }
       const BufferValue& old = val_[v];
       if (nv.kind != Kind::kTop && old.kind == nv.kind && nv.kind != Kind::kMixed &&
@@ -187,10 +186,41 @@ BufferOffsets::BufferOffsets(const FunctionAnalysis& a, const KernelContract& co
       nv = join_values(old, nv);
       if (!(nv == val_[v])) {
         val_[v] = nv;
+        changed_at[v] = ++clock;
         changed = true;
       }
     }
     if (!changed) break;
+  }
+}
+
+// One value's transfer function in the constructor's fixpoint: what v is given the current facts.
+void BufferOffsets::evaluate(ValueId v, const ValueInfo& x, std::vector<Cond>& edge,
+                             BufferValue& nv) const {
+  const ValueNumbering& vn = a_->values;
+  switch (x.kind) {
+  case ValueKind::kUndef:
+  case ValueKind::kParam:
+    nv = int_unknown();
+    break;
+  case ValueKind::kDef:
+  case ValueKind::kGuarded:
+    if (x.mention != vn.mention_index(x.inst, 0, 0, true))
+      nv = int_unknown(); // a second destination (vector load, setp pair): no integer
+    else
+      nv = eval(x.inst, At{});
+    if (x.kind == ValueKind::kGuarded)
+      nv = join_values(nv, x.prior == kNoId ? int_unknown() : read(vn.leader(x.prior)));
+    break;
+  case ValueKind::kPhi:
+    for (const PhiIncoming& in : vn.raw_phi_incoming(v)) {
+      if (in.value == kNoId) continue;
+      edge.clear();
+      edge_conds(in.pred, x.block, edge);
+      memo_.start(vn.size());
+      nv = join_values(nv, value_at(in.value, At{in.pred, &edge, 0, &memo_}));
+    }
+    break;
   }
 }
 
@@ -299,14 +329,14 @@ void BufferOffsets::conds_of(ValueId g, bool holds, int depth, std::vector<Cond>
 
 StridedRange BufferOffsets::apply_conds(ValueId l, StridedRange r, const At& at) const {
   if (at.block == kNoId) return r;
-  const BufferValue& self = val_[l];
+  const BufferValue& self = read(l);
   auto apply = [&](const Cond& c) {
     if (r.empty()) return;
     R y;
     if (c.y == kNoId) {
       y = R::constant(c.c);
     } else {
-      const BufferValue& yv = val_[c.y];
+      const BufferValue& yv = read(c.y);
       if (yv.kind != self.kind ||
           (self.kind == Kind::kPtr && (yv.param != self.param || yv.var != self.var)))
         return;
@@ -408,12 +438,12 @@ StridedRange BufferOffsets::trip_bound(ValueId phi, StridedRange r, const At& at
   // is tighter than G when the start varies less than the step (lane + 256*k < 512: 287).
   for (ValueId g : header_phis_[vn.info(phi).block]) {
     const Induction& gi = induction(g);
-    if (!gi.valid || (val_[g].kind != Kind::kInt && val_[g].kind != Kind::kPtr)) continue;
+    if (!gi.valid || (read(g).kind != Kind::kInt && val_[g].kind != Kind::kPtr)) continue;
     R gr = apply_conds(g, val_[g].range, at);
     R init;
     init.lo = 1, init.hi = 0; // empty
     for (ValueId v : gi.initial)
-      init = join(init, val_[vn.leader(v)].range);
+      init = join(init, read(vn.leader(v)).range);
     std::int64_t k = -1;
     if (gi.step > 0 && gr.hi != R::kPosInf && init.lo != R::kNegInf && !init.empty())
       k = (gr.hi - init.lo) / gi.step;
@@ -425,7 +455,7 @@ StridedRange BufferOffsets::trip_bound(ValueId phi, StridedRange r, const At& at
   R init;
   init.lo = 1, init.hi = 0;
   for (ValueId v : self.initial)
-    init = join(init, val_[vn.leader(v)].range);
+    init = join(init, read(vn.leader(v)).range);
   if (init.empty()) return r;
   std::int64_t span = 0;
   if (__builtin_mul_overflow(*kmax, self.step, &span)) return r;
@@ -436,10 +466,10 @@ StridedRange BufferOffsets::trip_bound(ValueId phi, StridedRange r, const At& at
 BufferValue BufferOffsets::value_at(ValueId v, const At& at) const {
   const ValueNumbering& vn = a_->values;
   ValueId l = vn.leader(v);
-  BufferValue r = val_[l];
+  BufferValue r = read(l);
   if (at.block == kNoId) return r;
   if (at.memo)
-    if (auto it = at.memo->find(l); it != at.memo->end()) return it->second;
+    if (const BufferValue* m = at.memo->find(l)) return *m;
   const ValueInfo& x = vn.info(l);
   if (at.depth < kMaxDepth && x.kind == ValueKind::kDef && r.kind != Kind::kMixed &&
       x.mention == vn.mention_index(x.inst, 0, 0, true)) {
@@ -452,7 +482,7 @@ BufferValue BufferOffsets::value_at(ValueId v, const At& at) const {
     r.range = trip_bound(l, r.range, at);
   if (r.kind == Kind::kInt || r.kind == Kind::kPtr) r.range = apply_conds(l, r.range, at);
   if (r.range.empty()) r = BufferValue{}; // infeasible here: top, which every join ignores
-  if (at.memo) at.memo->emplace(l, r);
+  if (at.memo) at.memo->put(l, r);
   return r;
 }
 
@@ -801,8 +831,8 @@ BufferValue BufferOffsets::operand_value(InstId i, std::uint32_t k) const {
   std::vector<Cond> guard;
   const InstInfo& info = a_->ir.info(i);
   if (info.guard != kNoId) conds_of(a_->values.guard_value(i), !info.guard_negated, 0, guard);
-  std::unordered_map<ValueId, BufferValue> memo;
-  At at{a_->cfg.block_of(i), &guard, 0, &memo};
+  memo_.start(a_->values.size());
+  At at{a_->cfg.block_of(i), &guard, 0, &memo_};
   return leaf(i, k, at);
 }
 

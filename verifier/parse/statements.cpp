@@ -6,6 +6,9 @@
 // (identical modifier lists are shared), and bounds `{ }` nesting by kMaxBlockDepth.
 #include "parse/parser_impl_p.h"
 
+#include <array>
+#include <string_view>
+
 namespace ptxkit::verifier::detail {
 
 namespace {
@@ -16,6 +19,16 @@ namespace {
 // large function's statement array from being reallocated while it grows (which would briefly
 // hold it twice) without reserving for blank lines, comments and inner blocks' lines (a
 // Statement is ~100 bytes, more than most source lines).
+// The characters that can change the scan's state inside a statement (after its first
+// character): comments, strings, line ends, braces, and the ends of statements, labels and
+// declarators. Every other one is skipped without looking further (most of the text).
+constexpr std::array<bool, 256> kInStatementStop = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : std::string_view("/\"\n{};,:"))
+    t[c] = true;
+  return t;
+}();
+
 std::size_t estimate_statements(const char* p, const char* end) {
   std::size_t n = 0;
   int depth = 1;          // 1: this block's level; more: an inner block or a vector operand
@@ -24,6 +37,10 @@ std::size_t estimate_statements(const char* p, const char* end) {
   bool loc = false;       // the current statement is a `.loc`: it ends with its line
   bool inner = false;     // the braces open at depth > 1 are an inner block's
   while (p < end) {
+    if (!start)
+      while (p < end && !kInStatementStop[static_cast<unsigned char>(*p)])
+        ++p;
+    if (p == end) break;
     char c = *p++;
     if (c == '/' && p < end && *p == '/') {
       while (p < end && *p != '\n')

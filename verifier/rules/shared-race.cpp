@@ -652,6 +652,22 @@ std::optional<Witness::Thread> witness_thread(const std::string& text, std::stri
   return t;
 }
 
+// The block shape in which a witness pair exists: "blockDim.x > 8 and blockDim.y > 1" for
+// threads (8,0,0) and (0,1,0); every block that large has both threads, so the condition is
+// sufficient for the collision (the search's witness need not be the smallest one).
+std::string shape_condition(const std::string& t1, const std::string& t2) {
+  const auto a = witness_thread(t1, ""), b = witness_thread(t2, "");
+  if (!a || !b) return "";
+  std::string out;
+  for (int d = 0; d < 3; ++d) {
+    const std::uint32_t m = std::max(a->tid[d], b->tid[d]);
+    if (m == 0) continue;
+    out += std::string(out.empty() ? "" : " and ") + "blockDim." + "xyz"[d] + " > " +
+           std::to_string(m);
+  }
+  return out;
+}
+
 struct Verdict {
   // kCertain: two threads collide; kShape: they collide in a block shape the kernel does not
   // declare it has (no .reqntid); kUndecided: a missing fact (cause, detail says which).
@@ -1021,6 +1037,21 @@ void same_warp(const AffineIndex& ai, std::uint32_t fields, const std::vector<st
   }
 }
 
+// Whether two accesses at c * rank + U + k1 and c * rank + U + k2 (the same block-uniform U, rank
+// the thread's linear rank: AffineIndex::rank_scale) never meet between distinct threads: their
+// address difference is c * d + k1 - k2 with d != 0, and no such value lies in [lo, hi].
+bool rank_apart(const AffineIndex& ai, const AffineForm& p, const AffineForm& q, std::int64_t lo,
+                std::int64_t hi) {
+  const std::int64_t c = ai.rank_scale(p);
+  AffineForm d = p;
+  if (c == 0 || !affine_add(d, q, -1) || !d.terms.empty()) return false;
+  const std::int64_t m = std::abs(c), l = lo - d.constant, h = hi - d.constant;
+  // The largest positive multiple of m up to h, and the negative one nearest zero from l.
+  const bool positive = h >= m && h / m * m >= l;
+  const bool negative = l <= -m && -((-l) / m * m) <= h;
+  return !positive && !negative;
+}
+
 Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, const Access& q,
                bool same_iteration, Pairing pairing, InstId start, FormPairs& forms,
                CollisionSearches& searches) {
@@ -1032,6 +1063,7 @@ Verdict decide(const FunctionAnalysis& a, AffineIndex& ai, const Access& p, cons
   if (fp.same_uniform_terms &&
       (p.addr.constant - q.addr.constant < lo || p.addr.constant - q.addr.constant > hi))
     return {};
+  if (rank_apart(ai, p.addr, q.addr, lo, hi)) return {};
   constexpr std::int64_t kSmall = std::int64_t{1} << 39;
   if (fp.opaque.first != kNoId && std::abs(p.addr.constant) < kSmall &&
       std::abs(q.addr.constant) < kSmall)
@@ -1767,7 +1799,10 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       if (v.kind == Verdict::Kind::kShape && !lockstep) {
         v.kind = Verdict::Kind::kUndecided;
         v.cause = Cause::kShape;
-        v.detail = "threads " + v.other + " and " + v.detail;
+        const std::string cond =
+            v.other.starts_with("(index") ? "" : shape_condition(v.other, v.detail);
+        v.detail = "threads " + v.other + " and " + v.detail +
+                   (cond.empty() ? "" : ": they collide if " + cond);
       }
       // An undecided pair no barrier-free path joins (a block that runs only in a loop's first
       // iteration, before its barrier) needs no decision.

@@ -451,17 +451,32 @@ public:
 private:
   std::vector<ValueId> maxima_reached(ValueId root) {
     const ValueNumbering& vn = a_.values;
-    std::set<ValueId> maxima, seen{root};
+    // `seen` as one bit per value, not a tree: the walk runs once per value a state's scale
+    // inference asks about, up to 1024 values each, on functions of 10^5 values. The bits this
+    // walk set (the values in `visited`) are cleared at its end.
+    if (seen_.empty()) seen_.assign(vn.size() / 64 + 1, 0);
+    auto seen_bit = [&](ValueId l) -> bool { return (seen_[l / 64] >> (l % 64)) & 1; };
+    auto mark = [&](ValueId l) {
+      seen_[l / 64] |= std::uint64_t{1} << (l % 64);
+      visited_.push_back(l);
+    };
+    visited_.clear();
+    mark(root);
+    std::vector<ValueId> maxima; // sorted, at most three
     std::vector<ValueId> work{root};
     auto push = [&](ValueId v) {
-      if (v != kNoId && seen.size() < 1024 && seen.insert(vn.leader(v)).second)
-        work.push_back(vn.leader(v));
+      if (v == kNoId || visited_.size() >= 1024) return;
+      const ValueId l = vn.leader(v);
+      if (seen_bit(l)) return;
+      mark(l);
+      work.push_back(l);
     };
     while (!work.empty() && maxima.size() < 3) {
       const ValueId v = work.back();
       work.pop_back();
       if (rm_.member(v)) {
-        maxima.insert(v);
+        auto at = std::lower_bound(maxima.begin(), maxima.end(), v);
+        if (at == maxima.end() || *at != v) maxima.insert(at, v);
         continue;
       }
       const ValueInfo& x = vn.info(v);
@@ -478,7 +493,9 @@ private:
         for_each_input(x.inst, push);
       }
     }
-    return {maxima.begin(), maxima.end()};
+    for (ValueId l : visited_)
+      seen_[l / 64] &= ~(std::uint64_t{1} << (l % 64));
+    return maxima;
   }
 
   // The values instruction i computes its result from.
@@ -499,6 +516,8 @@ private:
   LoopId loop_;
   RunningMax& rm_;
   std::unordered_map<ValueId, std::vector<ValueId>> memo_;
+  std::vector<std::uint64_t> seen_; // one bit per value: reached by the current walk
+  std::vector<ValueId> visited_;    // the values the current walk reached
 };
 
 // Whether one loop-carried state (a header phi: the running sum, an output accumulator) is

@@ -29,10 +29,11 @@
 // Transfer: mov, cvt (integer), cvta (an address keeps its offset in either window), add, sub,
 // neg, mul.lo/mul.wide/mad.lo/mad.wide (one constant factor: exact; else a product atom), shl by
 // a constant, and by a constant, or/xor of operands whose bits cannot overlap (possible_bits: a
-// multiple of 2^k and a value below 2^k; their sum), shr, div.u/rem.u by 2^k when the low part of
-// the operand is provably below 2^k (field splits), selp of two equal forms (different ones: an
-// opaque atom that keeps both, resolved where a dominating branch decides the selector). A form
-// whose coefficients would exceed 2^40 is opaque.
+// multiple of 2^k and a value below 2^k; their sum), xor with a constant m where the operand's
+// low bits are thread fields (x + sum over m's bits b of 2^b * (1 - 2 * bit_b(x))), shr,
+// div.u/rem.u by 2^k when the low part of the operand is provably below 2^k (field splits), selp of
+// two equal forms (different ones: an opaque atom that keeps both, resolved where a dominating
+// branch decides the selector). A form whose coefficients would exceed 2^40 is opaque.
 //
 // -O0 code keeps every variable in the thread's own stack: a `ld.local` (or a load through the
 // depot) whose slot has exactly one store in the function, dominating the load, reads the stored
@@ -167,6 +168,11 @@ public:
   bool is_ntid(std::uint32_t id, int dim) const;
   // The atom is a product with the factor %ntid.<dim> (times any value): w * %ntid.<dim>.
   bool is_ntid_multiple(std::uint32_t id, int dim) const;
+  // c != 0 when the thread-dependent part of f is c * r, r the thread's linear rank in its block
+  // (tid.x + ntid.x * (tid.y + ntid.y * tid.z), or tid.x + ntid.x * tid.y, or tid.x, where the
+  // dimensions left out have extent 1), its other terms block-uniform: two distinct threads of a
+  // block give f values a non-zero multiple of c apart. 0 otherwise (affine_rank.cpp).
+  std::int64_t rank_scale(const AffineForm& f) const;
 
 private:
   AffineForm eval(ValueId v, int depth);
@@ -183,6 +189,7 @@ private:
   bool uniform_form(const AffineForm& f) const;
   std::uint64_t possible_bits(const AffineForm& f) const;
   std::optional<AffineForm> disjoint_sum(const AffineForm& x, const AffineForm& y) const;
+  bool rank_from(const AffineForm& f, int dim, std::int64_t c) const;
 
   const Module* module_;
   const FunctionAnalysis* a_;

@@ -44,12 +44,12 @@
 #include "ptxkit/verifier/analysis/strided_range.h"
 #include "ptxkit/verifier/contract.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace ptxkit::verifier::analysis {
@@ -137,6 +137,31 @@ private:
     BlockId block = kNoId;
     Cond cond;
   };
+  // The values one query has refined at its point (its expression DAG is evaluated once): a
+  // stamp per value marks those of the current query, not a hash map, since a phi's incoming
+  // values are queried again in every round of the fixpoint. One query at a time.
+  class Memo {
+  public:
+    void start(std::size_t values) {
+      if (stamp_.size() < values) stamp_.resize(values, 0), slot_.resize(values, 0);
+      refined_.clear();
+      if (++epoch_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), epoch_ = 1;
+    }
+    const BufferValue* find(ValueId v) const {
+      return stamp_[v] == epoch_ ? &refined_[slot_[v]] : nullptr;
+    }
+    void put(ValueId v, const BufferValue& r) {
+      if (stamp_[v] == epoch_) return; // kept: the first refinement stands
+      stamp_[v] = epoch_;
+      slot_[v] = static_cast<std::uint32_t>(refined_.size());
+      refined_.push_back(r);
+    }
+
+  private:
+    std::vector<std::uint32_t> stamp_, slot_;
+    std::vector<BufferValue> refined_;
+    std::uint32_t epoch_ = 0;
+  };
   // Where an evaluation happens: flow-insensitive (block kNoId) or at a use in `block`, with
   // conditions that hold there beyond the placed ones.
   struct At {
@@ -144,7 +169,7 @@ private:
     const std::vector<Cond>* extra = nullptr;
     int depth = 0;
     // Values already refined at this point (one query's expression DAG is evaluated once).
-    std::unordered_map<ValueId, BufferValue>* memo = nullptr;
+    Memo* memo = nullptr;
   };
 
   BufferValue eval(InstId i, const At& at) const;
@@ -166,6 +191,7 @@ private:
   // The outcome of `setp.<cmp>.<int> pred, x, y` where the ranges of x and y at `at` leave one.
   std::optional<bool> comparison_outcome(ValueId pred, const At& at) const;
   void place_conditions();
+  void evaluate(ValueId v, const ValueInfo& x, std::vector<Cond>& edge, BufferValue& nv) const;
   // Basic induction variable: phi(init, phi + step) at a loop header.
   struct Induction {
     bool valid = false;
@@ -174,9 +200,18 @@ private:
   };
   const Induction& induction(ValueId phi) const;
 
+  // The fact of value `l` (a leader), noted in read_log_ while the constructor's fixpoint
+  // evaluates a value (what its result depends on).
+  const BufferValue& read(ValueId l) const {
+    if (read_log_) read_log_->push_back(l);
+    return val_[l];
+  }
+
   const FunctionAnalysis* a_;
   const KernelContract* contract_;
   std::vector<BufferValue> val_;
+  mutable std::vector<ValueId>* read_log_ = nullptr;
+  mutable Memo memo_;
   std::vector<Placed> placed_; // sorted by leader
   struct Decided {
     ValueId leader = kNoId; // a predicate's value
