@@ -53,7 +53,10 @@ TEST(VerifyReport, TextHeadlineInstructionsAndSourceLine) {
                   "k.ptx:14:2: error: %r9 is read but nothing writes it before this instruction "
                   "[undefined-register]\n"
                   "  k.ptx:14: add.u32 %r5, %r4, %r9;\n"
-                  "    source: /nonexistent/k.cu:42:7\n")
+                  "    source: /nonexistent/k.cu:42:7\n"
+                  "  note: witness: thread (0,0,0) of block (0,0,0) reads %r9 at line 14, which "
+                  "nothing on its path wrote\n"
+                  "  note: path: line 10 -> 11 -> 12 -> 14\n")
       << text;
   std::string with_summary = format_text({report()}, true);
   EXPECT_NE(with_summary.find("k.ptx: 1 errors, 1 warnings (undefined-register fail sites="),

@@ -318,8 +318,12 @@ std::string Interpreter::describe_unknown(InstId from) const {
 class Interpreter::Thread {
 public:
   Thread(const Interpreter& in, const ThreadLaunch& l, const RunOptions& o)
-      : in_(in), a_(*in.a_), ir_(a_.ir), launch_(l), opt_(o), regs_(ir_.num_regs()) {
-    if (opt_.steer && opt_.target != kNoId) distances_to_target();
+      : in_(in), a_(*in.a_), ir_(a_.ir), launch_(l), opt_(o), regs_(ir_.num_regs()),
+        written_(ir_.num_regs(), Written::kNever) {
+    if ((opt_.steer || opt_.stop_when_missed) && opt_.target != kNoId) distances_to_target();
+    watched_.assign(ir_.size(), false);
+    for (InstId w : opt_.watch)
+      if (w < ir_.size()) watched_[w] = true;
   }
 
   RunResult run() {
@@ -329,16 +333,18 @@ public:
     for (std::uint64_t steps = 0;; ++steps) {
       if (pc >= ir_.size()) return finish(r, Stop::kExited);
       if (steps == opt_.max_steps) return finish(r, Stop::kStepLimit);
+      if (opt_.stop_when_missed && !dist_.empty() && dist_[a_.cfg.block_of(pc)] == kFar)
+        return finish(r, Stop::kMissed);
       r.path.push_back(pc);
       const analysis::InstInfo& info = ir_.info(pc);
       const Value g = info.guard == kNoId ? Value::of(1) : regs_[info.guard];
       const bool control = info.control != ControlKind::kNone;
       bool holds = g.known && ((g.bits & 1) != info.guard_negated);
       if (!g.known) {
-        const bool decisive = control || pc == opt_.target;
+        const bool decisive = control || pc == opt_.target || watched_[pc];
         if (decisive && !opt_.steer) return inconclusive(r, pc, g.from);
         if (!decisive) { // the write may happen or not
-          forget_defs(pc);
+          forget_defs(pc, kNoId, Written::kMaybe);
           ++pc;
           continue;
         }
@@ -351,6 +357,7 @@ public:
           return finish(r, Stop::kReached);
         }
       }
+      if (watched_[pc] && holds) r.events.push_back(pc);
       if (control) {
         std::optional<InstId> next = g.known ? transfer(pc, holds, r) : steer(pc, r);
         if (!next) return r; // stopped (exit, or an undecided/unknown transfer)
@@ -368,11 +375,13 @@ private:
   RunResult& finish(RunResult& r, Stop s) {
     r.stop = s;
     r.registers = regs_;
+    r.written = written_;
     return r;
   }
   RunResult& inconclusive(RunResult& r, InstId at, InstId from) {
     r.stop = Stop::kInconclusive;
     r.registers = regs_;
+    r.written = written_;
     r.unknown_at = at;
     r.unknown_from = from;
     return r;
@@ -477,15 +486,21 @@ private:
       if (b == join || seen[b]) continue;
       seen[b] = true;
       for (InstId i = cfg.block(b).begin; i < cfg.block(b).end; ++i)
-        forget_defs(i, pc);
+        forget_defs(i, pc, Written::kNever);
       for (BlockId s : cfg.block(b).succs)
         work.push_back(s);
     }
   }
 
-  void forget_defs(InstId i, InstId why = kNoId) {
+  // `wrote`: what the forgetting says of the path executed: kYes for an instruction executed
+  // but not modelled, kMaybe for one whose guard is undecided, kNever for the registers the
+  // side not taken of a steered branch writes (this path did not).
+  void forget_defs(InstId i, InstId why = kNoId, Written wrote = Written::kYes) {
     for (const analysis::Mention* m = ir_.mentions_begin(i); m != ir_.mentions_end(i); ++m)
-      if (m->is_def && m->reg != kNoId) regs_[m->reg] = Value::unknown(why == kNoId ? i : why);
+      if (m->is_def && m->reg != kNoId) {
+        regs_[m->reg] = Value::unknown(why == kNoId ? i : why);
+        written_[m->reg] = std::max(written_[m->reg], wrote);
+      }
   }
 
   // -- operands -----------------------------------------------------------------------------
@@ -575,6 +590,7 @@ private:
     if (r == kNoId) return;
     if (v.known) v.bits = extend(v.bits, t);
     regs_[r] = v;
+    written_[r] = Written::kYes;
   }
 
   // -- instructions -------------------------------------------------------------------------
@@ -1090,7 +1106,9 @@ private:
   const RunOptions& opt_;
   std::vector<Value> regs_;
   Value carry_ = Value::unknown(kNoId);
-  std::vector<std::uint64_t> dist_; // blocks to the target's block (steering)
+  std::vector<Written> written_;
+  std::vector<bool> watched_;       // by InstId: RunOptions::watch
+  std::vector<std::uint64_t> dist_; // blocks to the target's block (steering, stop_when_missed)
 };
 
 RunResult Interpreter::run(const ThreadLaunch& launch, const RunOptions& options) const {

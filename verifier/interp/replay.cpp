@@ -52,6 +52,7 @@ Replay replay_shared_out_of_bounds(const Interpreter& in, const ThreadLaunch& la
   const RunResult& r = out.run;
   switch (r.stop) {
   case Stop::kExited:
+  case Stop::kMissed: // not asked for (RunOptions::stop_when_missed)
     out.verdict = Verdict::kContradicted;
     out.why = "the thread exits without executing the access";
     return out;
@@ -79,6 +80,55 @@ Replay replay_shared_out_of_bounds(const Interpreter& in, const ThreadLaunch& la
   if (!outside)
     out.why = "the interpreter puts the access at " + bytes_text(off, r.access->width) + " of " +
               std::string(var.name) + ", inside it";
+  return out;
+}
+
+Replay replay_undefined_read(const Interpreter& in, const ThreadLaunch& launch, InstId inst,
+                             analysis::RegId reg) {
+  Replay out;
+  RunOptions opt;
+  opt.target = inst;
+  opt.steer = true;
+  out.run = in.run(launch, opt);
+  const RunResult& r = out.run;
+  const auto& ir = in.analysis().ir;
+  switch (r.stop) {
+  case Stop::kExited:
+  case Stop::kMissed:
+    out.verdict = Verdict::kContradicted;
+    out.why = "the thread exits without executing the read";
+    return out;
+  case Stop::kStepLimit:
+    out.why = "the thread did not reach the read within " + std::to_string(RunOptions{}.max_steps) +
+              " instructions";
+    return out;
+  case Stop::kInconclusive:
+    // At the read itself, an address the interpreter cannot compute (the undefined register
+    // may be it): the read is reached, which is all this replay needs.
+    if (r.unknown_at == inst && r.access) break;
+    out.why = "the way to the read at " + line_of(in, r.unknown_at) + " depends on " +
+              in.describe_unknown(r.unknown_from);
+    return out;
+  case Stop::kReached:
+    break;
+  }
+  const Written w = reg < r.written.size() ? r.written[reg] : Written::kYes;
+  if (w == Written::kNever) {
+    out.verdict = Verdict::kConfirmed;
+    return out;
+  }
+  // The last instruction on the path that names the register as a destination.
+  InstId writer = kNoId;
+  for (InstId i : r.path)
+    for (const analysis::Mention* m = ir.mentions_begin(i); m != ir.mentions_end(i); ++m)
+      if (m->is_def && m->reg == reg && i != inst) writer = i;
+  const std::string where = writer == kNoId ? "" : " at " + line_of(in, writer);
+  if (w == Written::kMaybe) {
+    out.why = "a write of " + ir.reg_name(reg) + where + " on its path has an undecided guard";
+    return out;
+  }
+  out.verdict = Verdict::kContradicted;
+  out.why = "the interpreter's path writes " + ir.reg_name(reg) + where + " before the read";
   return out;
 }
 

@@ -20,8 +20,14 @@
 // analysed as if entered by a full warp. Severity: error; warning in debug builds (`.target
 // sm_XX, debug`), whose .local round trips make every value lane-varying.
 //
+// Replay: an error carries two threads the interpreter replayed (divergence_replay_p.h,
+// interp/replay_split.h), one executing the barrier and one exiting or leaving for code that
+// cannot reach it first; where the replay cannot show such a pair (a loaded or float value, a
+// call) the finding is a warning naming what it could not decide.
+//
 // How: classifies aligned collectives and checks their blocks against the uniformity analysis'
 // partial-warp and after-divergent-exit facts, naming the divergent terminator responsible.
+#include "divergence_replay_p.h"
 #include "divergence_report_p.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 #include "ptxkit/verifier/rule.h"
@@ -337,6 +343,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
           ctx.module(), ctx.report(i, what + " under a lane-varying guard predicate: the "
                                              "threads whose predicate fails never arrive"));
       relate_varying_guard(ctx, f, i);
+      replay_divergence(ctx, f, i, cta_wide);
       continue;
     }
     if (!after_exit && !(partial && c == Collective::kAligned)) continue;
@@ -384,6 +391,7 @@ void BarrierDivergenceRule::check(RuleContext& ctx) const {
                                          "reaches it";
     auto f = unless_debug_build(ctx.module(), ctx.report(i, msg));
     relate_cause(ctx, f, cause, *div);
+    replay_divergence(ctx, f, i, cta_wide);
   }
 }
 

@@ -13,9 +13,13 @@
 // whose every side executes the same collective is still reported (each side's instance sees a
 // partial warp). `.func` bodies are analysed as if entered by a full warp. Severity: error; warning
 // in debug builds (`.target sm_XX, debug`), whose .local round trips make every value lane-varying.
+// An error carries two lanes of one warp the interpreter replayed, one executing the collective
+// and one leaving without it (divergence_replay_p.h); where the replay cannot show them, the
+// finding is a warning naming what it could not decide.
 //
 // How: full-mask warp collectives checked against the uniformity analysis' partial-warp and
 // after-divergent-exit facts.
+#include "divergence_replay_p.h"
 #include "divergence_report_p.h"
 #include "ptxkit/verifier/analysis/divergence_cause.h"
 #include "ptxkit/verifier/rule.h"
@@ -108,6 +112,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                                                        "the lanes whose predicate fails never "
                                                        "take part"));
       relate_varying_guard(ctx, f, i);
+      replay_divergence(ctx, f, i, false);
       continue;
     }
     std::string msg = cause.is_exit || (after_exit && !partial)
@@ -116,6 +121,7 @@ void PartialWarpCollectiveRule::check(RuleContext& ctx) const {
                                    "reaches it";
     auto f = unless_debug_build(ctx.module(), ctx.report(i, msg));
     relate_cause(ctx, f, cause, *div);
+    replay_divergence(ctx, f, i, false);
   }
 }
 

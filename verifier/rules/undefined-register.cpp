@@ -28,9 +28,15 @@
 // (`.target sm_XX, debug`), where nvcc -G stores uninitialized locals (empty structs, padding)
 // to the stack.
 //
+// Replay: an error's witness is a thread the interpreter runs to the read (steering the branches
+// it cannot decide toward it) with nothing on its path writing the register; where no thread
+// tried gets there so, the finding is a warning naming why.
+//
 // How: a cheap may-be-undefined fixed point over SSA values first, then a predicate-aware backward
 // walk for the few reads it leaves, so that the common guarded-definition shapes stay quiet.
 #include "ptxkit/verifier/analysis/memory_access.h"
+#include "ptxkit/verifier/interp/replay.h"
+#include "ptxkit/verifier/interp/replay_split.h"
 #include "ptxkit/verifier/rule.h"
 
 #include <algorithm>
@@ -374,6 +380,44 @@ InstId guarded_write_after_fallback(const FunctionAnalysis& a, InstId i) {
   return kNoId;
 }
 
+// The error's witness: a thread of the launch the kernel states, replayed by the interpreter
+// (interp/replay.h) to the read along a path that writes the register nowhere. The first of a
+// few threads that gets there (the read may sit behind a branch on the thread index) is the
+// witness; where none does, or the replay contradicts the analysis, the finding is a warning
+// that says why.
+void replay_read(RuleContext& ctx, RuleContext::Reported& f, InstId i, RegId reg) {
+  const interp::Interpreter in(ctx.module(), ctx.analysis());
+  std::string why;
+  for (std::uint32_t x : {0u, 1u, 31u, 32u, 127u}) {
+    const interp::ThreadLaunch l =
+        interp::stated_launch(ctx.function(), ctx.contract(), {x, 0, 0}, {0, 0, 0});
+    if (l.block_known && x >= l.ntid[0]) continue;
+    const interp::Replay r = interp::replay_undefined_read(in, l, i, reg);
+    if (r.verdict != interp::Verdict::kConfirmed) {
+      if (why.empty() || r.verdict == interp::Verdict::kContradicted)
+        why = interp::thread_name(l) + ": " + r.why;
+      if (r.run.stop == interp::Stop::kReached) break; // it got there: the path decides
+      continue;
+    }
+    Witness w;
+    if (l.block_known) w.block_dim = l.ntid;
+    const std::string steered = interp::steered_text(in, r.run);
+    w.threads.push_back({l.tid, l.ctaid,
+                         "reads " + ctx.analysis().ir.reg_name(reg) + " at line " +
+                             std::to_string(ctx.analysis().ir.inst(i).loc.line) +
+                             ", which nothing on its path wrote" +
+                             (steered.empty() ? "" : " (" + steered + ")")});
+    for (InstId s : interp::witness_path(r.run))
+      w.path.push_back(f.step(s));
+    f.witness(std::move(w));
+    return;
+  }
+  f.assuming("the read is reached with the register unwritten, which the interpreter could not "
+             "replay (" +
+                 why + ")",
+             "state the launch and the parameters with --contract or --block-dim");
+}
+
 void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
   const FunctionAnalysis& a = ctx.analysis();
   std::string name = a.ir.reg_name(reg);
@@ -410,6 +454,7 @@ void report_read(RuleContext& ctx, InstId i, RegId reg, ValueId v) {
           ? Severity::kError
           : Severity::kWarning;
   auto f = ctx.report(i, msg, severity);
+  if (severity == Severity::kError) replay_read(ctx, f, i, reg);
   if (guarded != kNoId) f.relate(guarded, "the predicated write it is the fallback of");
   for (InstId s : sites) {
     const InstInfo& info = a.ir.info(s);

@@ -57,6 +57,9 @@ public:
     Reported& witness(Witness w);
     // A witness's path step at instruction `inst`.
     FindingLocation step(analysis::InstId inst) const { return ctx_->location_of(inst); }
+    // The finding's severity so far (a rule's default, or a warning once it rests on an
+    // assumption): what a replay that may downgrade it checks first.
+    Severity severity() const { return (*ctx_->out_)[index_].severity; }
 
   private:
     friend class RuleContext;

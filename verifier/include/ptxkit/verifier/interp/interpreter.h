@@ -96,13 +96,26 @@ enum class Stop : std::uint8_t {
   kExited,       // the thread returned, exited, trapped or fell off the end first
   kInconclusive, // a branch, guard or the target's address needed an unknown value
   kStepLimit,    // RunOptions::max_steps instructions executed
+  kMissed,       // RunOptions::stop_when_missed: the thread went where the target cannot follow
 };
+
+// Whether a register was written on the replayed path (an undefined-register witness needs
+// kNever at its read): kMaybe where a write with an undecided guard may or may not have happened.
+enum class Written : std::uint8_t { kNever, kMaybe, kYes };
 
 struct RunOptions {
   InstId target = kNoId;        // run until this instruction executes...
   std::uint32_t occurrence = 1; // ...for this many times (its guard holding), or to the exit
   std::uint64_t max_steps = 1'000'000;
   bool steer = false; // take undecided branches toward the target (see the file comment)
+  // Stop with kMissed at the first instruction from whose block the CFG has no path to the
+  // target's: the thread can no longer execute it (what a divergence witness's skipping thread
+  // shows), whatever the values it would need further on.
+  bool stop_when_missed = false;
+  // Instructions whose executions (guard holding) RunResult::events logs in order: the barriers
+  // a thread passes, without stopping there. A watched instruction whose guard is unknown is
+  // decisive, as a branch is: the replay ends inconclusive there (unless steer).
+  std::vector<InstId> watch;
 };
 
 struct RunResult {
@@ -113,6 +126,8 @@ struct RunResult {
   InstId unknown_from = kNoId;  // ...and where that value became unknown (kNoId: never set)
   std::vector<InstId> steered;  // the undecided branches that were steered
   std::vector<Value> registers; // by RegId, where the thread stopped (before the target runs)
+  std::vector<Written> written; // by RegId: written on the path executed (before the target)
+  std::vector<InstId> events;   // the watched instructions executed, in order (RunOptions::watch)
 };
 
 class Interpreter {

@@ -42,6 +42,14 @@ struct Replay {
 Replay replay_shared_out_of_bounds(const Interpreter& in, const ThreadLaunch& launch, InstId inst,
                                    const VarDecl& var);
 
+// Replays the launch's thread to the first execution of instruction `inst`, steering the
+// branches it cannot decide toward it, and checks that nothing on the path executed wrote
+// register `reg` (Written::kNever): the claim of an undefined-register error, that the read
+// sees a register no write reached. A thread that exits first, or whose path writes it,
+// contradicts it; a write under an undecided guard leaves it inconclusive.
+Replay replay_undefined_read(const Interpreter& in, const ThreadLaunch& launch, InstId inst,
+                             analysis::RegId reg);
+
 // The byte offset into `var` of the replayed access (run.access), signed.
 std::int64_t offset_into(const Interpreter& in, const EffectiveAddress& ea, const VarDecl& var);
 
