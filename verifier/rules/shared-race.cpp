@@ -40,6 +40,7 @@
 #include "ptxkit/verifier/analysis/address_provenance.h"
 #include "ptxkit/verifier/analysis/affine_index.h"
 #include "ptxkit/verifier/analysis/buffer_offsets.h"
+#include "ptxkit/verifier/analysis/divergence_cause.h"
 #include "ptxkit/verifier/analysis/memory_access.h"
 #include "ptxkit/verifier/analysis/thread_collision.h"
 #include "ptxkit/verifier/rule.h"
@@ -71,10 +72,6 @@ public:
   void check(RuleContext& ctx) const override;
 };
 
-bool full_mask(const Operand& o) {
-  return o.kind == OperandKind::kImmInt && (o.int_value() & 0xffffffff) == 0xffffffff;
-}
-
 // A CTA barrier every thread waits at.
 bool cta_barrier(const Instruction& in) {
   if (in.op != Opcode::kBar && in.op != Opcode::kBarrier) return false;
@@ -83,13 +80,13 @@ bool cta_barrier(const Instruction& in) {
   return true;
 }
 
-// Orders the lanes of one warp (a full-mask warp collective).
-bool warp_sync(const Instruction& in) {
-  if (in.op == Opcode::kBar && in.has_modifier("warp"))
-    return !in.operands.empty() && full_mask(in.operands[0]);
-  const bool coll = in.op == Opcode::kShfl || in.op == Opcode::kVote || in.op == Opcode::kMatch ||
-                    in.op == Opcode::kRedux;
-  return coll && in.has_modifier("sync") && !in.operands.empty() && full_mask(in.operands.back());
+// Orders the lanes of one warp (a full-mask warp collective). The mask is an immediate or a
+// register holding the constant (nvcc's `mov.u32 %r, -1; shfl.sync.bfly.b32 ..., %r;`).
+bool warp_sync(const FunctionAnalysis& a, InstId i) {
+  const std::uint32_t k = member_mask_operand(a.ir.inst(i));
+  if (k == kNoId) return false;
+  const std::optional<std::int64_t> mask = constant_operand(a, i, k);
+  return mask && (static_cast<std::uint64_t>(*mask) & 0xffffffffu) == 0xffffffffu;
 }
 
 // A plain `.volatile` load or store (no atomic, no explicit scope): the warp-synchronous idiom's
@@ -1651,7 +1648,7 @@ void SharedRaceRule::check(RuleContext& ctx) const {
       cta_start[i] = static_cast<std::uint32_t>(cta_starts.size());
       cta_starts.push_back(i);
     }
-    if (cta_barrier(in) || warp_sync(in)) {
+    if (cta_barrier(in) || warp_sync(a, i)) {
       warp_start[i] = static_cast<std::uint32_t>(warp_starts.size());
       warp_starts.push_back(i);
     }
