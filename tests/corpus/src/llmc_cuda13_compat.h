@@ -4,7 +4,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
-inline cudaError_t cudaMemAdvise(const void* ptr, size_t bytes, cudaMemoryAdvise advice, int device) {
+inline cudaError_t cudaMemAdvise(const void* ptr, size_t bytes, cudaMemoryAdvise advice,
+                                 int device) {
   cudaMemLocation where{};
   where.type = device < 0 ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
   where.id = device < 0 ? 0 : device;
