@@ -66,13 +66,6 @@ BufferValue join_values(const BufferValue& a, const BufferValue& b) {
   return r;
 }
 
-// The last type modifier of an instruction (the operand type of add.u32, mul.wide.s32, ...).
-isa::Type last_type(const Instruction& inst) {
-  isa::Type t = isa::Type::kUnknown;
-  for (std::string_view m : inst.modifiers)
-    if (isa::Type x = isa::type_from_spelling(m); x != isa::Type::kUnknown) t = x;
-  return t;
-}
 isa::Type first_type(const Instruction& inst) {
   for (std::string_view m : inst.modifiers)
     if (isa::Type x = isa::type_from_spelling(m); x != isa::Type::kUnknown) return x;
@@ -272,7 +265,7 @@ void BufferOffsets::conds_of(ValueId g, bool holds, int depth, std::vector<Cond>
     return;
   }
   if ((si.op == Opcode::kAnd && holds) || (si.op == Opcode::kOr && !holds)) {
-    if (si.operands.size() != 3 || last_type(si) != isa::Type::kPred) return;
+    if (si.operands.size() != 3 || si.last_type() != isa::Type::kPred) return;
     for (std::uint32_t k = 1; k <= 2; ++k)
       if (si.operands[k].kind == OperandKind::kRegister)
         conds_of(vn.value_of(s, k), si.operands[k].negated() ? !holds : holds, depth + 1, out);
@@ -558,11 +551,11 @@ BufferValue BufferOffsets::load_param(InstId i) const {
   for (std::uint32_t p = 0; p < fn.params.size(); ++p) {
     if (fn.params[p].name != name) continue;
     if (const ScalarContract* s = contract_->scalar(name)) {
-      isa::Type t = last_type(inst);
+      isa::Type t = inst.last_type();
       if (!is_int(t)) return int_unknown();
       return int_value(fit(R::constant(s->value), isa::size_bits(t)));
     }
-    if (isa::size_bits(last_type(inst)) != 64 && !contract_->buffer(name) &&
+    if (isa::size_bits(inst.last_type()) != 64 && !contract_->buffer(name) &&
         !contract_->pointer_array(name))
       return int_unknown();
     BufferValue b;
@@ -625,7 +618,7 @@ std::int64_t BufferOffsets::remainder_idiom(InstId i) const {
   const Instruction& di = ir.inst(d);
   if (di.operands.size() != 3 || vn.value_of(d, 1) != x ||
       di.operands[2].kind != OperandKind::kImmInt ||
-      isa::kind(last_type(di)) == isa::TypeKind::kSigned)
+      isa::kind(di.last_type()) == isa::TypeKind::kSigned)
     return 0;
   std::int64_t dc = di.operands[2].int_value();
   if (di.op == Opcode::kDiv && dc == c) return c;
@@ -652,7 +645,7 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
     return x.kind == Kind::kPtr ? mixed() : int_unknown();
   }
   if (op == Opcode::kCvt && n == 2) {
-    isa::Type dst = first_type(inst), src = last_type(inst);
+    isa::Type dst = first_type(inst), src = inst.last_type();
     if (!is_int(dst) || !is_int(src)) return int_unknown();
     BufferValue x = leaf(i, 1, at);
     // A shared-window address fits 32 bits (cvta.to.shared.u64 then cvt.u32.u64).
@@ -663,7 +656,7 @@ BufferValue BufferOffsets::eval(InstId i, const At& at) const {
     if (isa::size_bits(dst) < isa::size_bits(src)) r = fit(r, isa::size_bits(dst));
     return int_value(r);
   }
-  isa::Type t = last_type(inst);
+  isa::Type t = inst.last_type();
   if (!is_int(t)) return int_unknown();
   const unsigned bits = isa::size_bits(t);
   const bool wide = inst.has_modifier("wide");

@@ -179,9 +179,7 @@ bool tid_x_compare_is_warp_uniform(const FunctionIR& ir, const ValueNumbering& v
       in.modifiers.empty() || in.operands[2].kind != OperandKind::kImmInt ||
       in.operands[1].kind != OperandKind::kRegister)
     return false;
-  isa::Type type = isa::Type::kUnknown;
-  for (std::string_view m : in.modifiers)
-    if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown) type = t;
+  const isa::Type type = in.last_type();
   const isa::TypeKind kind = isa::kind(type);
   if (isa::size_bits(type) != 32 ||
       (kind != isa::TypeKind::kSigned && kind != isa::TypeKind::kUnsigned &&
@@ -198,11 +196,7 @@ bool tid_x_compare_is_warp_uniform(const FunctionIR& ir, const ValueNumbering& v
         add.operands[2].kind != OperandKind::kImmInt || add.has_modifier("sat") ||
         add.has_modifier("cc") || !is_tid_x(ir, vn, vn.value_of(d, 1)))
       return false;
-    bool word = false;
-    for (std::string_view m : add.modifiers)
-      if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown)
-        word = isa::size_bits(t) == 32;
-    if (!word) return false;
+    if (isa::size_bits(add.last_type()) != 32) return false;
     const auto k = static_cast<std::uint32_t>(add.operands[2].int_value());
     offset = add.op == Opcode::kAdd ? k : 0u - k;
   }

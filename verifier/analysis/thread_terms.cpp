@@ -125,11 +125,7 @@ bool thread_terms_cancel(const FunctionIR& ir, const ValueNumbering& vn, const L
       in.operands[1].kind != OperandKind::kRegister ||
       in.operands[2].kind != OperandKind::kRegister)
     return false;
-  bool is_signed = false;
-  for (std::string_view m : in.modifiers)
-    if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown)
-      is_signed = isa::kind(t) == isa::TypeKind::kSigned;
-  if (!is_signed) return false;
+  if (isa::kind(in.last_type()) != isa::TypeKind::kSigned) return false;
   const ThreadTerms terms(ir, vn, loops);
   const ValueId a = terms.term(vn.value_of(i, 1), kNoId, 0);
   const ValueId b = terms.term(vn.value_of(i, 2), kNoId, 0);

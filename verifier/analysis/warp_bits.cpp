@@ -141,16 +141,6 @@ bool is_signed(ScalarType t) {
          t == ScalarType::kS64;
 }
 
-// The type modifiers of an instruction, in order.
-std::vector<ScalarType> types_of(const Instruction& in) {
-  std::vector<ScalarType> out;
-  for (std::string_view m : in.modifiers) {
-    ScalarType t = isa::type_from_spelling(m);
-    if (t != ScalarType::kUnknown) out.push_back(t);
-  }
-  return out;
-}
-
 // Exactly one integer type modifier and nothing else but the listed ones.
 ScalarType plain_int_type(const Instruction& in, std::initializer_list<std::string_view> allowed) {
   ScalarType type = ScalarType::kUnknown;
@@ -350,7 +340,7 @@ struct WarpBitsSolver {
     const Mention& dm = ir.mention(x.mention);
     const Opcode op = in.op;
     const auto n = static_cast<std::uint32_t>(in.operands.size());
-    std::vector<ScalarType> types = types_of(in);
+    std::vector<ScalarType> types = in.types();
     unsigned w = types.empty() ? 0 : type_width(types.back());
     bool scalar_dest = dm.operand == 0 && n > 0 &&
                        (in.operands[0].kind == OperandKind::kRegister ||

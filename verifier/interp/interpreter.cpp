@@ -55,14 +55,6 @@ std::int64_t as_signed(std::uint64_t v, unsigned n) {
   return static_cast<std::int64_t>(sext(v, n));
 }
 
-// The type modifiers of an instruction, in order (cvt.s64.s32: {s64, s32}).
-std::vector<Type> types_of(const Instruction& inst) {
-  std::vector<Type> out;
-  for (std::string_view m : inst.modifiers)
-    if (Type t = isa::type_from_spelling(m); t != Type::kUnknown) out.push_back(t);
-  return out;
-}
-
 // setp/set comparison of two n-bit integers; nullopt for a float-only or unknown comparison.
 std::optional<bool> compare(const Instruction& inst, std::uint64_t a, std::uint64_t b, Type t) {
   const unsigned n = width_of(t);
@@ -603,7 +595,7 @@ private:
   // Executes `inst`; false when it is not modelled (its destinations become unknown).
   bool evaluate(InstId i, const Instruction& inst) {
     using isa::Opcode;
-    const std::vector<Type> ts = types_of(inst);
+    const std::vector<Type> ts = inst.types();
     const auto& ops = inst.operands;
     switch (inst.op) {
     case Opcode::kMov:

@@ -99,6 +99,20 @@ bool Instruction::has_modifier(std::string_view m) const {
   return std::find(modifiers.begin(), modifiers.end(), m) != modifiers.end();
 }
 
+std::vector<isa::Type> Instruction::types() const {
+  std::vector<isa::Type> out;
+  for (std::string_view m : modifiers)
+    if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown) out.push_back(t);
+  return out;
+}
+
+isa::Type Instruction::last_type() const {
+  isa::Type last = isa::Type::kUnknown;
+  for (std::string_view m : modifiers)
+    if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown) last = t;
+  return last;
+}
+
 std::string Instruction::full_opcode() const {
   std::string s(opcode);
   for (std::string_view m : modifiers) {

@@ -202,14 +202,6 @@ private:
   std::unordered_set<std::uint64_t> seen_;
 };
 
-// The types an instruction's modifiers name, in order (cvt: destination, then source).
-std::vector<isa::Type> instruction_types(const Instruction& inst) {
-  std::vector<isa::Type> out;
-  for (std::string_view m : inst.modifiers)
-    if (isa::Type t = isa::type_from_spelling(m); t != isa::Type::kUnknown) out.push_back(t);
-  return out;
-}
-
 constexpr std::uint64_t low_bits(unsigned n) {
   return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
 }
@@ -230,7 +222,7 @@ std::optional<std::vector<DestBits>> undefined_bits_through(const FunctionAnalys
                                                             std::uint32_t operand,
                                                             std::uint32_t element, UndefBits m) {
   const Instruction& inst = a.ir.inst(x);
-  const std::vector<isa::Type> types = instruction_types(inst);
+  const std::vector<isa::Type> types = inst.types();
   const unsigned width = types.empty() ? 64 : isa::size_bits(types.front());
   const auto one = [](UndefBits b) { return std::optional<std::vector<DestBits>>{{{0, b}}}; };
   const auto immediate = [&](std::uint32_t k) -> std::optional<std::uint64_t> {

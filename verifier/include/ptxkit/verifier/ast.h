@@ -286,6 +286,10 @@ struct Instruction {
   bool guard_negated = false;
 
   bool has_modifier(std::string_view m) const;
+  // The type modifiers, in order (cvt.s64.s32: {s64, s32}), and the last of them (the operand
+  // type of add.u32, mul.wide.s32, setp.lt.s32; kUnknown when none).
+  std::vector<isa::Type> types() const;
+  isa::Type last_type() const;
   // "ld.global.nc.v4.f32"
   std::string full_opcode() const;
 };
